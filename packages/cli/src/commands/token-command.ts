@@ -1,0 +1,31 @@
+/**
+ * `docqa token`: mints a development access token with the spec's claims.
+ */
+import { loadConfig, mintAccessToken } from "@docqa/core";
+import type { Command } from "commander";
+
+/** Registers `docqa token`. */
+export function registerTokenCommand(program: Command): void {
+  program
+    .command("token")
+    .description("mint a development access token signed with JWT_SECRET (spec claims: email, role, org_id, type, exp, iat, iss, jti)")
+    .requiredOption("--email <email>", "the user's e-mail (email claim)")
+    .requiredOption("--org <id>", "organisation id (org_id claim)")
+    .option("--role <role>", "role claim", "user")
+    .option("--groups <groups>", "comma-separated groups (docqa's groups claim)")
+    .option("--ttl <seconds>", "lifetime in seconds", "3600")
+    .action(async (options: { email: string; org: string; role: string; groups?: string; ttl: string }) => {
+      const config = loadConfig();
+      const token = await mintAccessToken(config.jwt, {
+        email: options.email,
+        orgId: options.org,
+        role: options.role,
+        groups: options.groups
+          ?.split(",")
+          .map((group) => group.trim())
+          .filter(Boolean),
+        expiresInSeconds: Number.parseInt(options.ttl, 10),
+      });
+      process.stdout.write(`${token}\n`);
+    });
+}

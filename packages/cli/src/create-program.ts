@@ -1,0 +1,23 @@
+/**
+ * The `docqa` command line: `serve`, `ingest`, `ask`, `token`.
+ */
+import { Command } from "commander";
+import packageJson from "../package.json" with { type: "json" };
+import { registerAskCommand } from "./commands/ask-command.js";
+import { registerIngestCommand } from "./commands/ingest-command.js";
+import { registerServeCommand } from "./commands/serve-command.js";
+import { registerTokenCommand } from "./commands/token-command.js";
+
+/** Builds the `docqa` program. Configuration comes from the environment (see docs/configuration.md). */
+export function createProgram(): Command {
+  const program = new Command()
+    .name("docqa")
+    .description("Question answering over your organisation's documents, with citations and access control.")
+    .version(packageJson.version)
+    .showHelpAfterError();
+  registerServeCommand(program);
+  registerIngestCommand(program);
+  registerAskCommand(program);
+  registerTokenCommand(program);
+  return program;
+}

@@ -1,0 +1,7 @@
+/**
+ * @docqa/cli: the `docqa` command line, also usable programmatically.
+ */
+
+export { createCliLogger } from "./cli-logger.js";
+export { formatAnswer } from "./commands/ask-command.js";
+export { createProgram } from "./create-program.js";

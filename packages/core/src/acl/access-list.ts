@@ -1,0 +1,75 @@
+/**
+ * Parsing of the spec's pipe-delimited ACL strings ("ACL format"):
+ * `|user:<email>|user:_all_|role:<role>|group:<group>|deny:<email>|`.
+ */
+
+/** A parsed ACL. Every value is lower-cased, as the spec matches on the lower-cased ACL. */
+export interface AccessList {
+  /** `user:_all_` is present. */
+  everyone: boolean;
+  /** Users granted by `user:<email>`. */
+  users: ReadonlySet<string>;
+  /** Roles granted by `role:<role>`. */
+  roles: ReadonlySet<string>;
+  /** Groups granted by `group:<group>`. */
+  groups: ReadonlySet<string>;
+  /** Users blocked by `deny:<email>`. */
+  denied: ReadonlySet<string>;
+}
+
+/** The `user:` value that grants everyone. */
+export const everyoneEntry = "_all_";
+
+/**
+ * Parses an ACL string. Entries are separated by `|`; surrounding pipes and whitespace are
+ * optional; entries of an unknown kind and empty entries are ignored. `undefined`, `null` or an
+ * empty string yield an empty ACL (rule 7: only the owner may read).
+ *
+ * @example
+ * ```ts
+ * parseAccessList("|user:Ann@x.org|role:hr|deny:bob@x.org|").users.has("ann@x.org"); // true
+ * ```
+ */
+export function parseAccessList(acl: string | null | undefined): AccessList {
+  const users = new Set<string>();
+  const roles = new Set<string>();
+  const groups = new Set<string>();
+  const denied = new Set<string>();
+  let everyone = false;
+  for (const rawEntry of (acl ?? "").toLowerCase().split("|")) {
+    const entry = rawEntry.trim();
+    const separator = entry.indexOf(":");
+    if (separator <= 0) continue;
+    const kind = entry.slice(0, separator).trim();
+    const value = entry.slice(separator + 1).trim();
+    if (value === "") continue;
+    switch (kind) {
+      case "user":
+        if (value === everyoneEntry) everyone = true;
+        else users.add(value);
+        break;
+      case "role":
+        roles.add(value);
+        break;
+      case "group":
+        groups.add(value);
+        break;
+      case "deny":
+        denied.add(value);
+        break;
+    }
+  }
+  return { everyone, users, roles, groups, denied };
+}
+
+/** Formats an ACL back to the spec's `|kind:value|...|` form, in a canonical order. */
+export function formatAccessList(accessList: AccessList): string {
+  const entries = [
+    ...(accessList.everyone ? [`user:${everyoneEntry}`] : []),
+    ...[...accessList.users].sort().map((value) => `user:${value}`),
+    ...[...accessList.roles].sort().map((value) => `role:${value}`),
+    ...[...accessList.groups].sort().map((value) => `group:${value}`),
+    ...[...accessList.denied].sort().map((value) => `deny:${value}`),
+  ];
+  return entries.length === 0 ? "" : `|${entries.join("|")}|`;
+}

@@ -1,0 +1,38 @@
+/**
+ * The answerer interface: turns a question and its context into the spec's Answer object.
+ * Implemented by the extractive answerer (no model) and by the language-model answerer.
+ */
+import type { Answer } from "./answer.js";
+import type { AnswerContext } from "./build-context.js";
+
+/** Input of {@link Answerer.answer}. */
+export interface AnswerRequest {
+  /** The (normalised, possibly rewritten) question. */
+  question: string;
+  /** The retrieved context with its source keys. */
+  context: AnswerContext;
+  signal?: AbortSignal | undefined;
+}
+
+/** How an answer was produced; reported in PERF lines as `answer_mode`. */
+export type AnswerMode = "model" | "extractive" | "extractive-fallback" | "empty-context";
+
+/** Output of {@link Answerer.answer}: the answer before citation resolution. */
+export interface GeneratedAnswer {
+  answer: Answer;
+  mode: AnswerMode;
+  /** Model name for PERF lines (`extractive` for the extractive answerer). */
+  model: string;
+  /** True when the answerer decided the context does not answer the question. */
+  abstained: boolean;
+  /** Model generation settings for PERF lines; null when not applicable. */
+  numPredict: number | null;
+  numCtx: number | null;
+}
+
+/** Produces answers from context. */
+export interface Answerer {
+  /** Name used in logs, for example `extractive` or `openai`. */
+  readonly name: string;
+  answer(request: AnswerRequest): Promise<GeneratedAnswer>;
+}

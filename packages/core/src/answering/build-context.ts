@@ -1,0 +1,60 @@
+/**
+ * Context construction (spec processing order step 8): the retrieved chunks, each under a
+ * source key `doc_<n>` (1-based, in rank order), capped at `MAX_DOC_CHARS` per chunk and
+ * `MAX_CONTEXT_CHARS` in total. The same keys name the `sources` map, so a citation
+ * `[Source: doc_n]` resolves to exactly one context entry.
+ */
+import type { ChunkRecord } from "../stores/chunk-record.js";
+import type { Source } from "./answer.js";
+
+/** A retrieved chunk with its fused score, as the answerer receives it. */
+export interface ContextEntry {
+  /** Source key, `doc_<n>`. */
+  key: string;
+  chunk: ChunkRecord;
+  /** The chunk's text as placed in the context (possibly truncated). */
+  text: string;
+  /** Fused retrieval score. */
+  score: number;
+}
+
+/** The context of one answer. */
+export interface AnswerContext {
+  entries: ContextEntry[];
+  /** Every entry as a Source, keyed like the entries. */
+  sources: Record<string, Source>;
+  /** The context block given to a language model: each entry preceded by its marker. */
+  text: string;
+}
+
+/** Limits of {@link buildContext}. */
+export interface ContextLimits {
+  /** `MAX_DOC_CHARS`: characters of one chunk. */
+  maxDocChars: number;
+  /** `MAX_CONTEXT_CHARS`: characters of the whole context block. */
+  maxContextChars: number;
+}
+
+/** Builds the context from ranked chunks. Chunks that no longer fit are left out, not cut mid-way. */
+export function buildContext(ranked: readonly { chunk: ChunkRecord; score: number }[], limits: ContextLimits): AnswerContext {
+  const entries: ContextEntry[] = [];
+  const sources: Record<string, Source> = {};
+  const blocks: string[] = [];
+  let used = 0;
+  for (const { chunk, score } of ranked) {
+    const key = `doc_${entries.length + 1}`;
+    const text = chunk.text.length > limits.maxDocChars ? `${chunk.text.slice(0, limits.maxDocChars)}…` : chunk.text;
+    const block = `[Source: ${key}] ${chunk.title}\n${text}`;
+    if (entries.length > 0 && used + block.length > limits.maxContextChars) break;
+    used += block.length + 2;
+    blocks.push(block);
+    entries.push({ key, chunk, text, score });
+    sources[key] = {
+      title: chunk.title,
+      source: chunk.source,
+      page_content: chunk.text,
+      metadata: { ...chunk.metadata, owner_id: chunk.ownerId, acl: chunk.acl, doc_id: chunk.docId, chunk_id: chunk.id, score },
+    };
+  }
+  return { entries, sources, text: blocks.join("\n\n") };
+}

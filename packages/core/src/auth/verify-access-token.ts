@@ -1,0 +1,68 @@
+/**
+ * Verifies a bearer access token exactly as the spec's "Authentication" section says:
+ * signature with `JWT_SECRET` and `JWT_ALGORITHM`, `exp` not passed, `iss` equal to
+ * `JWT_ISSUER`, and `type` equal to `access`.
+ */
+import { errors as joseErrors, jwtVerify } from "jose";
+import type { DocqaConfig } from "../config/docqa-config.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import { type AccessTokenClaims, accessTokenClaimsSchema } from "./access-token-claims.js";
+
+/** Clock tolerance for `exp`/`iat`, in seconds. */
+const clockToleranceSeconds = 5;
+
+/**
+ * Verifies `token` and returns its claims.
+ *
+ * Only the configured HMAC algorithm is accepted, so `alg: none` and algorithm-confusion
+ * tokens are rejected.
+ *
+ * @param token - the compact JWT (without the `Bearer ` prefix).
+ * @param jwt - `config.jwt`: secret, algorithm, issuer.
+ * @param now - current time, for tests; default the system clock.
+ * @throws {DocqaError} `auth_not_configured` when the secret is unset; `token_expired` when
+ *   `exp` has passed; `invalid_token` for any other failure (bad signature, wrong issuer,
+ *   wrong `type`, missing claims, malformed token).
+ */
+export async function verifyAccessToken(token: string, jwt: DocqaConfig["jwt"], now: Date = new Date()): Promise<AccessTokenClaims> {
+  if (!jwt.secret) {
+    throw new DocqaError("auth_not_configured", "JWT_SECRET is not configured: set it to enable authenticated endpoints", {
+      component: "auth",
+    });
+  }
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(token, new TextEncoder().encode(jwt.secret), {
+      algorithms: [jwt.algorithm],
+      issuer: jwt.issuer,
+      requiredClaims: ["exp"],
+      clockTolerance: clockToleranceSeconds,
+      currentDate: now,
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) {
+      throw new DocqaError("token_expired", "the access token has expired", { component: "auth", cause: error });
+    }
+    throw new DocqaError("invalid_token", `the access token is invalid (${describeJoseError(error)})`, {
+      component: "auth",
+      cause: error,
+    });
+  }
+  const claims = accessTokenClaimsSchema.safeParse(payload);
+  if (!claims.success) {
+    const fields = claims.error.issues.map((issue) => issue.path.join(".") || "payload").join(", ");
+    throw new DocqaError("invalid_token", `the access token's claims are invalid (${fields})`, {
+      component: "auth",
+      cause: claims.error,
+    });
+  }
+  return claims.data;
+}
+
+function describeJoseError(error: unknown): string {
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `claim "${error.claim}" ${error.reason}`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return "signature verification failed";
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return "algorithm not allowed";
+  if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) return "malformed token";
+  return "verification failed";
+}

@@ -1,0 +1,216 @@
+/**
+ * The typed configuration of a docqa service. Each field names the environment variable it is
+ * read from by {@link loadConfig}; defaults follow the interface specification's table
+ * "Configuration defaults (set A)" where the variable appears there.
+ */
+import type { Environment } from "./environment-schema.js";
+
+/** Which score normalisation maps each retriever's scores to [0, 1] before fusion. */
+export type ScoreNormalization = "min-max" | "z-score";
+
+/** Fully resolved configuration. Build one with {@link loadConfig} or {@link resolveConfig}. */
+export interface DocqaConfig {
+  /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation. */
+  dataDir: string;
+  /** `VECTOR_STORE`: `embedded`, or `milvus`; `auto` (default) picks Milvus when `VECTORDB_URI` is set. */
+  vectorStore: "embedded" | "milvus";
+  /** `KEYWORD_STORE`: `embedded`, `elasticsearch`, `opensearch` or `milvus`; `auto` picks Elasticsearch when `FULLTEXT_URI` is set. */
+  keywordStore: "embedded" | "elasticsearch" | "opensearch" | "milvus";
+  /** `VECTORDB_URI`, default `http://localhost:19530` (used only when the Milvus store is selected). */
+  vectorDbUri: string;
+  /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
+  vectorDbCollection: string;
+  /** `FULLTEXT_URI`, default `http://localhost:9200` (used only when a full-text server is selected). */
+  fullTextUri: string;
+  /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
+  fullTextIndex: string;
+  /** `RAG_LLM_PROVIDER`: `openai` (default; any OpenAI-compatible API), `ollama`, or `extractive` (no model). */
+  llmProvider: "openai" | "ollama" | "extractive";
+  /** `RAG_GENERATOR_MODEL`, default `gpt-4o-mini`: hosted model name. */
+  generatorModel: string;
+  /** `HOSTEDLLM_API_KEY`: API key of the hosted model; without it the extractive answerer is used. */
+  hostedLlmApiKey: string | undefined;
+  /** `HOSTEDLLM_BASE_URL`: base URL of an OpenAI-compatible server (vLLM, llama.cpp, gateways). */
+  hostedLlmBaseUrl: string | undefined;
+  /** `LOCALLLM_MODEL`, default `llama3.1:8b`: Ollama model name. */
+  localLlmModel: string;
+  /** `LOCALLLM_BASE_URL`, default `http://localhost:11434`. */
+  localLlmBaseUrl: string;
+  /** `LOCALLLM_NUM_PREDICT`: maximum tokens to generate; default unset (model default). */
+  localLlmNumPredict: number | undefined;
+  /** `LOCALLLM_NUM_CTX`: context window in tokens; default unset (model default). */
+  localLlmNumCtx: number | undefined;
+  /** `RAG_LLM_TEMP`, default 0. */
+  llmTemperature: number;
+  /** `RAG_LLM_TOP_P`, default 0.2. */
+  llmTopP: number;
+  /** `EMBED_MODEL_NAME`, default `Xenova/bge-base-en-v1.5` (768 dimensions). */
+  embedModelName: string;
+  /** `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js layout). */
+  embedModelPath: string | undefined;
+  /** `EMBED_DIMENSION`, default 768: must equal the model's output dimension and the index's. */
+  embedDimension: number;
+  /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
+  embedAllowRemote: boolean;
+  /** `VECTOR_RETRIEVER_TOP_K`, default 8. */
+  vectorTopK: number;
+  /** `BM25_RETRIEVER_TOP_K`, default 8. */
+  bm25TopK: number;
+  /** `RETRIEVER_TOP_K`, default 5: chunks kept after fusion, reranking and ACL filtering. */
+  retrieverTopK: number;
+  /** `WEIGHT_VECTOR`, default 0.5. */
+  weightVector: number;
+  /** `WEIGHT_BM25`, default 0.5. */
+  weightBm25: number;
+  /** `SCORE_NORMALIZATION`, default `min-max`; see `normalizeScores`. */
+  scoreNormalization: ScoreNormalization;
+  /** `BM25_K1`, default 0.9 (Anserini's BEIR setting): term-frequency saturation of Okapi BM25. */
+  bm25K1: number;
+  /** `BM25_B`, default 0.4 (Anserini's BEIR setting): length normalisation of Okapi BM25. */
+  bm25B: number;
+  /** `USE_RERANKER`, default false. */
+  useReranker: boolean;
+  /** `RERANK_TOP_K`, default 5. */
+  rerankTopK: number;
+  /** `RERANKER_SCORE_THRESHOLD`, default 0.5. */
+  rerankerScoreThreshold: number;
+  /** `SKIP_LLM_ON_EMPTY_CONTEXT`, default true. */
+  skipLlmOnEmptyContext: boolean;
+  /** `USE_QUERY_DECOMPOSITION`, default true. */
+  useQueryDecomposition: boolean;
+  /** `QUERY_DECOMPOSITION_N`, default 5. */
+  queryDecompositionN: number;
+  /** `SUBQUERY_TOP_K`, default 5. */
+  subqueryTopK: number;
+  /** `SUBQUERY_REASONING_ENABLED`, default true. */
+  subqueryReasoningEnabled: boolean;
+  /** `MAX_QUERY_CHARS`, default 4000: longer questions are rejected with `invalid_request`. */
+  maxQueryChars: number;
+  /** `MAX_DOC_CHARS`, default 4000: characters of one source passed to the model. */
+  maxDocChars: number;
+  /** `MAX_CONTEXT_CHARS`, default 16000: characters of the whole context passed to the model. */
+  maxContextChars: number;
+  /** `CHUNK_SIZE`, default 1000 characters. */
+  chunkSize: number;
+  /** `CHUNK_OVERLAP`, default 150 characters. */
+  chunkOverlap: number;
+  /** `USE_SEMANTIC_SPLIT`, default false. */
+  useSemanticSplit: boolean;
+  /** `USE_RAPTOR`, default true. */
+  useRaptor: boolean;
+  /** `MAX_UPLOAD_BYTES`, default 104857600 (100 MiB): largest request body or uploaded file. */
+  maxUploadBytes: number;
+  /** `CACHE_URL`, `CACHE_HOST`, `CACHE_PORT` (6379), `CACHE_DB` (0), `CACHE_PASSWORD`, `CACHE_SSL` (false). */
+  cache: {
+    url: string | undefined;
+    host: string | undefined;
+    port: number;
+    db: number;
+    password: string | undefined;
+    ssl: boolean;
+  };
+  /** `SESSION_TIMEOUT`, default 600 seconds. */
+  sessionTimeoutSeconds: number;
+  /** `THREAD_TIMEOUT`, default 300 seconds. */
+  threadTimeoutSeconds: number;
+  /** `MAX_SESSION_TOKENS`, default 500. */
+  maxSessionTokens: number;
+  /** `MAX_RETRIEVAL_THREADS`, default 10: concurrent retrievals of one request (sub-queries). */
+  maxRetrievalThreads: number;
+  /** `MAX_INGESTION_THREADS`, default 10: files ingested concurrently. */
+  maxIngestionThreads: number;
+  /** `JWT_SECRET`, `JWT_ALGORITHM` (HS256), `JWT_ISSUER` (`oauth-app`). The secret has no default. */
+  jwt: {
+    secret: string | undefined;
+    algorithm: "HS256" | "HS384" | "HS512";
+    issuer: string;
+  };
+  /**
+   * `TRUST_USER_INFO`, default false. When false, `user_info.user_name` (and `/upsert`'s
+   * `user_email`) must equal the token's `email` claim, case-insensitively, else 403.
+   */
+  trustUserInfo: boolean;
+  /** `HOST`, default `127.0.0.1`; `PORT`, default 8002 (set A). */
+  host: string;
+  port: number;
+  /** `ENABLE_TESTPREDICT`, default false: serve the unauthenticated development route `/testpredict`. */
+  enableTestPredict: boolean;
+  /** `PERF_LOG`, default false: print the spec's `PERF` lines. */
+  perfLog: boolean;
+  /** `LOG_LEVEL`, default `info`. */
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}
+
+/** Maps a parsed environment to a {@link DocqaConfig}. */
+export function configFromEnvironment(environment: Environment): DocqaConfig {
+  const vectorStore = environment.VECTOR_STORE === "auto" ? (environment.VECTORDB_URI ? "milvus" : "embedded") : environment.VECTOR_STORE;
+  const keywordStore =
+    environment.KEYWORD_STORE === "auto" ? (environment.FULLTEXT_URI ? "elasticsearch" : "embedded") : environment.KEYWORD_STORE;
+  return {
+    dataDir: environment.DATA_DIR,
+    vectorStore,
+    keywordStore,
+    vectorDbUri: environment.VECTORDB_URI ?? "http://localhost:19530",
+    vectorDbCollection: environment.VECTORDB_COLLECTION,
+    fullTextUri: environment.FULLTEXT_URI ?? "http://localhost:9200",
+    fullTextIndex: environment.FULLTEXT_INDEX,
+    llmProvider: environment.RAG_LLM_PROVIDER,
+    generatorModel: environment.RAG_GENERATOR_MODEL,
+    hostedLlmApiKey: environment.HOSTEDLLM_API_KEY,
+    hostedLlmBaseUrl: environment.HOSTEDLLM_BASE_URL,
+    localLlmModel: environment.LOCALLLM_MODEL,
+    localLlmBaseUrl: environment.LOCALLLM_BASE_URL,
+    localLlmNumPredict: environment.LOCALLLM_NUM_PREDICT,
+    localLlmNumCtx: environment.LOCALLLM_NUM_CTX,
+    llmTemperature: environment.RAG_LLM_TEMP,
+    llmTopP: environment.RAG_LLM_TOP_P,
+    embedModelName: environment.EMBED_MODEL_NAME,
+    embedModelPath: environment.EMBED_MODEL_PATH,
+    embedDimension: environment.EMBED_DIMENSION,
+    embedAllowRemote: environment.EMBED_ALLOW_REMOTE,
+    vectorTopK: environment.VECTOR_RETRIEVER_TOP_K,
+    bm25TopK: environment.BM25_RETRIEVER_TOP_K,
+    retrieverTopK: environment.RETRIEVER_TOP_K,
+    weightVector: environment.WEIGHT_VECTOR,
+    weightBm25: environment.WEIGHT_BM25,
+    scoreNormalization: environment.SCORE_NORMALIZATION,
+    bm25K1: environment.BM25_K1,
+    bm25B: environment.BM25_B,
+    useReranker: environment.USE_RERANKER,
+    rerankTopK: environment.RERANK_TOP_K,
+    rerankerScoreThreshold: environment.RERANKER_SCORE_THRESHOLD,
+    skipLlmOnEmptyContext: environment.SKIP_LLM_ON_EMPTY_CONTEXT,
+    useQueryDecomposition: environment.USE_QUERY_DECOMPOSITION,
+    queryDecompositionN: environment.QUERY_DECOMPOSITION_N,
+    subqueryTopK: environment.SUBQUERY_TOP_K,
+    subqueryReasoningEnabled: environment.SUBQUERY_REASONING_ENABLED,
+    maxQueryChars: environment.MAX_QUERY_CHARS,
+    maxDocChars: environment.MAX_DOC_CHARS,
+    maxContextChars: environment.MAX_CONTEXT_CHARS,
+    chunkSize: environment.CHUNK_SIZE,
+    chunkOverlap: environment.CHUNK_OVERLAP,
+    useSemanticSplit: environment.USE_SEMANTIC_SPLIT,
+    useRaptor: environment.USE_RAPTOR,
+    maxUploadBytes: environment.MAX_UPLOAD_BYTES,
+    cache: {
+      url: environment.CACHE_URL,
+      host: environment.CACHE_HOST,
+      port: environment.CACHE_PORT,
+      db: environment.CACHE_DB,
+      password: environment.CACHE_PASSWORD,
+      ssl: environment.CACHE_SSL,
+    },
+    sessionTimeoutSeconds: environment.SESSION_TIMEOUT,
+    threadTimeoutSeconds: environment.THREAD_TIMEOUT,
+    maxSessionTokens: environment.MAX_SESSION_TOKENS,
+    maxRetrievalThreads: environment.MAX_RETRIEVAL_THREADS,
+    maxIngestionThreads: environment.MAX_INGESTION_THREADS,
+    jwt: { secret: environment.JWT_SECRET, algorithm: environment.JWT_ALGORITHM, issuer: environment.JWT_ISSUER },
+    trustUserInfo: environment.TRUST_USER_INFO,
+    host: environment.HOST,
+    port: environment.PORT,
+    enableTestPredict: environment.ENABLE_TESTPREDICT,
+    perfLog: environment.PERF_LOG,
+    logLevel: environment.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Reads configuration from the environment, in one place. See `docs/configuration.md`.
+ */
+import { DocqaError } from "../errors/docqa-error.js";
+import { configFromEnvironment, type DocqaConfig } from "./docqa-config.js";
+import { environmentSchema } from "./environment-schema.js";
+
+/** A map of environment variables, such as `process.env`. */
+export type EnvironmentVariables = Record<string, string | undefined>;
+
+/**
+ * Parses and validates every docqa environment variable, applying defaults.
+ *
+ * Empty strings count as unset. Unknown variables are ignored.
+ *
+ * @param environment - variables to read; default `process.env`.
+ * @returns the resolved configuration.
+ * @throws {DocqaError} `config_invalid` naming each offending variable, its value's problem,
+ *   and the expected form, for example `CHUNK_SIZE: expected a number, received "big"`.
+ * @example
+ * ```ts
+ * const config = loadConfig({ ...process.env, DATA_DIR: "/var/lib/docqa" });
+ * ```
+ */
+export function loadConfig(environment: EnvironmentVariables = process.env): DocqaConfig {
+  const present: Record<string, string> = {};
+  for (const name of Object.keys(environmentSchema.shape)) {
+    const value = environment[name];
+    if (value !== undefined && value.trim() !== "") present[name] = value.trim();
+  }
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const variable = String(issue.path[0] ?? "?");
+      return `${variable}=${JSON.stringify(present[variable] ?? "")}: ${issue.message}`;
+    });
+    throw new DocqaError("config_invalid", `invalid configuration: ${problems.join("; ")}`, {
+      component: "config",
+      cause: parsed.error,
+      details: problems,
+    });
+  }
+  const config = configFromEnvironment(parsed.data);
+  if (config.chunkOverlap >= config.chunkSize) {
+    throw new DocqaError(
+      "config_invalid",
+      `invalid configuration: CHUNK_OVERLAP (${config.chunkOverlap}) must be smaller than CHUNK_SIZE (${config.chunkSize})`,
+      { component: "config" },
+    );
+  }
+  if (config.weightVector + config.weightBm25 === 0) {
+    throw new DocqaError("config_invalid", "invalid configuration: WEIGHT_VECTOR and WEIGHT_BM25 are both 0", {
+      component: "config",
+    });
+  }
+  return config;
+}
+
+/**
+ * The default configuration (an empty environment) with `overrides` applied, for library users
+ * who configure in code rather than through variables. Nested `cache` and `jwt` are merged.
+ */
+export function resolveConfig(overrides: DocqaConfigOverrides = {}): DocqaConfig {
+  const defaults = loadConfig({});
+  return {
+    ...defaults,
+    ...overrides,
+    cache: { ...defaults.cache, ...overrides.cache },
+    jwt: { ...defaults.jwt, ...overrides.jwt },
+  };
+}
+
+/** Partial configuration accepted by {@link resolveConfig} and `createRagService`. */
+export type DocqaConfigOverrides = Partial<Omit<DocqaConfig, "cache" | "jwt">> & {
+  cache?: Partial<DocqaConfig["cache"]>;
+  jwt?: Partial<DocqaConfig["jwt"]>;
+};

@@ -1,0 +1,177 @@
+/**
+ * An in-memory inverted index scored with Okapi BM25 (Robertson & Zaragoza, 2009, "The
+ * Probabilistic Relevance Framework: BM25 and Beyond"), in Lucene's variant:
+ *
+ *   score(q, d) = Σ_{t ∈ q} idf(t) · tf(t, d) · (k1 + 1) / (tf(t, d) + k1 · (1 − b + b · |d| / avgdl))
+ *   idf(t)      = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
+ *
+ * N and avgdl are taken over all live chunks of the organisation (not only the filtered ones),
+ * as Lucene and Elasticsearch do. A query term repeated n times counts n times.
+ *
+ * Documents live in "slots" numbered from 0. Slots are never reused: a removed slot is marked
+ * dead and skipped; its postings are compacted lazily. Filtering happens inside the posting
+ * loop, before scoring, so filtered top-k is exact.
+ */
+import { type IdScore, TopK } from "../retrieval/top-k.js";
+
+/** BM25 parameters. */
+export interface Bm25Parameters {
+  /** Term-frequency saturation; Anserini's BEIR default 0.9, Lucene's default 1.2. */
+  k1: number;
+  /** Length normalisation in [0, 1]; Anserini's BEIR default 0.4, Lucene's default 0.75. */
+  b: number;
+}
+
+/** Decides per slot whether it may be scored. */
+export type SlotPredicate = (slot: number) => boolean;
+
+interface PostingList {
+  slots: Int32Array;
+  frequencies: Int32Array;
+  size: number;
+  dead: number;
+  documentFrequency: number;
+}
+
+/** In-memory BM25 index over slots. */
+export class Bm25Index {
+  private readonly terms = new Map<string, number>();
+  private readonly postings: PostingList[] = [];
+  private slotTerms: (Int32Array | undefined)[] = [];
+  private slotLengths = new Float64Array(1024);
+  private live = new Uint8Array(1024);
+  private liveCount = 0;
+  private totalLength = 0;
+  private scores = new Float64Array(1024);
+  private touched = new Int32Array(1024);
+
+  constructor(private readonly parameters: Bm25Parameters) {}
+
+  /** Number of live slots. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  /** Adds `slot` with its analysed `terms`. The slot must be new. */
+  add(slot: number, terms: readonly string[]): void {
+    this.ensureSlotCapacity(slot + 1);
+    const frequencies = new Map<number, number>();
+    for (const term of terms) {
+      let termId = this.terms.get(term);
+      if (termId === undefined) {
+        termId = this.postings.length;
+        this.terms.set(term, termId);
+        this.postings.push({ slots: new Int32Array(4), frequencies: new Int32Array(4), size: 0, dead: 0, documentFrequency: 0 });
+      }
+      frequencies.set(termId, (frequencies.get(termId) ?? 0) + 1);
+    }
+    const termIds = new Int32Array(frequencies.size);
+    let index = 0;
+    for (const [termId, frequency] of frequencies) {
+      termIds[index++] = termId;
+      const list = this.postings[termId] as PostingList;
+      if (list.size === list.slots.length) {
+        list.slots = grow(list.slots, list.size * 2);
+        list.frequencies = grow(list.frequencies, list.size * 2);
+      }
+      list.slots[list.size] = slot;
+      list.frequencies[list.size] = frequency;
+      list.size++;
+      list.documentFrequency++;
+    }
+    this.slotTerms[slot] = termIds;
+    this.slotLengths[slot] = terms.length;
+    this.live[slot] = 1;
+    this.liveCount++;
+    this.totalLength += terms.length;
+  }
+
+  /** Removes `slot`; removing a dead or unknown slot is a no-op. */
+  remove(slot: number): void {
+    if (slot >= this.live.length || this.live[slot] !== 1) return;
+    this.live[slot] = 0;
+    this.liveCount--;
+    this.totalLength -= this.slotLengths[slot] as number;
+    for (const termId of this.slotTerms[slot] ?? []) {
+      const list = this.postings[termId] as PostingList;
+      list.documentFrequency--;
+      list.dead++;
+    }
+    this.slotTerms[slot] = undefined;
+  }
+
+  /**
+   * The `topK` slots with the highest BM25 score for `queryTerms` (analysed terms) among the
+   * slots `accept` allows. Slots that match no query term are never returned.
+   */
+  search(queryTerms: readonly string[], topK: number, accept?: SlotPredicate): IdScore[] {
+    if (this.liveCount === 0 || topK <= 0) return [];
+    const { k1, b } = this.parameters;
+    const averageLength = this.totalLength / this.liveCount || 1;
+    const queryFrequencies = new Map<number, number>();
+    for (const term of queryTerms) {
+      const termId = this.terms.get(term);
+      if (termId !== undefined) queryFrequencies.set(termId, (queryFrequencies.get(termId) ?? 0) + 1);
+    }
+    const scores = this.scores;
+    const touched = this.touched;
+    const live = this.live;
+    const lengths = this.slotLengths;
+    let touchedCount = 0;
+    for (const [termId, queryFrequency] of queryFrequencies) {
+      const list = this.postings[termId] as PostingList;
+      if (list.documentFrequency === 0) continue;
+      if (list.dead > list.size / 2) this.compact(list);
+      const idf = Math.log(1 + (this.liveCount - list.documentFrequency + 0.5) / (list.documentFrequency + 0.5));
+      const weight = idf * (k1 + 1) * queryFrequency;
+      const lengthFactor = k1 * (1 - b);
+      const lengthSlope = (k1 * b) / averageLength;
+      const slots = list.slots;
+      const frequencies = list.frequencies;
+      for (let index = 0; index < list.size; index++) {
+        const slot = slots[index] as number;
+        if (live[slot] !== 1) continue;
+        if (accept !== undefined && !accept(slot)) continue;
+        const frequency = frequencies[index] as number;
+        const contribution = (weight * frequency) / (frequency + lengthFactor + lengthSlope * (lengths[slot] as number));
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
+        scores[slot] = (scores[slot] as number) + contribution;
+      }
+    }
+    const best = new TopK(topK);
+    for (let index = 0; index < touchedCount; index++) {
+      const slot = touched[index] as number;
+      best.offer(slot, scores[slot] as number);
+      scores[slot] = 0;
+    }
+    return best.sorted();
+  }
+
+  private compact(list: PostingList): void {
+    let write = 0;
+    for (let read = 0; read < list.size; read++) {
+      const slot = list.slots[read] as number;
+      if (this.live[slot] !== 1) continue;
+      list.slots[write] = slot;
+      list.frequencies[write] = list.frequencies[read] as number;
+      write++;
+    }
+    list.size = write;
+    list.dead = 0;
+  }
+
+  private ensureSlotCapacity(capacity: number): void {
+    if (capacity <= this.live.length) return;
+    const next = Math.max(capacity, this.live.length * 2);
+    this.live = grow(this.live, next);
+    this.slotLengths = grow(this.slotLengths, next);
+    this.scores = grow(this.scores, next);
+    this.touched = grow(this.touched, next);
+  }
+}
+
+function grow<T extends Int32Array | Float64Array | Uint8Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (length: number) => T)(length);
+  next.set(array);
+  return next;
+}

@@ -1,0 +1,107 @@
+/**
+ * The embedded store: docqa's default vector and keyword index, needing no server and no
+ * network. Each organisation gets its own SQLite file, named like the per-organisation
+ * collection of the spec (`<DATA_DIR>/<VECTORDB_COLLECTION>_<org suffix>.sqlite`), so
+ * organisations are isolated on disk as well as in queries.
+ */
+import { join, resolve } from "node:path";
+import { DocqaError } from "../errors/docqa-error.js";
+import { type Logger, silentLogger } from "../logging/logger.js";
+import type { DocumentVersion, ScoredChunk } from "../stores/chunk-record.js";
+import { organisationCollectionName } from "../stores/organisation-names.js";
+import type { EmbeddingModelInfo, KeywordIndex, SearchOptions, UpsertOptions, VectorIndex } from "../stores/vector-index.js";
+import type { Analyzer } from "../text/analyzer.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import type { Bm25Parameters } from "./bm25-index.js";
+import { OrganisationStore } from "./organisation-store.js";
+
+/** Settings of {@link createEmbeddedStore}. */
+export interface EmbeddedStoreSettings {
+  /** Directory of the SQLite files (`DATA_DIR`); default `./data`. Created when missing. */
+  dataDir?: string;
+  /** Base name of per-organisation files (`VECTORDB_COLLECTION`); default `docs_collection`. */
+  collection?: string;
+  /** BM25 parameters (`BM25_K1`, `BM25_B`); default k1 0.9, b 0.4. */
+  bm25?: Bm25Parameters;
+  /** Analyzer for BM25; default {@link createEnglishAnalyzer}. */
+  analyzer?: Analyzer;
+  logger?: Logger;
+}
+
+/** The embedded store: a {@link VectorIndex} and a {@link KeywordIndex} in one. */
+export interface EmbeddedStore extends VectorIndex, KeywordIndex {
+  readonly name: "embedded";
+  /** Absolute path of the data directory. */
+  readonly dataDir: string;
+  /** Number of chunks of `orgId` stored without an embedding. */
+  countWithoutEmbedding(orgId: string): Promise<number>;
+}
+
+/**
+ * Creates the embedded store. Organisation files are opened on first use.
+ *
+ * @example
+ * ```ts
+ * const store = createEmbeddedStore({ dataDir: "./data" });
+ * const service = createRagService({ stores: { vector: store, keyword: store } });
+ * ```
+ */
+export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): EmbeddedStore {
+  const dataDir = resolve(settings.dataDir ?? "./data");
+  const collection = settings.collection ?? "docs_collection";
+  const analyzer = settings.analyzer ?? createEnglishAnalyzer();
+  const bm25 = settings.bm25 ?? { k1: 0.9, b: 0.4 };
+  const logger = settings.logger ?? silentLogger;
+  const organisations = new Map<string, OrganisationStore>();
+  let closed = false;
+
+  const organisation = (orgId: string): OrganisationStore => {
+    if (closed) throw new DocqaError("store_unavailable", "the embedded store is closed", { component: "embedded-store" });
+    if (typeof orgId !== "string" || orgId === "") throw new TypeError("orgId must be a non-empty string");
+    let store = organisations.get(orgId);
+    if (!store) {
+      store = new OrganisationStore({
+        path: join(dataDir, `${organisationCollectionName(collection, orgId)}.sqlite`),
+        orgId,
+        analyzer,
+        bm25,
+        logger,
+      });
+      organisations.set(orgId, store);
+    }
+    return store;
+  };
+
+  return {
+    name: "embedded",
+    dataDir,
+    async upsert(orgId: string, documents: readonly DocumentVersion[], options: UpsertOptions = {}) {
+      organisation(orgId).upsert(documents, options.embeddingModel);
+    },
+    async delete(orgId: string, docIds: readonly string[]) {
+      organisation(orgId).delete(docIds);
+    },
+    async contentHashes(orgId: string, docIds: readonly string[]) {
+      return organisation(orgId).contentHashes(docIds);
+    },
+    async count(orgId: string) {
+      return organisation(orgId).count();
+    },
+    async countWithoutEmbedding(orgId: string) {
+      return organisation(orgId).countWithoutEmbedding();
+    },
+    async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
+      options.signal?.throwIfAborted();
+      return organisation(orgId).searchByText(query, options.topK, options.filter);
+    },
+    async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
+      options.signal?.throwIfAborted();
+      return organisation(orgId).searchByVector(vector, model, options.topK, options.filter);
+    },
+    async close() {
+      closed = true;
+      for (const store of organisations.values()) store.close();
+      organisations.clear();
+    },
+  };
+}

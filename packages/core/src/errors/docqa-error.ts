@@ -1,0 +1,96 @@
+/**
+ * The one error class of docqa. Every failure the library reports carries a stable
+ * {@link DocqaErrorCode}, a message that names the component and says what to do, and the
+ * original `cause`. HTTP adapters map codes to status codes in one table; the core knows
+ * nothing of HTTP.
+ */
+
+const marker = Symbol.for("docqa.error");
+
+/**
+ * Stable, machine-readable error codes. Clients may branch on these; they never change meaning.
+ *
+ * - `config_invalid`: a configuration value failed validation at start-up.
+ * - `invalid_request`: a request field is missing, of the wrong type, or out of range.
+ * - `invalid_json`: the request body is not valid JSON.
+ * - `missing_token`, `invalid_token`, `token_expired`: bearer JWT problems (HTTP 401).
+ * - `auth_not_configured`: `JWT_SECRET` is unset (HTTP 503, spec "Authentication" 4).
+ * - `principal_mismatch`: the body names a different user than the token (HTTP 403).
+ * - `payload_too_large`: a body or document exceeds a configured size limit.
+ * - `unsupported_media_type`: the request body or an uploaded file is of a type not accepted.
+ * - `not_found`: a route or resource does not exist.
+ * - `embedding_dimension_mismatch`: `EMBED_DIMENSION` disagrees with the model or the index.
+ * - `embedding_model_mismatch`: an index holds vectors of another embedding model.
+ * - `store_unavailable`: a store (embedded database, Milvus, OpenSearch, Redis) failed or timed out.
+ * - `store_corrupt`: the embedded store's files could not be opened.
+ * - `model_unavailable`: the embedding or chat model could not be loaded or reached.
+ * - `internal_error`: a bug; the cause holds the details.
+ */
+export type DocqaErrorCode =
+  | "config_invalid"
+  | "invalid_request"
+  | "invalid_json"
+  | "missing_token"
+  | "invalid_token"
+  | "token_expired"
+  | "auth_not_configured"
+  | "principal_mismatch"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "not_found"
+  | "embedding_dimension_mismatch"
+  | "embedding_model_mismatch"
+  | "store_unavailable"
+  | "store_corrupt"
+  | "model_unavailable"
+  | "internal_error";
+
+/** Options of {@link DocqaError}. */
+export interface DocqaErrorOptions {
+  /** The component that failed, for example `"embedded-store"` or `"auth"`; shown in the message. */
+  component?: string;
+  /** The underlying error, always kept. */
+  cause?: unknown;
+  /** Structured details safe to show to a client (for example validation issues). */
+  details?: unknown;
+}
+
+/**
+ * Error thrown by every docqa package.
+ *
+ * @example
+ * ```ts
+ * try { await service.predict(request); }
+ * catch (error) { if (DocqaError.isInstance(error) && error.code === "invalid_request") ... }
+ * ```
+ */
+export class DocqaError extends Error {
+  /** Stable error code; see {@link DocqaErrorCode}. */
+  readonly code: DocqaErrorCode;
+  /** Component that raised the error, if known. */
+  readonly component: string | undefined;
+  /** Client-safe structured details, if any. */
+  readonly details: unknown;
+  constructor(code: DocqaErrorCode, message: string, options: DocqaErrorOptions = {}) {
+    const prefix = options.component ? `[docqa] [${options.component}] ` : "[docqa] ";
+    super(prefix + message, options.cause === undefined ? undefined : { cause: options.cause });
+    Object.defineProperty(this, marker, { value: true, enumerable: false });
+    this.name = "DocqaError";
+    this.code = code;
+    this.component = options.component;
+    this.details = options.details;
+  }
+
+  /** The message without the `[docqa] [component]` prefix, for client-facing bodies. */
+  get publicMessage(): string {
+    return this.message.replace(/^\[docqa\] (\[[^\]]+\] )?/, "");
+  }
+
+  /**
+   * True when `value` is a {@link DocqaError}, even one created by another copy of this package
+   * (the check uses a `Symbol.for` marker, not `instanceof`).
+   */
+  static isInstance(value: unknown): value is DocqaError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}

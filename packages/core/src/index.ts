@@ -1,0 +1,68 @@
+/**
+ * @docqa/core: question answering over an organisation's own documents, with citations and
+ * per-document access control. Start with {@link createRagService}.
+ */
+export { type AccessList, formatAccessList, parseAccessList } from "./acl/access-list.js";
+export { type AccessControlled, type AccessDecision, type AccessRule, canRead, evaluateAccess } from "./acl/evaluate-access.js";
+export { normalizePrincipal, type Principal } from "./acl/principal.js";
+export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
+export type { Answerer, AnswerMode, AnswerRequest, GeneratedAnswer } from "./answering/answerer.js";
+export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./answering/build-context.js";
+export { createExtractiveAnswerer, type ExtractiveAnswererSettings } from "./answering/extractive-answerer.js";
+export { citedKeys, type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
+export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
+export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
+export { verifyAccessToken } from "./auth/verify-access-token.js";
+export { configFromEnvironment, type DocqaConfig, type ScoreNormalization } from "./config/docqa-config.js";
+export { type Environment, environmentSchema, environmentVariableNames } from "./config/environment-schema.js";
+export { type DocqaConfigOverrides, type EnvironmentVariables, loadConfig, resolveConfig } from "./config/load-config.js";
+export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
+export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
+export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
+export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
+export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
+export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "./ingestion/chunk-document.js";
+export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
+export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
+export { decodeText, loadTextFile } from "./ingestion/load-text-file.js";
+export { classifyIntent, type Intent, type IntentResult } from "./intent/classify-intent.js";
+export { createConsoleLogger, type Logger, type LogLevel, silentLogger } from "./logging/logger.js";
+export {
+  createPerfLog,
+  type PerfEvent,
+  type PerfLog,
+  type RagEndEvent,
+  type RagStartEvent,
+  type RetrievalDoneEvent,
+} from "./logging/perf-log.js";
+export { type FusedChunk, fuseReciprocalRank, fuseWeighted, type WeightedLists } from "./retrieval/fuse-results.js";
+export { normalizeQuery } from "./retrieval/normalize-query.js";
+export { normalizeScores, standardNormalCdf } from "./retrieval/normalize-scores.js";
+export type { Reranker } from "./retrieval/reranker.js";
+export {
+  type RetrievalInput,
+  type RetrievalOutput,
+  type RetrievalSettings,
+  type RetrievedChunk,
+  retrieveChunks,
+} from "./retrieval/retrieve-chunks.js";
+export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
+export type {
+  IntentRequest,
+  PredictRequest,
+  PredictResult,
+  RagService,
+  RequestContext,
+  SearchRequest,
+  SearchResult,
+  ServiceHealth,
+  UpsertRequest,
+  UpsertResult,
+} from "./service/rag-service.js";
+export type { ChunkFilter, MetadataCondition } from "./stores/chunk-filter.js";
+export { type ChunkRecord, chunkId, type DocumentVersion, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
+export { organisationCollectionName, organisationSuffix } from "./stores/organisation-names.js";
+export type { ChunkIndex, EmbeddingModelInfo, KeywordIndex, SearchOptions, UpsertOptions, VectorIndex } from "./stores/vector-index.js";
+export { type Analyzer, createEnglishAnalyzer, type EnglishAnalyzerOptions } from "./text/analyzer.js";
+export { englishStopWords } from "./text/english-stop-words.js";
+export { splitBlocks, splitSentences, stripMarkup } from "./text/split-sentences.js";

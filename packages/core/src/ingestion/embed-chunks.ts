@@ -1,0 +1,20 @@
+/**
+ * Embedding of chunks at ingestion, in batches.
+ */
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { type DocumentVersion, indexedText } from "../stores/chunk-record.js";
+
+/** Chunks embedded per call to the embeddings object. */
+const batchSize = 64;
+
+/** Sets `embedding` on every chunk of `documents`, embedding the title and text together. */
+export async function embedChunks(documents: readonly DocumentVersion[], embeddings: EmbeddingsInterface): Promise<void> {
+  const chunks = documents.flatMap((document) => document.chunks);
+  for (let start = 0; start < chunks.length; start += batchSize) {
+    const batch = chunks.slice(start, start + batchSize);
+    const vectors = await embeddings.embedDocuments(batch.map((chunk) => indexedText(chunk)));
+    batch.forEach((chunk, index) => {
+      chunk.embedding = Float32Array.from(vectors[index] ?? []);
+    });
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Fusion of the vector and BM25 result lists, as the spec writes it (processing order step 4):
+ * `vector_score * WEIGHT_VECTOR + bm25_score * WEIGHT_BM25`, each list normalised first (see
+ * {@link normalizeScores}). A chunk missing from one list contributes 0 for that list.
+ */
+import type { ScoreNormalization } from "../config/docqa-config.js";
+import type { ChunkRecord, ScoredChunk } from "../stores/chunk-record.js";
+import { normalizeScores } from "./normalize-scores.js";
+
+/** A chunk after fusion, with the raw and normalised scores that produced it. */
+export interface FusedChunk {
+  chunk: ChunkRecord;
+  /** Fused score: Σ weight × normalised score. */
+  score: number;
+  /** Raw cosine similarity, or null when the vector list did not return the chunk. */
+  vectorScore: number | null;
+  /** Raw BM25 score, or null when the keyword list did not return the chunk. */
+  keywordScore: number | null;
+}
+
+/** Inputs of {@link fuseWeighted}. */
+export interface WeightedLists {
+  vector: readonly ScoredChunk[];
+  keyword: readonly ScoredChunk[];
+  weightVector: number;
+  weightKeyword: number;
+  normalization: ScoreNormalization;
+}
+
+/**
+ * Weighted-sum fusion. Results are sorted by fused score, ties broken by chunk id.
+ *
+ * @example
+ * ```ts
+ * fuseWeighted({ vector, keyword, weightVector: 0.5, weightKeyword: 0.5, normalization: "min-max" });
+ * ```
+ */
+export function fuseWeighted(lists: WeightedLists): FusedChunk[] {
+  const fused = new Map<string, FusedChunk>();
+  const entry = (chunk: ChunkRecord): FusedChunk => {
+    let value = fused.get(chunk.id);
+    if (!value) fused.set(chunk.id, (value = { chunk, score: 0, vectorScore: null, keywordScore: null }));
+    return value;
+  };
+  const vectorNormalized = normalizeScores(
+    lists.vector.map((item) => item.score),
+    lists.normalization,
+  );
+  lists.vector.forEach((item, index) => {
+    const value = entry(item.chunk);
+    value.vectorScore = item.score;
+    value.score += lists.weightVector * (vectorNormalized[index] as number);
+  });
+  const keywordNormalized = normalizeScores(
+    lists.keyword.map((item) => item.score),
+    lists.normalization,
+  );
+  lists.keyword.forEach((item, index) => {
+    const value = entry(item.chunk);
+    value.keywordScore = item.score;
+    value.score += lists.weightKeyword * (keywordNormalized[index] as number);
+  });
+  return [...fused.values()].sort((left, right) => right.score - left.score || (left.chunk.id < right.chunk.id ? -1 : 1));
+}
+
+/**
+ * Reciprocal rank fusion (Cormack, Clarke & Büttcher, 2009, "Reciprocal Rank Fusion
+ * outperforms Condorcet and individual Rank Learning Methods"): Σ weight / (k + rank), with
+ * k = 60 and rank from 1. Offered for comparison in evaluation; the service uses
+ * {@link fuseWeighted} as the spec requires.
+ */
+export function fuseReciprocalRank(lists: readonly { results: readonly ScoredChunk[]; weight: number }[], k = 60): FusedChunk[] {
+  const fused = new Map<string, FusedChunk>();
+  lists.forEach(({ results, weight }, listIndex) => {
+    results.forEach((item, rank) => {
+      let value = fused.get(item.chunk.id);
+      if (!value) fused.set(item.chunk.id, (value = { chunk: item.chunk, score: 0, vectorScore: null, keywordScore: null }));
+      value.score += weight / (k + rank + 1);
+      if (listIndex === 0) value.vectorScore = item.score;
+      else value.keywordScore = item.score;
+    });
+  });
+  return [...fused.values()].sort((left, right) => right.score - left.score || (left.chunk.id < right.chunk.id ? -1 : 1));
+}

@@ -1,0 +1,157 @@
+/**
+ * Hybrid retrieval in the spec's processing order (`POST /predict` steps 4 to 6): vector top-K
+ * and BM25 top-K, each pre-filtered by principal in the index; scores normalised and fused as
+ * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25`; optional reranking; the seven ACL rules as the
+ * final word; then `RETRIEVER_TOP_K`.
+ *
+ * ACL-aware top-k: when the post-filter leaves fewer than `RETRIEVER_TOP_K` chunks while an
+ * index returned a full list (so more candidates may exist), the search is repeated with twice
+ * the depth, up to {@link maximumRefillRounds} times.
+ */
+import type { AccessRule } from "../acl/evaluate-access.js";
+import { evaluateAccess } from "../acl/evaluate-access.js";
+import type { Principal } from "../acl/principal.js";
+import type { ScoreNormalization } from "../config/docqa-config.js";
+import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
+import type { Logger } from "../logging/logger.js";
+import type { ChunkFilter } from "../stores/chunk-filter.js";
+import type { ScoredChunk } from "../stores/chunk-record.js";
+import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
+import { type FusedChunk, fuseWeighted } from "./fuse-results.js";
+import type { Reranker } from "./reranker.js";
+
+/** Retrieval depths and fusion settings. */
+export interface RetrievalSettings {
+  /** `VECTOR_RETRIEVER_TOP_K`. */
+  vectorTopK: number;
+  /** `BM25_RETRIEVER_TOP_K`. */
+  bm25TopK: number;
+  /** `RETRIEVER_TOP_K`. */
+  retrieverTopK: number;
+  /** `WEIGHT_VECTOR`. */
+  weightVector: number;
+  /** `WEIGHT_BM25`. */
+  weightBm25: number;
+  /** `SCORE_NORMALIZATION`. */
+  normalization: ScoreNormalization;
+  /** `USE_RERANKER` with a reranker present. */
+  reranker?: { reranker: Reranker; topK: number; threshold: number } | undefined;
+}
+
+/** What to retrieve. */
+export interface RetrievalInput {
+  orgId: string;
+  principal: Principal;
+  query: string;
+  /** Further filters (documents, metadata); the principal filter is always added. */
+  filter?: Omit<ChunkFilter, "principal"> | undefined;
+  settings: RetrievalSettings;
+  signal?: AbortSignal | undefined;
+}
+
+/** A retrieved chunk that passed access control. */
+export interface RetrievedChunk extends FusedChunk {
+  /** The ACL rule that granted access (2 to 6). */
+  accessRule: AccessRule;
+  /** Reranker score, when reranking ran. */
+  rerankScore?: number | undefined;
+}
+
+/** Result of {@link retrieveChunks}. */
+export interface RetrievalOutput {
+  chunks: RetrievedChunk[];
+  /** Whether the vector list took part (false in BM25-only mode). */
+  vectorUsed: boolean;
+  /** Candidates fused before access control. */
+  candidates: number;
+}
+
+/** What retrieval runs on. */
+export interface RetrievalDependencies {
+  vectorIndex: VectorIndex | undefined;
+  keywordIndex: KeywordIndex;
+  embeddings: EmbeddingState;
+  logger: Logger;
+}
+
+/** Maximum number of deeper searches when access control leaves too few results. */
+export const maximumRefillRounds = 3;
+
+/** Runs hybrid retrieval; see the module documentation for the order of steps. */
+export async function retrieveChunks(dependencies: RetrievalDependencies, input: RetrievalInput): Promise<RetrievalOutput> {
+  const { settings } = input;
+  const filter: ChunkFilter = { ...input.filter, principal: input.principal };
+  const queryVector = await embedQuery(dependencies, input);
+  let vectorDepth = settings.vectorTopK;
+  let keywordDepth = settings.bm25TopK;
+  let output: RetrievalOutput = { chunks: [], vectorUsed: queryVector !== undefined, candidates: 0 };
+  for (let round = 0; round <= maximumRefillRounds; round++) {
+    const [vector, keyword] = await Promise.all([
+      queryVector && dependencies.embeddings.status === "ready" && dependencies.vectorIndex
+        ? dependencies.vectorIndex.searchByVector(input.orgId, queryVector, dependencies.embeddings.model, {
+            topK: vectorDepth,
+            filter,
+            signal: input.signal,
+          })
+        : Promise.resolve([] as ScoredChunk[]),
+      dependencies.keywordIndex.searchByText(input.orgId, input.query, { topK: keywordDepth, filter, signal: input.signal }),
+    ]);
+    let fused = fuseWeighted({
+      vector,
+      keyword,
+      weightVector: settings.weightVector,
+      weightKeyword: settings.weightBm25,
+      normalization: settings.normalization,
+    });
+    let rerankScores: Map<string, number> | undefined;
+    if (settings.reranker) {
+      ({ fused, rerankScores } = await rerank(settings.reranker, input, fused));
+    }
+    const readable: RetrievedChunk[] = [];
+    for (const candidate of fused) {
+      const decision = evaluateAccess(input.principal, candidate.chunk);
+      if (!decision.granted) continue;
+      readable.push({ ...candidate, accessRule: decision.rule, rerankScore: rerankScores?.get(candidate.chunk.id) });
+    }
+    output = { chunks: readable.slice(0, settings.retrieverTopK), vectorUsed: queryVector !== undefined, candidates: fused.length };
+    const exhausted = vector.length < vectorDepth && keyword.length < keywordDepth;
+    if (readable.length >= settings.retrieverTopK || exhausted) break;
+    vectorDepth *= 2;
+    keywordDepth *= 2;
+  }
+  return output;
+}
+
+async function embedQuery(dependencies: RetrievalDependencies, input: RetrievalInput): Promise<Float32Array | undefined> {
+  if (dependencies.embeddings.status !== "ready" || !dependencies.vectorIndex || input.settings.weightVector === 0) return undefined;
+  try {
+    return Float32Array.from(await dependencies.embeddings.embeddings.embedQuery(input.query));
+  } catch (error) {
+    dependencies.logger.warn("query embedding failed; this request uses BM25 only", {
+      component: "retrieval",
+      error: (error as Error).message,
+    });
+    return undefined;
+  }
+}
+
+async function rerank(
+  settings: NonNullable<RetrievalSettings["reranker"]>,
+  input: RetrievalInput,
+  fused: FusedChunk[],
+): Promise<{ fused: FusedChunk[]; rerankScores: Map<string, number> }> {
+  const scores = await settings.reranker.score(
+    input.query,
+    fused.map((candidate) => candidate.chunk),
+    input.signal,
+  );
+  const rerankScores = new Map<string, number>();
+  fused.forEach((candidate, index) => {
+    rerankScores.set(candidate.chunk.id, scores[index] ?? Number.NEGATIVE_INFINITY);
+  });
+  const kept = fused
+    .filter((candidate) => (rerankScores.get(candidate.chunk.id) as number) >= settings.threshold)
+    .sort((left, right) => (rerankScores.get(right.chunk.id) as number) - (rerankScores.get(left.chunk.id) as number))
+    .slice(0, settings.topK);
+  return { fused: kept, rerankScores };
+}

@@ -1,0 +1,338 @@
+/**
+ * `createRagService`: wires configuration, stores, embeddings and the answerer into the
+ * pipeline of the spec's `POST /predict` processing order.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { normalizePrincipal } from "../acl/principal.js";
+import { emptyContextAnswer } from "../answering/answer.js";
+import type { Answerer, GeneratedAnswer } from "../answering/answerer.js";
+import { buildContext } from "../answering/build-context.js";
+import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
+import { resolveCitations } from "../answering/resolve-citations.js";
+import type { DocqaConfig } from "../config/docqa-config.js";
+import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import { embeddedStoreFromConfig } from "../embedded-store/embedded-store-from-config.js";
+import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import { chunkDocument } from "../ingestion/chunk-document.js";
+import { documentIdSchema, documentInputSchema } from "../ingestion/document-input.js";
+import { embedChunks } from "../ingestion/embed-chunks.js";
+import { classifyIntent } from "../intent/classify-intent.js";
+import { createConsoleLogger, type Logger } from "../logging/logger.js";
+import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
+import { normalizeQuery } from "../retrieval/normalize-query.js";
+import type { Reranker } from "../retrieval/reranker.js";
+import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-chunks.js";
+import type { DocumentVersion } from "../stores/chunk-record.js";
+import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
+import type {
+  IntentRequest,
+  PredictRequest,
+  PredictResult,
+  RagService,
+  RequestContext,
+  SearchRequest,
+  SearchResult,
+  ServiceHealth,
+  UpsertRequest,
+  UpsertResult,
+} from "./rag-service.js";
+
+/** Options of {@link createRagService}. */
+export interface RagServiceOptions {
+  /** Configuration: a full {@link DocqaConfig} from `loadConfig`, or overrides of the defaults. */
+  config?: DocqaConfig | DocqaConfigOverrides;
+  /**
+   * Indexes. Default: the embedded store under `DATA_DIR` for both. Pass the same object twice
+   * for a store that does both (it is then written once per upsert).
+   */
+  stores?: { vector?: VectorIndex | undefined; keyword?: KeywordIndex | undefined };
+  /** Embeddings: default transformers.js with `EMBED_MODEL_NAME`; `null` for BM25 only. */
+  embeddings?: EmbeddingsInterface | null;
+  /** Model id recorded with vectors of user-supplied embeddings. */
+  embeddingModelId?: string;
+  /** Answerer; default the extractive answerer. */
+  answerer?: Answerer;
+  /** Reranker used when `USE_RERANKER` is true. */
+  reranker?: Reranker;
+  /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
+  logger?: Logger;
+  /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
+  perfLog?: PerfLog;
+}
+
+/**
+ * Creates a docqa service. Nothing is loaded until first use or {@link RagService.ready}, so
+ * creating a service never throws for missing models or secrets.
+ *
+ * @throws {DocqaError} `config_invalid` when overrides are inconsistent.
+ * @example
+ * ```ts
+ * const service = createRagService({ config: loadConfig() });
+ * await service.upsert({ orgId, principal, uploader: "ann@example.org", documents: { handbook: { title: "Handbook", content } } });
+ * const { answer, sources } = await service.predict({ orgId, principal, query: "How many vacation days?" });
+ * ```
+ */
+export function createRagService(options: RagServiceOptions = {}): RagService {
+  const config = isFullConfig(options.config) ? options.config : resolveConfig(options.config);
+  const logger = options.logger ?? createConsoleLogger(config.logLevel);
+  const perfLog = options.perfLog ?? createPerfLog(config.perfLog);
+  const embedded = options.stores?.vector && options.stores.keyword ? undefined : embeddedStoreFromConfig(config, logger);
+  const vectorIndex = options.stores?.vector ?? embedded;
+  const keywordIndex = (options.stores?.keyword ?? embedded) as KeywordIndex;
+  const answerer = options.answerer ?? createExtractiveAnswerer();
+  let embeddingState: EmbeddingState | undefined;
+  let readyPromise: Promise<void> | undefined;
+  let rerankerWarned = false;
+
+  const ready = (): Promise<void> => {
+    readyPromise ??= prepareEmbeddings(config, { embeddings: options.embeddings, embeddingModelId: options.embeddingModelId }, logger).then(
+      (state) => {
+        embeddingState = state;
+      },
+      (error: unknown) => {
+        readyPromise = undefined;
+        throw error;
+      },
+    );
+    return readyPromise;
+  };
+
+  const embeddings = (): EmbeddingState => embeddingState as EmbeddingState;
+
+  const retrievalSettings = (overrides: Partial<RetrievalSettings> = {}): RetrievalSettings => {
+    let reranker: RetrievalSettings["reranker"];
+    if (config.useReranker) {
+      if (options.reranker) reranker = { reranker: options.reranker, topK: config.rerankTopK, threshold: config.rerankerScoreThreshold };
+      else if (!rerankerWarned) {
+        rerankerWarned = true;
+        logger.warn("USE_RERANKER is true but no reranker is configured; results are not reranked", { component: "retrieval" });
+      }
+    }
+    return {
+      vectorTopK: config.vectorTopK,
+      bm25TopK: config.bm25TopK,
+      retrieverTopK: config.retrieverTopK,
+      weightVector: config.weightVector,
+      weightBm25: config.weightBm25,
+      normalization: config.scoreNormalization,
+      reranker,
+      ...overrides,
+    };
+  };
+
+  const checkQuery = (raw: string): string => {
+    const query = normalizeQuery(raw);
+    if (query === "") throw new DocqaError("invalid_request", "the query is empty", { component: "service" });
+    if (query.length > config.maxQueryChars) {
+      throw new DocqaError(
+        "invalid_request",
+        `the query has ${query.length} characters; the limit is ${config.maxQueryChars} (MAX_QUERY_CHARS)`,
+        {
+          component: "service",
+        },
+      );
+    }
+    return query;
+  };
+
+  const service: RagService = {
+    config,
+    ready,
+
+    async upsert(request: UpsertRequest): Promise<UpsertResult> {
+      const entries = Object.entries(request.documents ?? {});
+      if (entries.length === 0) {
+        throw new DocqaError("invalid_request", "documents must contain at least one document", { component: "service" });
+      }
+      const problems: string[] = [];
+      for (const [docId, document] of entries) {
+        const id = documentIdSchema.safeParse(docId);
+        if (!id.success) problems.push(`documents[${JSON.stringify(docId)}]: ${id.error.issues[0]?.message}`);
+        const parsed = documentInputSchema.safeParse(document);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) {
+            problems.push(`documents[${JSON.stringify(docId)}].${issue.path.join(".")}: ${issue.message}`);
+          }
+        }
+      }
+      if (problems.length > 0) {
+        throw new DocqaError("invalid_request", `invalid documents: ${problems.join("; ")}`, { component: "service", details: problems });
+      }
+      await ready();
+      const state = embeddings();
+      const modelTag = state.status === "ready" ? state.model.id : "none";
+      const versions: DocumentVersion[] = [];
+      for (const [docId, document] of entries) {
+        const version = await chunkDocument(docId, documentInputSchema.parse(document), config, {
+          orgId: request.orgId,
+          uploader: request.uploader,
+        });
+        version.contentHash = createHash("sha256").update(`${version.contentHash}:${modelTag}`).digest("hex");
+        for (const chunk of version.chunks) chunk.contentHash = version.contentHash;
+        versions.push(version);
+      }
+      const stored = await keywordIndex.contentHashes(
+        request.orgId,
+        versions.map((version) => version.docId),
+      );
+      const changed = versions.filter((version) => stored.get(version.docId) !== version.contentHash);
+      if (state.status === "ready") await embedChunks(changed, state.embeddings);
+      const embeddingModel = state.status === "ready" ? state.model : undefined;
+      if (changed.length > 0) {
+        if (vectorIndex && !isSameIndex(vectorIndex, keywordIndex)) await vectorIndex.upsert(request.orgId, changed, { embeddingModel });
+        await keywordIndex.upsert(request.orgId, changed, { embeddingModel });
+      }
+      const numChunks = versions.reduce((sum, version) => sum + version.chunks.length, 0);
+      logger.info("documents upserted", {
+        component: "service",
+        org_id: request.orgId,
+        documents: versions.length,
+        written: changed.length,
+        chunks: numChunks,
+      });
+      return { numChunks, written: changed.length, unchanged: versions.length - changed.length };
+    },
+
+    async predict(request: PredictRequest): Promise<PredictResult> {
+      const started = performance.now();
+      const requestId = request.requestId ?? randomUUID();
+      perfLog({ event: "rag_start", ts: Date.now(), request_id: requestId });
+      const originalQuery = request.query;
+      const query = checkQuery(request.query);
+      const threadId = request.threadId ?? randomUUID();
+      const principal = normalizePrincipal(request.principal);
+      await ready();
+
+      const retrievalStarted = performance.now();
+      const retrieval = await retrieveChunks(
+        { vectorIndex, keywordIndex, embeddings: embeddings(), logger },
+        { orgId: request.orgId, principal, query, settings: retrievalSettings(), signal: request.signal },
+      );
+      const retrievalMs = Math.round(performance.now() - retrievalStarted);
+      perfLog({
+        event: "retrieval_done",
+        ts: Date.now(),
+        request_id: requestId,
+        retrieval_ms: retrievalMs,
+        docs_count: retrieval.chunks.length,
+      });
+
+      const contextStarted = performance.now();
+      const context = buildContext(retrieval.chunks, config);
+      const contextMs = Math.round(performance.now() - contextStarted);
+
+      let generated: GeneratedAnswer;
+      const llmStarted = performance.now();
+      if (context.entries.length === 0 && config.skipLlmOnEmptyContext) {
+        generated = {
+          answer: emptyContextAnswer(),
+          mode: "empty-context",
+          model: answerer.name,
+          abstained: true,
+          numPredict: null,
+          numCtx: null,
+        };
+      } else {
+        generated = await answerer.answer({ question: query, context, signal: request.signal });
+      }
+      const llmMs = Math.round(performance.now() - llmStarted);
+
+      const postStarted = performance.now();
+      const resolved = resolveCitations(generated.answer, context.sources);
+      const postMs = Math.round(performance.now() - postStarted);
+      const totalMs = Math.round(performance.now() - started);
+      perfLog({
+        event: "rag_end",
+        ts: Date.now(),
+        total_ms: totalMs,
+        request_id: requestId,
+        query_hash: createHash("sha256").update(query).digest("hex").slice(0, 16),
+        retrieval_ms: retrievalMs,
+        context_ms: contextMs,
+        llm_ms: llmMs,
+        post_ms: postMs,
+        docs_count: context.entries.length,
+        context_chars: context.text.length,
+        model: generated.model,
+        num_predict: generated.numPredict,
+        num_ctx: generated.numCtx,
+        answer_mode: generated.mode,
+      });
+      return {
+        answer: resolved.answer,
+        sources: resolved.sources,
+        query,
+        originalQuery,
+        input: originalQuery,
+        threadId,
+        answerMode: generated.mode,
+        droppedCitations: resolved.unknownKeys,
+        timings: { retrievalMs, contextMs, llmMs, postMs, totalMs },
+      };
+    },
+
+    async search(request: SearchRequest): Promise<SearchResult> {
+      const query = checkQuery(request.query);
+      await ready();
+      const limit = request.limit ?? config.retrieverTopK;
+      const retrieval = await retrieveChunks(
+        { vectorIndex, keywordIndex, embeddings: embeddings(), logger },
+        {
+          orgId: request.orgId,
+          principal: normalizePrincipal(request.principal),
+          query,
+          filter: { metadata: request.metadata },
+          settings: retrievalSettings({
+            retrieverTopK: limit,
+            vectorTopK: Math.max(config.vectorTopK, limit),
+            bm25TopK: Math.max(config.bm25TopK, limit),
+          }),
+          signal: request.signal,
+        },
+      );
+      return { results: retrieval.chunks, total: retrieval.chunks.length };
+    },
+
+    async query(request: IntentRequest) {
+      return classifyIntent(request.text);
+    },
+
+    async deleteDocuments(context: RequestContext, docIds: readonly string[]) {
+      if (vectorIndex && !isSameIndex(vectorIndex, keywordIndex)) await vectorIndex.delete(context.orgId, docIds);
+      await keywordIndex.delete(context.orgId, docIds);
+    },
+
+    async health(): Promise<ServiceHealth> {
+      const state = embeddingState;
+      const embeddingsHealth: ServiceHealth["embeddings"] = !state
+        ? { status: "loading", model: config.embedModelName }
+        : state.status === "ready"
+          ? { status: "ready", model: state.model.id }
+          : { status: state.status, model: config.embedModelName, detail: state.reason };
+      return {
+        status: state?.status === "unavailable" ? "degraded" : "ok",
+        embeddings: embeddingsHealth,
+        stores: { vector: vectorIndex?.name ?? null, keyword: keywordIndex.name },
+        answerer: answerer.name,
+      };
+    },
+
+    async close() {
+      const closing = new Set([vectorIndex, keywordIndex].filter((index) => index !== undefined));
+      for (const index of closing) await index.close();
+    },
+  };
+  return service;
+}
+
+function isSameIndex(vectorIndex: VectorIndex, keywordIndex: KeywordIndex): boolean {
+  return (vectorIndex as object) === (keywordIndex as object);
+}
+
+function isFullConfig(config: RagServiceOptions["config"]): config is DocqaConfig {
+  return (
+    config !== undefined && "jwt" in config && "cache" in config && "dataDir" in config && "vectorTopK" in config && "perfLog" in config
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * The unit every index stores: one chunk of one document, stamped with everything access
+ * control and citation need.
+ */
+
+/** One chunk of a document. */
+export interface ChunkRecord {
+  /** Stable chunk id, derived from `docId` and `chunkIndex` (see {@link chunkId}). */
+  id: string;
+  /** The document's id (the key of the `documents` map of `/upsert`). */
+  docId: string;
+  /** 0-based position of the chunk in its document. */
+  chunkIndex: number;
+  /** The chunk's text (the `page_content` of a cited source). */
+  text: string;
+  /** The document's title. */
+  title: string;
+  /** The document's source system (`metadata.source`), or `""`. */
+  source: string;
+  /** The owner's e-mail, lower-cased (`metadata.owner_id`), or `""`. */
+  ownerId: string;
+  /** The raw ACL string (`metadata.acl`), or `""`. */
+  acl: string;
+  /**
+   * The document's metadata plus docqa's stamps: `org_id`, `doc_id`, `chunk_index`, `owner_id`,
+   * `acl`, `source`, `created_at` when given. JSON-serialisable.
+   */
+  metadata: Record<string, unknown>;
+  /** Hash of the document version this chunk belongs to. */
+  contentHash: string;
+  /** The chunk's embedding, unit length; absent when no embedding model is available. */
+  embedding?: Float32Array | undefined;
+}
+
+/** All chunks of one version of one document, written and replaced as a unit. */
+export interface DocumentVersion {
+  docId: string;
+  /** SHA-256 (hex) of the title, content and metadata of this version. */
+  contentHash: string;
+  chunks: ChunkRecord[];
+}
+
+/** A chunk with a retrieval score (higher is better; the scale depends on the retriever). */
+export interface ScoredChunk {
+  chunk: ChunkRecord;
+  score: number;
+}
+
+/** Builds the stable id of chunk `chunkIndex` of document `docId`: `<docId>::<chunkIndex>`. */
+export function chunkId(docId: string, chunkIndex: number): string {
+  return `${docId}::${chunkIndex}`;
+}
+
+/** The text an index analyses or embeds for a chunk: the title, a line break, then the chunk. */
+export function indexedText(chunk: Pick<ChunkRecord, "title" | "text">): string {
+  return chunk.title ? `${chunk.title}\n${chunk.text}` : chunk.text;
+}

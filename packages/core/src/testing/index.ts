@@ -1,0 +1,5 @@
+/**
+ * Test doubles for docqa and for code built on it: `import { ... } from "@docqa/core/testing"`.
+ */
+export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
+export { sharedDataDirectory, sharedDataPath } from "./shared-data.js";

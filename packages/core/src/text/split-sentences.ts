@@ -1,0 +1,74 @@
+/**
+ * Sentence splitting for the extractive answerer. Text is first cut into blocks (paragraphs,
+ * Markdown headings, list items, table rows; hard-wrapped lines of a paragraph are joined), then
+ * each block is segmented with the platform's Unicode sentence segmentation
+ * (`Intl.Segmenter`, UAX #29).
+ */
+
+const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
+const structuralLine = /^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|)/;
+const markerPrefix = /^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/;
+
+/**
+ * Removes markup that is not prose: HTML comments and tags, template directives such as
+ * `{{#include ...}}`, Markdown images, and link targets (the link text is kept).
+ */
+export function stripMarkup(text: string): string {
+  return text
+    .replace(/<!--[\s\S]*?(-->|$)/g, " ")
+    .replace(/\{\{[\s\S]*?\}\}/g, " ")
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, " ")
+    .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
+    .replace(/<\/?[A-Za-z][^>]*>/g, " ");
+}
+
+/**
+ * Splits `text` into blocks: paragraphs with wrapped lines joined, one block per structural
+ * line (heading, list item, quote, table row) and one per line of a fenced code block. Markup is
+ * stripped first; fence lines themselves are dropped.
+ */
+export function splitBlocks(text: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] = [];
+  const flush = () => {
+    if (current.length > 0) blocks.push(current.join(" "));
+    current = [];
+  };
+  let inCode = false;
+  for (const line of stripMarkup(text).split(/\r?\n/)) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      flush();
+      inCode = !inCode;
+      continue;
+    }
+    if (line.trim() === "") {
+      flush();
+      continue;
+    }
+    if (inCode) {
+      blocks.push(line.trim());
+      continue;
+    }
+    if (structuralLine.test(line)) {
+      flush();
+      blocks.push(line.replace(markerPrefix, "").trim());
+      continue;
+    }
+    current.push(line.trim());
+  }
+  flush();
+  return blocks.filter((block) => block !== "");
+}
+
+/** Splits `text` into trimmed, non-empty sentences with whitespace collapsed. */
+export function splitSentences(text: string): string[] {
+  const sentences: string[] = [];
+  for (const block of splitBlocks(text)) {
+    for (const segment of segmenter.segment(block)) {
+      const sentence = segment.segment.replace(/\s+/g, " ").trim();
+      if (sentence !== "") sentences.push(sentence);
+    }
+  }
+  return sentences;
+}

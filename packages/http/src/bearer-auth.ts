@@ -1,0 +1,57 @@
+/**
+ * Bearer-JWT authentication middleware (spec "Authentication"): 503 when `JWT_SECRET` is unset,
+ * 401 for a missing, malformed, invalid or expired token; on success the verified claims and
+ * the principal are available as `c.var.auth`.
+ */
+import { type AccessTokenClaims, type DocqaConfig, DocqaError, type Principal, verifyAccessToken } from "@docqa/core";
+import { createMiddleware } from "hono/factory";
+
+/** What a verified request carries. */
+export interface AuthenticatedUser {
+  claims: AccessTokenClaims;
+  /** The organisation: the token's `org_id`. */
+  orgId: string;
+  /** The token's user: `email`, roles from `role` and `roles`, groups from `groups`. */
+  principal: Principal;
+}
+
+/** Hono variables set by {@link bearerAuth}. */
+export interface AuthVariables {
+  auth: AuthenticatedUser;
+}
+
+/**
+ * Middleware verifying `Authorization: Bearer <token>` with `config.jwt`. The configuration is
+ * read per request, so the secret may be provided after the app is built.
+ *
+ * @throws {DocqaError} `auth_not_configured`, `missing_token`, `invalid_token`, `token_expired`
+ *   (mapped to 503 or 401 by the adapter's error handler).
+ */
+export function bearerAuth(config: () => Pick<DocqaConfig, "jwt">) {
+  return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
+    const { jwt } = config();
+    if (!jwt.secret) {
+      throw new DocqaError("auth_not_configured", "JWT_SECRET is not configured: set it to enable authenticated endpoints", {
+        component: "auth",
+      });
+    }
+    const header = c.req.header("Authorization");
+    if (!header)
+      throw new DocqaError("missing_token", "the Authorization header is missing; send 'Authorization: Bearer <token>'", {
+        component: "auth",
+      });
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new DocqaError("missing_token", "the Authorization header must be 'Bearer <token>'", { component: "auth" });
+    const claims = await verifyAccessToken(match[1] as string, jwt);
+    c.set("auth", {
+      claims,
+      orgId: claims.org_id,
+      principal: {
+        userName: claims.email,
+        roles: [...(claims.role ? [claims.role] : []), ...(claims.roles ?? [])],
+        groups: claims.groups ?? [],
+      },
+    });
+    await next();
+  });
+}

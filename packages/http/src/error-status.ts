@@ -1,0 +1,25 @@
+/**
+ * The one table from docqa error codes to HTTP status codes, shared by every HTTP adapter.
+ */
+import type { DocqaErrorCode } from "@docqa/core";
+
+/** HTTP status for each {@link DocqaErrorCode}. */
+export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 413 | 415 | 500 | 502 | 503>> = {
+  config_invalid: 500,
+  invalid_request: 400,
+  invalid_json: 400,
+  missing_token: 401,
+  invalid_token: 401,
+  token_expired: 401,
+  auth_not_configured: 503,
+  principal_mismatch: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  not_found: 404,
+  embedding_dimension_mismatch: 500,
+  embedding_model_mismatch: 500,
+  store_unavailable: 503,
+  store_corrupt: 500,
+  model_unavailable: 503,
+  internal_error: 500,
+};

@@ -1,0 +1,7 @@
+/**
+ * @docqa/predict-api: endpoint set A of docqa as Hono routes.
+ */
+
+export { type ValidationDetail, validationDetails } from "./error-responses.js";
+export { extractQuery, type PredictRoutesOptions, predictRoutes } from "./predict-routes.js";
+export * from "./schemas.js";

@@ -1,0 +1,266 @@
+/**
+ * Endpoint set A as Hono routes: `GET /healthz`, `POST /query`, `POST /predict`,
+ * `POST /upsert`, and, only when enabled, the development route `POST /testpredict`; plus
+ * `/openapi.json`, `/docs` and `/redoc`. Routes parse and validate, call one service method, and
+ * map the result; all logic lives in `@docqa/core`.
+ */
+import { type DocqaConfig, DocqaError, type Logger, type PredictResult, type Principal, type RagService, silentLogger } from "@docqa/core";
+import { type AuthVariables, bearerAuth, defaultJsonContentType, mountReferencePages } from "@docqa/http";
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import packageJson from "../package.json" with { type: "json" };
+import { errorResponse, validationErrorResponse } from "./error-responses.js";
+import {
+  errorResponseSchema,
+  healthResponseSchema,
+  intentRequestSchema,
+  intentResponseSchema,
+  predictRequestSchema,
+  predictResponseSchema,
+  testPredictRequestSchema,
+  testPredictResponseSchema,
+  upsertRequestSchema,
+  upsertResponseSchema,
+} from "./schemas.js";
+
+/** Options of {@link predictRoutes}. */
+export interface PredictRoutesOptions {
+  /** Serve `POST /testpredict` (no authentication; development only). Default `ENABLE_TESTPREDICT`. */
+  enableTestPredict?: boolean;
+  /** Organisation queried by `/testpredict` when the body names none; default `development`. */
+  testPredictOrgId?: string;
+  /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
+  referencePages?: boolean;
+  logger?: Logger;
+}
+
+const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
+const authErrors = {
+  400: errorContent("Invalid request parameters (FastAPI-style `detail` list for body validation errors)."),
+  401: errorContent("Missing, invalid or expired bearer token."),
+  403: errorContent("`user_info.user_name` (or `user_email`) differs from the token's `email`."),
+  413: errorContent("Request body larger than `MAX_UPLOAD_BYTES`."),
+  500: errorContent("Server error."),
+  503: errorContent("`JWT_SECRET` is not configured, or a store is unavailable."),
+};
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
+const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+
+/** Extracts the question from `query`: a string, or the first string among `query`, `text`, `question`, `input` of a mapping. */
+export function extractQuery(query: string | Record<string, unknown>): string {
+  if (typeof query === "string") return query;
+  for (const key of ["query", "text", "question", "input"]) {
+    const value = query[key];
+    if (typeof value === "string") return value;
+  }
+  throw new DocqaError(
+    "invalid_request",
+    "query must be a string or a mapping with a string field 'query', 'text', 'question' or 'input'",
+    {
+      component: "predict-api",
+    },
+  );
+}
+
+/** The principal for a request: the token's, after checking the body names the same user. */
+function principalFor(config: DocqaConfig, tokenPrincipal: Principal, userName: string, realName?: string): Principal {
+  if (!config.trustUserInfo && userName.trim().toLowerCase() !== tokenPrincipal.userName.trim().toLowerCase()) {
+    throw new DocqaError(
+      "principal_mismatch",
+      "user_info.user_name must be the token's email (set TRUST_USER_INFO=true to act on behalf of other users)",
+      {
+        component: "predict-api",
+      },
+    );
+  }
+  return { ...tokenPrincipal, userName: config.trustUserInfo ? userName : tokenPrincipal.userName, realName };
+}
+
+function predictResponse(result: PredictResult) {
+  return {
+    answer: result.answer,
+    sources: result.sources,
+    query: result.query,
+    original_query: result.originalQuery,
+    input: result.input,
+    thread_id: result.threadId,
+  };
+}
+
+/**
+ * Builds the set A app over `service`. Mount it with `app.route("/", predictRoutes(service))`
+ * or serve it directly.
+ *
+ * @example
+ * ```ts
+ * const service = createRagService({ config: loadConfig() });
+ * serve({ fetch: predictRoutes(service).fetch, port: 8002 });
+ * ```
+ */
+export function predictRoutes(service: RagService, options: PredictRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
+  const config = service.config;
+  const logger = options.logger ?? silentLogger;
+  const app = new OpenAPIHono<{ Variables: AuthVariables }>({
+    defaultHook: (result, c) => {
+      if (!result.success) return validationErrorResponse(c, result.error);
+    },
+  });
+  app.onError(errorResponse(logger));
+  app.notFound((c) => c.json({ detail: "Not Found", code: "not_found" }, 404));
+  app.use("*", defaultJsonContentType());
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: config.maxUploadBytes,
+      onError: () => {
+        throw new DocqaError("payload_too_large", `the request body exceeds ${config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`, {
+          component: "predict-api",
+        });
+      },
+    }),
+  );
+  const authenticate = bearerAuth(() => service.config);
+  app.use("/query", authenticate);
+  app.use("/predict", authenticate);
+  app.use("/upsert", authenticate);
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/healthz",
+      summary: "Liveness check",
+      description:
+        "Returns `status: ok` while the process serves requests; `detail` tells whether embeddings are loaded (else retrieval is BM25 only).",
+      responses: { 200: jsonResponse(healthResponseSchema, "The service is alive.") },
+    }),
+    async (c) => c.json({ status: "ok" as const, detail: await service.health() }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/query",
+      summary: "Intent detection",
+      description: "Decides whether the question-answering pipeline is needed before calling `/predict`.",
+      security: [{ bearerAuth: [] }],
+      request: { body: jsonBody(intentRequestSchema) },
+      responses: { 200: jsonResponse(intentResponseSchema, "The detected intent."), ...authErrors },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const auth = c.get("auth");
+      const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
+      const intent = await service.query({ orgId: auth.orgId, principal, text: body.text });
+      return c.json(
+        {
+          ...intent,
+          input: body.text,
+          user_info: {
+            user_name: body.user_info.user_name,
+            real_name: body.user_info.real_name ?? "",
+            org_id: auth.orgId,
+            current_roles: [...principal.roles],
+            current_groups: [...principal.groups],
+          },
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/predict",
+      summary: "Question answering",
+      description:
+        "Answers a question from the organisation's documents the user may read, with citations `[Source: doc_n]` resolved in `sources`.",
+      security: [{ bearerAuth: [] }],
+      request: { body: jsonBody(predictRequestSchema) },
+      responses: { 200: jsonResponse(predictResponseSchema, "The answer and its cited sources."), ...authErrors },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const auth = c.get("auth");
+      const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
+      const result = await service.predict({
+        orgId: auth.orgId,
+        principal,
+        query: extractQuery(body.query),
+        threadId: body.thread_id,
+        requestId: c.req.header("X-Request-Id"),
+        signal: c.req.raw.signal,
+      });
+      return c.json(predictResponse(result), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/upsert",
+      summary: "Insert or update documents",
+      description:
+        "Chunks, embeds and stores documents in the token's organisation. Each document replaces its previous version atomically. Documents without `metadata.owner_id` are owned by `user_email`.",
+      security: [{ bearerAuth: [] }],
+      request: { body: jsonBody(upsertRequestSchema) },
+      responses: { 200: jsonResponse(upsertResponseSchema, "The documents are stored."), ...authErrors },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const auth = c.get("auth");
+      const principal = principalFor(config, auth.principal, body.user_email);
+      const result = await service.upsert({ orgId: auth.orgId, principal, uploader: principal.userName, documents: body.documents });
+      return c.json({ status: "success" as const, user: body.user_email, num_chunks: String(result.numChunks) }, 200);
+    },
+  );
+
+  if (options.enableTestPredict ?? config.enableTestPredict) {
+    app.openapi(
+      createRoute({
+        method: "post",
+        path: "/testpredict",
+        summary: "Development variant of /predict (no authentication)",
+        description:
+          "For development only: answers without checking a token, as the user named in `user_info`. Served only when `ENABLE_TESTPREDICT=true`; never enable it in production.",
+        request: { body: jsonBody(testPredictRequestSchema) },
+        responses: {
+          200: jsonResponse(testPredictResponseSchema, "The answer, its sources and the time taken."),
+          400: authErrors[400],
+          500: authErrors[500],
+        },
+      }),
+      async (c) => {
+        const body = c.req.valid("json");
+        const started = performance.now();
+        const result = await service.predict({
+          orgId: body.org_id ?? options.testPredictOrgId ?? "development",
+          principal: { userName: body.user_info.user_name, realName: body.user_info.real_name, roles: [], groups: [] },
+          query: extractQuery(body.query),
+          threadId: body.thread_id,
+          signal: c.req.raw.signal,
+        });
+        return c.json({ ...predictResponse(result), prediction_time: (performance.now() - started) / 1000 }, 200);
+      },
+    );
+  }
+
+  if (options.referencePages ?? true) {
+    app.doc31("/openapi.json", {
+      openapi: "3.1.0",
+      info: {
+        title: "docqa: endpoint set A",
+        version: packageJson.version,
+        description:
+          'Question answering over an organisation\'s documents, with citations and per-document access control. Authenticate with `Authorization: Bearer <JWT>`; errors are `{"detail": ..., "code": ...}`.',
+      },
+    });
+    mountReferencePages(app as unknown as Hono, { title: "docqa: endpoint set A", openApiPath: "/openapi.json" });
+  }
+  return app;
+}

@@ -1,0 +1,164 @@
+/**
+ * Request and response schemas of endpoint set A, field for field as in the interface
+ * specification ("Endpoint set A"), with OpenAPI metadata for `/docs` and `/redoc`.
+ */
+import { z } from "@hono/zod-openapi";
+
+/** `user_info` (spec "user_info"). */
+export const userInfoSchema = z
+  .object({
+    user_name: z
+      .string()
+      .min(1)
+      .openapi({ description: "The user's e-mail; compared case-insensitively in ACL checks.", example: "ann@example.com" }),
+    real_name: z.string().optional().openapi({ description: "Display name.", example: "Ann Example" }),
+  })
+  .openapi("UserInfo");
+
+/** `user_info` as echoed by `/query`, with organisation, roles and groups. */
+export const echoedUserInfoSchema = userInfoSchema
+  .extend({
+    org_id: z.string().openapi({ example: "3f2c6a1e-8d4b-4c1a-9f0e-2b7d5c9a1e44" }),
+    current_roles: z.array(z.string()).openapi({ example: ["employee"] }),
+    current_groups: z.array(z.string()).openapi({ example: ["engineering"] }),
+  })
+  .openapi("EchoedUserInfo");
+
+/** A thread id: UUID form, any version. */
+export const threadIdSchema = z.guid("thread_id must be a UUID such as 0b9e5c2a-6f1d-4e8b-9a3c-7d2e1f4b5a60");
+
+/** Body of `POST /query`. */
+export const intentRequestSchema = z
+  .object({
+    text: z.string().min(1).openapi({ example: "How many vacation days do new employees get?" }),
+    user_info: userInfoSchema,
+  })
+  .openapi("IntentRequest");
+
+/** Response of `POST /query`. */
+export const intentResponseSchema = z
+  .object({
+    intent: z.enum(["question", "greeting", "small_talk", "feedback", "command", "out_of_scope"]),
+    confidence: z.number().min(0).max(1),
+    requires_rag: z.boolean(),
+    input: z.string(),
+    user_info: echoedUserInfoSchema,
+  })
+  .openapi("IntentResponse");
+
+/** Body of `POST /predict` and `POST /testpredict`. */
+export const predictRequestSchema = z
+  .object({
+    query: z.union([z.string(), z.record(z.string(), z.unknown())]).openapi({
+      description: "The question. A mapping is also accepted; its first string field among `query`, `text`, `question`, `input` is used.",
+      example: "How many vacation days do new employees get?",
+    }),
+    user_info: userInfoSchema,
+    thread_id: threadIdSchema.optional().openapi({ description: "An existing thread to continue (UUID)." }),
+  })
+  .openapi("PredictRequest");
+
+/** Body of `POST /testpredict`: as `/predict`, plus the organisation (no token carries it). */
+export const testPredictRequestSchema = predictRequestSchema
+  .extend({
+    org_id: z.string().min(1).optional().openapi({ description: "Organisation to query; default `TESTPREDICT_ORG_ID`." }),
+  })
+  .openapi("TestPredictRequest");
+
+/** The Answer object (spec "Answer"). */
+export const answerResponseSchema = z
+  .object({
+    callout_answer: z.string().openapi({ example: "New employees get 20 vacation days in their first year. [Source: doc_1]" }),
+    positive_list: z.array(z.string()),
+    negative_list: z.array(z.string()),
+    info_list: z.array(z.string()),
+    keywords: z.array(z.string()),
+  })
+  .openapi("Answer");
+
+/** A Source (spec "Source"). */
+export const sourceSchema = z
+  .object({
+    title: z.string(),
+    source: z.string(),
+    page_content: z.string(),
+    metadata: z.record(z.string(), z.unknown()).openapi({ description: "Chunk metadata, including `owner_id` and `acl`." }),
+  })
+  .openapi("Source");
+
+/** Response of `POST /predict`. */
+export const predictResponseSchema = z
+  .object({
+    answer: answerResponseSchema,
+    sources: z.record(z.string(), sourceSchema).openapi({ description: "Cited sources keyed `doc_<n>`." }),
+    query: z.string(),
+    original_query: z.string(),
+    input: z.string(),
+    thread_id: z.string(),
+  })
+  .openapi("PredictResponse");
+
+/** Response of `POST /testpredict`. */
+export const testPredictResponseSchema = predictResponseSchema
+  .extend({ prediction_time: z.number().openapi({ description: "Seconds spent answering." }) })
+  .openapi("TestPredictResponse");
+
+/** A document of `POST /upsert` (spec "Document"). */
+export const documentSchema = z
+  .object({
+    title: z.string(),
+    content: z.string().min(1),
+    metadata: z
+      .object({
+        source: z.string().optional(),
+        owner_id: z.string().optional(),
+        acl: z.string().optional().openapi({ example: "|user:_all_|" }),
+        created_at: z.string().optional(),
+      })
+      .catchall(z.unknown())
+      .optional(),
+  })
+  .openapi("Document");
+
+/** Body of `POST /upsert`. */
+export const upsertRequestSchema = z
+  .object({
+    user_email: z.string().min(1).openapi({ example: "ann@example.com" }),
+    documents: z.record(z.string(), documentSchema).openapi({ description: "Documents keyed by document id; at least one." }),
+  })
+  .openapi("UpsertRequest");
+
+/** Response of `POST /upsert`. */
+export const upsertResponseSchema = z
+  .object({
+    status: z.literal("success"),
+    user: z.string(),
+    num_chunks: z.string().openapi({ description: "Number of chunks stored, as a string.", example: "12" }),
+  })
+  .openapi("UpsertResponse");
+
+/** Response of `GET /healthz`. */
+export const healthResponseSchema = z
+  .object({
+    status: z.literal("ok"),
+    detail: z
+      .object({
+        status: z.enum(["ok", "degraded"]),
+        embeddings: z.object({ status: z.string(), model: z.string(), detail: z.string().optional() }),
+        stores: z.object({ vector: z.string().nullable(), keyword: z.string() }),
+        answerer: z.string(),
+      })
+      .optional(),
+  })
+  .openapi("HealthResponse");
+
+/** Error body: FastAPI's `{"detail": ...}` plus a stable `code`. */
+export const errorResponseSchema = z
+  .object({
+    detail: z.union([
+      z.string(),
+      z.array(z.object({ type: z.string(), loc: z.array(z.union([z.string(), z.number()])), msg: z.string() })),
+    ]),
+    code: z.string().openapi({ example: "invalid_request" }),
+  })
+  .openapi("ErrorResponse");

@@ -1,0 +1,48 @@
+/**
+ * Builds every package with tsup: ESM, type declarations, source maps, Node 22 target.
+ * Dependencies of each package stay external; each package is built from its own sources.
+ */
+import { readFileSync } from "node:fs";
+import { defineConfig, type Options } from "tsup";
+
+interface PackageEntry {
+  folder: string;
+  entry: Record<string, string>;
+}
+
+const packages: PackageEntry[] = [
+  { folder: "core", entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" } },
+  { folder: "http", entry: { index: "src/index.ts" } },
+  { folder: "predict-api", entry: { index: "src/index.ts" } },
+  { folder: "cli", entry: { index: "src/index.ts", bin: "src/bin.ts" } },
+];
+
+function externalsOf(folder: string): RegExp[] {
+  const manifest = JSON.parse(readFileSync(`packages/${folder}/package.json`, "utf8")) as Record<
+    string,
+    Record<string, string> | undefined
+  >;
+  const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
+  return [/^node:/, ...names.map((name) => new RegExp(`^${name.replace(/[/.]/g, "\\$&")}(/.*)?$`))];
+}
+
+export default defineConfig(
+  packages.map(
+    ({ folder, entry }): Options => ({
+      name: folder,
+      entry: Object.fromEntries(Object.entries(entry).map(([name, path]) => [name, `packages/${folder}/${path}`])),
+      outDir: `packages/${folder}/dist`,
+      format: ["esm"],
+      target: "node22",
+      platform: "node",
+      dts: { compilerOptions: { paths: {}, allowImportingTsExtensions: false } },
+      sourcemap: true,
+      clean: true,
+      splitting: false,
+      removeNodeProtocol: false,
+      treeshake: true,
+      external: externalsOf(folder),
+      tsconfig: "tsconfig.json",
+    }),
+  ),
+);

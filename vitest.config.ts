@@ -1,0 +1,43 @@
+/**
+ * Vitest projects: `unit` (fast, no servers; the default `npm test`) and `integration`
+ * (`*.int.test.ts`, real Redis, Milvus and OpenSearch started by `.ci/run`).
+ * Workspace packages resolve to their sources, so tests need no build.
+ */
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+const alias = {
+  "@docqa/core/testing": source("./packages/core/src/testing/index.ts"),
+  "@docqa/core": source("./packages/core/src/index.ts"),
+  "@docqa/http": source("./packages/http/src/index.ts"),
+  "@docqa/predict-api": source("./packages/predict-api/src/index.ts"),
+};
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        resolve: { alias },
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts"],
+          exclude: ["**/*.int.test.ts", "**/node_modules/**", "**/dist/**"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration",
+          include: ["packages/*/src/**/*.int.test.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
