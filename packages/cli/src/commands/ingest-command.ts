@@ -40,7 +40,7 @@ export function registerIngestCommand(program: Command): void {
       try {
         await service.ready();
         const health = await service.health();
-        if (health.embeddings.status !== "ready")
+        if (health.embeddings.status === "unavailable")
           process.stderr.write("note: no embedding model loaded; documents are indexed for BM25 only\n");
         const { files, skipped } = await findFiles(paths, supportedExtensions);
         const started = performance.now();

@@ -44,6 +44,11 @@ export interface DocqaConfig {
   llmTemperature: number;
   /** `RAG_LLM_TOP_P`, default 0.2. */
   llmTopP: number;
+  /**
+   * `EMBED_PROVIDER`: `transformers` (default; a local model run with transformers.js) or `none`
+   * (no embeddings: retrieval uses BM25 only, without a warning).
+   */
+  embedProvider: "transformers" | "none";
   /** `EMBED_MODEL_NAME`, default `Xenova/bge-base-en-v1.5` (768 dimensions). */
   embedModelName: string;
   /** `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js layout). */
@@ -164,6 +169,7 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     localLlmNumCtx: environment.LOCALLLM_NUM_CTX,
     llmTemperature: environment.RAG_LLM_TEMP,
     llmTopP: environment.RAG_LLM_TOP_P,
+    embedProvider: environment.EMBED_PROVIDER,
     embedModelName: environment.EMBED_MODEL_NAME,
     embedModelPath: environment.EMBED_MODEL_PATH,
     embedDimension: environment.EMBED_DIMENSION,

@@ -41,6 +41,7 @@ export const environmentSchema = z.object({
   LOCALLLM_NUM_CTX: optionalInteger(),
   RAG_LLM_TEMP: z.coerce.number().min(0).max(2).default(0),
   RAG_LLM_TOP_P: fraction(0.2),
+  EMBED_PROVIDER: z.enum(["transformers", "none"]).default("transformers"),
   EMBED_MODEL_NAME: z.string().default("Xenova/bge-base-en-v1.5"),
   EMBED_MODEL_PATH: z.string().optional(),
   EMBED_DIMENSION: integer(768, 1),
@@ -91,7 +92,7 @@ export const environmentSchema = z.object({
   TRUST_USER_INFO: flag(false),
   // Server
   HOST: z.string().default("127.0.0.1"),
-  PORT: integer(8002, 1),
+  PORT: integer(8002, 0),
   ENABLE_TESTPREDICT: flag(false),
   // Observability
   PERF_LOG: flag(false),

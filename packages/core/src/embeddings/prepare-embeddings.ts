@@ -18,7 +18,10 @@ export type EmbeddingState =
 
 /** How the service was given its embeddings. */
 export interface EmbeddingsOption {
-  /** A LangChain embeddings object; `null` disables vectors; `undefined` loads `EMBED_MODEL_NAME`. */
+  /**
+   * A LangChain embeddings object; `null` disables vectors; `undefined` follows `EMBED_PROVIDER`
+   * (loads `EMBED_MODEL_NAME` with transformers.js, or none).
+   */
   embeddings?: EmbeddingsInterface | null | undefined;
   /** Model id recorded with the index for user-supplied embeddings; default the object's `model`/`modelName`. */
   embeddingModelId?: string | undefined;
@@ -31,7 +34,7 @@ export interface EmbeddingsOption {
  *   `EMBED_DIMENSION` components; this is a configuration error, so start-up fails.
  */
 export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsOption, logger: Logger): Promise<EmbeddingState> {
-  if (option.embeddings === null) {
+  if (option.embeddings === null || (option.embeddings === undefined && config.embedProvider === "none")) {
     return { status: "disabled", reason: "embeddings disabled by configuration; retrieval uses BM25 only" };
   }
   const embeddings =

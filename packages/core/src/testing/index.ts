@@ -2,4 +2,4 @@
  * Test doubles for docqa and for code built on it: `import { ... } from "@docqa/core/testing"`.
  */
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
-export { sharedDataDirectory, sharedDataPath } from "./shared-data.js";
+export { isContinuousIntegration, sharedDataDirectory, sharedDataPath } from "./shared-data.js";

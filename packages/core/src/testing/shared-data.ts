@@ -33,3 +33,11 @@ function ancestors(start: string): string[] {
     current = parent;
   }
 }
+
+/**
+ * Whether tests run in continuous integration (`CI=true`), where shared data and fetched models
+ * are always present: tests that would skip without them must fail instead.
+ */
+export function isContinuousIntegration(): boolean {
+  return process.env.CI === "true";
+}

@@ -24,8 +24,8 @@ export function stripMarkup(text: string): string {
 }
 
 /**
- * Splits `text` into blocks: paragraphs with wrapped lines joined, one block per structural
- * line (heading, list item, quote, table row) and one per line of a fenced code block. Markup is
+ * Splits `text` into blocks: paragraphs and list items with their wrapped lines joined, one block
+ * per heading or table row, and one per line of a fenced code block. Markup is
  * stripped first; fence lines themselves are dropped.
  */
 export function splitBlocks(text: string): string[] {
@@ -52,7 +52,10 @@ export function splitBlocks(text: string): string[] {
     }
     if (structuralLine.test(line)) {
       flush();
-      blocks.push(line.replace(markerPrefix, "").trim());
+      const text = line.replace(markerPrefix, "").trim();
+      // Headings and table rows stand alone; list items and quotes continue on wrapped lines.
+      if (/^\s*(#{1,6}\s|\|)/.test(line)) blocks.push(text);
+      else current.push(text);
       continue;
     }
     current.push(line.trim());

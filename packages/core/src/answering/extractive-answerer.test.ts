@@ -1,0 +1,243 @@
+import { describe, expect, it } from "vitest";
+import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { emptyContextAnswer } from "./answer.js";
+import type { GeneratedAnswer } from "./answerer.js";
+import { type AnswerContext, buildContext } from "./build-context.js";
+import { createExtractiveAnswerer } from "./extractive-answerer.js";
+import { citedKeys, resolveCitations } from "./resolve-citations.js";
+
+function chunk(docId: string, title: string, text: string): ChunkRecord {
+  return {
+    id: chunkId(docId, 0),
+    docId,
+    chunkIndex: 0,
+    text,
+    title,
+    source: "handbook",
+    ownerId: "hr@x.org",
+    acl: "|user:_all_|",
+    metadata: {},
+    contentHash: `hash-${docId}`,
+  };
+}
+
+const leave = chunk(
+  "leave",
+  "Leave policy",
+  [
+    "Employees receive twenty days of paid annual leave each year.",
+    "Unused annual leave cannot be carried over to the next year.",
+    "The leave year starts in January.",
+  ].join(" "),
+);
+const travel = chunk(
+  "travel",
+  "Travel expenses",
+  ["Travel expenses are reimbursed within thirty days of submission.", "Receipts must be attached to every claim."].join(" "),
+);
+const parking = chunk("parking", "Parking", "Staff may park in the north car park. Visitors use the south entrance.");
+
+/** Ranked leave (doc_1), travel (doc_2), parking (doc_3). */
+const context: AnswerContext = buildContext(
+  [
+    { chunk: leave, score: 0.9 },
+    { chunk: travel, score: 0.6 },
+    { chunk: parking, score: 0.3 },
+  ],
+  { maxDocChars: 4000, maxContextChars: 16000 },
+);
+
+const answerer = createExtractiveAnswerer();
+
+/** Every text field of an answer. */
+const allTexts = (generated: GeneratedAnswer) => [
+  generated.answer.callout_answer,
+  ...generated.answer.positive_list,
+  ...generated.answer.negative_list,
+  ...generated.answer.info_list,
+];
+
+describe("createExtractiveAnswerer", () => {
+  it("is named extractive", () => {
+    expect(answerer.name).toBe("extractive");
+  });
+
+  it("builds the context the tests rely on", () => {
+    expect(context.entries.map((entry) => [entry.key, entry.chunk.docId])).toEqual([
+      ["doc_1", "leave"],
+      ["doc_2", "travel"],
+      ["doc_3", "parking"],
+    ]);
+  });
+
+  it("makes the sentence that answers the question the callout, citing its chunk", async () => {
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context });
+    expect(generated.abstained).toBe(false);
+    expect(generated.mode).toBe("extractive");
+    expect(generated.model).toBe("extractive");
+    expect(generated.answer.callout_answer).toBe("Employees receive twenty days of paid annual leave each year. [Source: doc_1]");
+  });
+
+  it("cites the chunk that answers, not simply the top-ranked one", async () => {
+    const generated = await answerer.answer({ question: "How quickly are travel expenses reimbursed?", context });
+    expect(generated.abstained).toBe(false);
+    // A callout shorter than twelve words takes its (non-caveat) successor along.
+    expect(generated.answer.callout_answer).toBe(
+      "Travel expenses are reimbursed within thirty days of submission. Receipts must be attached to every claim. [Source: doc_2]",
+    );
+  });
+
+  it("puts a caveat sentence from the callout's chunk into negative_list", async () => {
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context });
+    expect(generated.answer.negative_list).toEqual(["Unused annual leave cannot be carried over to the next year. [Source: doc_1]"]);
+    expect(generated.answer.positive_list).not.toContain("Unused annual leave cannot be carried over to the next year. [Source: doc_1]");
+  });
+
+  it("never appends a caveat sentence to a short callout", async () => {
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context });
+    expect(generated.answer.callout_answer).not.toContain("cannot");
+  });
+
+  it("gives as keywords the question words found in the cited text, most specific first", async () => {
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context });
+    // employees and receive occur in one sentence (highest idf), days and annual in two, leave in three.
+    expect(generated.answer.keywords).toEqual(["employees", "receive", "days", "annual", "leave"]);
+  });
+
+  it("leaves out question words that the cited text does not contain", async () => {
+    const generated = await answerer.answer({ question: "How many days of annual leave do contractors receive?", context });
+    expect(generated.abstained).toBe(false);
+    expect(generated.answer.keywords).not.toContain("contractors");
+    expect(generated.answer.keywords).not.toContain("how");
+    expect(generated.answer.keywords).toContain("leave");
+  });
+
+  it("only cites keys of the context", async () => {
+    for (const question of [
+      "How many days of annual leave do employees receive?",
+      "How quickly are travel expenses reimbursed?",
+      "Where may staff park?",
+    ]) {
+      const generated = await answerer.answer({ question, context });
+      const keys = allTexts(generated).flatMap(citedKeys);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(Object.keys(context.sources)).toContain(key);
+      expect(resolveCitations(generated.answer, context.sources).unknownKeys).toEqual([]);
+    }
+  });
+
+  it("ends every list item with a citation", async () => {
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context });
+    for (const text of allTexts(generated)) expect(text).toMatch(/ \[Source: doc_\d+\]$/);
+  });
+
+  it("abstains with the empty-context answer when the context does not cover the question", async () => {
+    const generated = await answerer.answer({ question: "What is the dress code for the summer party?", context });
+    expect(generated).toEqual({
+      answer: emptyContextAnswer(),
+      mode: "extractive",
+      model: "extractive",
+      abstained: true,
+      numPredict: null,
+      numCtx: null,
+    });
+  });
+
+  it("abstains on an empty context", async () => {
+    const empty = buildContext([], { maxDocChars: 4000, maxContextChars: 16000 });
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context: empty });
+    expect(generated.abstained).toBe(true);
+    expect(generated.answer).toEqual(emptyContextAnswer());
+  });
+
+  it("abstains when the best coverage is below minimumCoverage", async () => {
+    // "park" matches but "dress" and "code" do not, so coverage is about one third.
+    const question = "What is the dress code in the car park?";
+    const strict = createExtractiveAnswerer({ minimumCoverage: 0.9 });
+    expect((await strict.answer({ question, context })).abstained).toBe(true);
+    const lenient = createExtractiveAnswerer({ minimumCoverage: 0.1 });
+    const generated = await lenient.answer({ question, context });
+    expect(generated.abstained).toBe(false);
+    expect(generated.answer.callout_answer).toMatch(/\[Source: doc_3\]$/);
+  });
+
+  it("fills positive_list with other answering sentences and info_list with related documents", async () => {
+    const richer = buildContext(
+      [
+        { chunk: leave, score: 0.9 },
+        {
+          chunk: chunk(
+            "part-time",
+            "Part-time work",
+            "Part-time employees receive annual leave days in proportion to their contracted hours.",
+          ),
+          score: 0.7,
+        },
+        {
+          chunk: chunk("requests", "Leave requests", "Annual leave requests for more than ten days are approved by your line manager."),
+          score: 0.5,
+        },
+        { chunk: travel, score: 0.3 },
+      ],
+      { maxDocChars: 4000, maxContextChars: 16000 },
+    );
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context: richer });
+    expect(generated.answer).toEqual({
+      callout_answer: "Employees receive twenty days of paid annual leave each year. [Source: doc_1]",
+      positive_list: ["Part-time employees receive annual leave days in proportion to their contracted hours. [Source: doc_2]"],
+      negative_list: ["Unused annual leave cannot be carried over to the next year. [Source: doc_1]"],
+      info_list: ["Leave requests: Annual leave requests for more than ten days are approved by your line manager. [Source: doc_3]"],
+      keywords: ["employees", "receive", "days", "annual", "leave"],
+    });
+    expect(resolveCitations(generated.answer, richer.sources).unknownKeys).toEqual([]);
+  });
+
+  it("caps each list at maximumListItems", async () => {
+    const many = buildContext(
+      Array.from({ length: 6 }, (_, index) => ({
+        chunk: chunk(`d${index}`, `Doc ${index}`, `Employees in office ${index} receive annual leave days as agreed in contract ${index}.`),
+        score: 1 - index / 10,
+      })),
+      { maxDocChars: 4000, maxContextChars: 16000 },
+    );
+    const capped = createExtractiveAnswerer({ maximumListItems: 2 });
+    const generated = await capped.answer({ question: "How many days of annual leave do employees receive?", context: many });
+    expect(generated.answer.callout_answer).toMatch(/\[Source: doc_1\]$/);
+    expect(generated.answer.positive_list).toHaveLength(2);
+    expect(generated.answer.info_list).toHaveLength(1);
+    // With the default of three, the same context fills three positive items and two info items.
+    const uncapped = await answerer.answer({ question: "How many days of annual leave do employees receive?", context: many });
+    expect(uncapped.answer.positive_list).toHaveLength(3);
+    expect(uncapped.answer.info_list).toHaveLength(2);
+  });
+
+  // Bug: a short callout takes its successor along even when that successor is the heading of the
+  // next section (a fragment), giving "... annual leave. Travel [Source: doc_1]".
+  // extractive-answerer.ts line 114 checks only the caveat pattern, not `next.fragment`.
+  it.fails("does not append the next section's heading to a short callout", async () => {
+    const handbook = buildContext(
+      [
+        {
+          chunk: chunk(
+            "handbook",
+            "Handbook",
+            "# Leave\nEmployees receive twenty days of paid annual leave.\n\n# Travel\nTravel is booked through the portal.",
+          ),
+          score: 1,
+        },
+      ],
+      { maxDocChars: 4000, maxContextChars: 16000 },
+    );
+    const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context: handbook });
+    expect(generated.answer.callout_answer).toBe("Employees receive twenty days of paid annual leave. [Source: doc_1]");
+  });
+
+  it("accepts another analyzer", async () => {
+    const noStem = createExtractiveAnswerer({ analyzer: createEnglishAnalyzer({ stem: false }) });
+    // Without stemming "employee" no longer matches "Employees".
+    const generated = await noStem.answer({ question: "How many paid days does one employee get?", context });
+    expect(generated.answer.callout_answer).toBe("Employees receive twenty days of paid annual leave each year. [Source: doc_1]");
+    expect(generated.answer.keywords).toEqual(["paid", "days"]);
+  });
+});

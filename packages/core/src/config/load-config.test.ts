@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import { DocqaError } from "../errors/docqa-error.js";
+import type { DocqaConfig } from "./docqa-config.js";
+import { environmentVariableNames } from "./environment-schema.js";
+import { loadConfig, resolveConfig } from "./load-config.js";
+
+interface Row {
+  variable: string;
+  field: (config: DocqaConfig) => unknown;
+  /** The spec's set A default. */
+  defaultValue: unknown;
+  /** A different valid value, to show the variable feeds this field. */
+  set: string;
+  parsed: unknown;
+}
+
+/** The spec's "Configuration defaults (set A)" table, with the camelCase field each variable feeds. */
+const setA: Row[] = [
+  { variable: "VECTORDB_COLLECTION", field: (c) => c.vectorDbCollection, defaultValue: "docs_collection", set: "kb", parsed: "kb" },
+  { variable: "FULLTEXT_INDEX", field: (c) => c.fullTextIndex, defaultValue: "docs_bm25", set: "kb-text", parsed: "kb-text" },
+  { variable: "RAG_LLM_PROVIDER", field: (c) => c.llmProvider, defaultValue: "openai", set: "ollama", parsed: "ollama" },
+  { variable: "RAG_LLM_TEMP", field: (c) => c.llmTemperature, defaultValue: 0, set: "0.7", parsed: 0.7 },
+  { variable: "RAG_LLM_TOP_P", field: (c) => c.llmTopP, defaultValue: 0.2, set: "0.9", parsed: 0.9 },
+  { variable: "VECTOR_RETRIEVER_TOP_K", field: (c) => c.vectorTopK, defaultValue: 8, set: "11", parsed: 11 },
+  { variable: "BM25_RETRIEVER_TOP_K", field: (c) => c.bm25TopK, defaultValue: 8, set: "12", parsed: 12 },
+  { variable: "RETRIEVER_TOP_K", field: (c) => c.retrieverTopK, defaultValue: 5, set: "3", parsed: 3 },
+  { variable: "WEIGHT_VECTOR", field: (c) => c.weightVector, defaultValue: 0.5, set: "0.25", parsed: 0.25 },
+  { variable: "WEIGHT_BM25", field: (c) => c.weightBm25, defaultValue: 0.5, set: "0.75", parsed: 0.75 },
+  { variable: "USE_RERANKER", field: (c) => c.useReranker, defaultValue: false, set: "true", parsed: true },
+  { variable: "RERANK_TOP_K", field: (c) => c.rerankTopK, defaultValue: 5, set: "7", parsed: 7 },
+  { variable: "RERANKER_SCORE_THRESHOLD", field: (c) => c.rerankerScoreThreshold, defaultValue: 0.5, set: "0.1", parsed: 0.1 },
+  { variable: "SKIP_LLM_ON_EMPTY_CONTEXT", field: (c) => c.skipLlmOnEmptyContext, defaultValue: true, set: "false", parsed: false },
+  { variable: "USE_QUERY_DECOMPOSITION", field: (c) => c.useQueryDecomposition, defaultValue: true, set: "false", parsed: false },
+  { variable: "QUERY_DECOMPOSITION_N", field: (c) => c.queryDecompositionN, defaultValue: 5, set: "2", parsed: 2 },
+  { variable: "SUBQUERY_TOP_K", field: (c) => c.subqueryTopK, defaultValue: 5, set: "4", parsed: 4 },
+  {
+    variable: "SUBQUERY_REASONING_ENABLED",
+    field: (c) => c.subqueryReasoningEnabled,
+    defaultValue: true,
+    set: "false",
+    parsed: false,
+  },
+  { variable: "CACHE_PORT", field: (c) => c.cache.port, defaultValue: 6379, set: "6380", parsed: 6380 },
+  { variable: "CACHE_DB", field: (c) => c.cache.db, defaultValue: 0, set: "3", parsed: 3 },
+  { variable: "CACHE_SSL", field: (c) => c.cache.ssl, defaultValue: false, set: "true", parsed: true },
+  { variable: "CHUNK_SIZE", field: (c) => c.chunkSize, defaultValue: 1000, set: "800", parsed: 800 },
+  { variable: "CHUNK_OVERLAP", field: (c) => c.chunkOverlap, defaultValue: 150, set: "100", parsed: 100 },
+  { variable: "USE_SEMANTIC_SPLIT", field: (c) => c.useSemanticSplit, defaultValue: false, set: "true", parsed: true },
+  { variable: "USE_RAPTOR", field: (c) => c.useRaptor, defaultValue: true, set: "false", parsed: false },
+  { variable: "EMBED_DIMENSION", field: (c) => c.embedDimension, defaultValue: 768, set: "384", parsed: 384 },
+  { variable: "PERF_LOG", field: (c) => c.perfLog, defaultValue: false, set: "true", parsed: true },
+  { variable: "LOCALLLM_NUM_PREDICT", field: (c) => c.localLlmNumPredict, defaultValue: undefined, set: "256", parsed: 256 },
+  { variable: "LOCALLLM_NUM_CTX", field: (c) => c.localLlmNumCtx, defaultValue: undefined, set: "8192", parsed: 8192 },
+  { variable: "JWT_ALGORITHM", field: (c) => c.jwt.algorithm, defaultValue: "HS256", set: "HS512", parsed: "HS512" },
+  { variable: "JWT_ISSUER", field: (c) => c.jwt.issuer, defaultValue: "oauth-app", set: "my-idp", parsed: "my-idp" },
+  { variable: "SESSION_TIMEOUT", field: (c) => c.sessionTimeoutSeconds, defaultValue: 600, set: "60", parsed: 60 },
+  { variable: "THREAD_TIMEOUT", field: (c) => c.threadTimeoutSeconds, defaultValue: 300, set: "30", parsed: 30 },
+  { variable: "MAX_SESSION_TOKENS", field: (c) => c.maxSessionTokens, defaultValue: 500, set: "1000", parsed: 1000 },
+  { variable: "MAX_RETRIEVAL_THREADS", field: (c) => c.maxRetrievalThreads, defaultValue: 10, set: "4", parsed: 4 },
+  { variable: "MAX_INGESTION_THREADS", field: (c) => c.maxIngestionThreads, defaultValue: 10, set: "2", parsed: 2 },
+  {
+    variable: "VECTORDB_URI",
+    field: (c) => c.vectorDbUri,
+    defaultValue: "http://localhost:19530",
+    set: "http://milvus:19530",
+    parsed: "http://milvus:19530",
+  },
+  {
+    variable: "FULLTEXT_URI",
+    field: (c) => c.fullTextUri,
+    defaultValue: "http://localhost:9200",
+    set: "http://search:9200",
+    parsed: "http://search:9200",
+  },
+];
+
+/** Runs `action`, expecting it to throw a DocqaError, and returns that error. */
+function captureError(action: () => unknown): DocqaError {
+  try {
+    action();
+  } catch (error) {
+    if (DocqaError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a DocqaError, but nothing was thrown");
+}
+
+describe("loadConfig defaults (spec set A)", () => {
+  it("knows every set A variable", () => {
+    const known = new Set<string>(environmentVariableNames);
+    expect(setA.map((row) => row.variable).filter((name) => !known.has(name))).toEqual([]);
+  });
+
+  it.each(setA)("$variable defaults to $defaultValue with an empty environment", ({ field, defaultValue }) => {
+    expect(field(loadConfig({}))).toBe(defaultValue);
+  });
+
+  it.each(setA)("$variable=$set sets its field and leaves the other set A fields at their defaults", ({ variable, field, set, parsed }) => {
+    const config = loadConfig({ [variable]: set });
+    expect(field(config)).toBe(parsed);
+    for (const other of setA) {
+      if (other.variable !== variable) expect(other.field(config), other.variable).toBe(other.defaultValue);
+    }
+  });
+
+  it("selects the embedded vector store when VECTORDB_URI is unset, and Milvus when it is set", () => {
+    expect(loadConfig({}).vectorStore).toBe("embedded");
+    expect(loadConfig({ VECTORDB_URI: "http://milvus:19530" }).vectorStore).toBe("milvus");
+  });
+
+  it("ignores variables it does not know", () => {
+    expect(loadConfig({ SOMETHING_ELSE: "x", PATH: "/bin" })).toEqual(loadConfig({}));
+  });
+
+  it("resolveConfig with no overrides equals loadConfig({})", () => {
+    expect(resolveConfig()).toEqual(loadConfig({}));
+  });
+
+  it("resolveConfig merges nested overrides with the defaults", () => {
+    const config = resolveConfig({ chunkSize: 2000, jwt: { secret: "s" }, cache: { port: 7000 } });
+    expect(config.chunkSize).toBe(2000);
+    expect(config.jwt).toEqual({ secret: "s", algorithm: "HS256", issuer: "oauth-app" });
+    expect(config.cache.port).toBe(7000);
+    expect(config.cache.db).toBe(0);
+  });
+});
+
+describe("loadConfig parsing", () => {
+  it.each(["", "   ", "\t"])("treats %j as unset", (blank) => {
+    const config = loadConfig({ CHUNK_SIZE: blank, USE_RERANKER: blank, RAG_LLM_PROVIDER: blank, VECTORDB_URI: blank });
+    expect(config.chunkSize).toBe(1000);
+    expect(config.useReranker).toBe(false);
+    expect(config.llmProvider).toBe("openai");
+    expect(config.vectorStore).toBe("embedded");
+    expect(config.vectorDbUri).toBe("http://localhost:19530");
+  });
+
+  it("trims surrounding whitespace from values", () => {
+    expect(loadConfig({ CHUNK_SIZE: " 800 " }).chunkSize).toBe(800);
+    expect(loadConfig({ RAG_LLM_PROVIDER: " ollama\n" }).llmProvider).toBe("ollama");
+  });
+
+  it.each([
+    ["true", true],
+    ["false", false],
+    ["1", true],
+    ["0", false],
+    ["yes", true],
+    ["no", false],
+    ["TRUE", true],
+    ["No", false],
+  ])("reads the boolean %j as %s", (value, expected) => {
+    expect(loadConfig({ USE_RERANKER: value }).useReranker).toBe(expected);
+    expect(loadConfig({ USE_RAPTOR: value }).useRaptor).toBe(expected);
+  });
+});
+
+describe("loadConfig validation", () => {
+  it.each([
+    ["CHUNK_SIZE", "big"],
+    ["CHUNK_SIZE", "12.5"],
+    ["USE_RERANKER", "maybe"],
+    ["RAG_LLM_PROVIDER", "foo"],
+    ["RETRIEVER_TOP_K", "0"],
+    ["RAG_LLM_TOP_P", "1.5"],
+    ["JWT_ALGORITHM", "RS256"],
+    ["CACHE_PORT", "-1"],
+    ["VECTORDB_COLLECTION", "9bad-name"],
+    ["LOCALLLM_NUM_CTX", "0"],
+  ])("rejects %s=%j with config_invalid naming the variable", (variable, value) => {
+    const error = captureError(() => loadConfig({ [variable]: value }));
+    expect(error).toBeInstanceOf(DocqaError);
+    expect(error.code).toBe("config_invalid");
+    expect(error.component).toBe("config");
+    expect(error.message).toContain(`${variable}=${JSON.stringify(value)}`);
+    expect(error.details).toEqual([expect.stringContaining(`${variable}=`)]);
+  });
+
+  it("names every invalid variable in one error", () => {
+    const error = captureError(() => loadConfig({ CHUNK_SIZE: "big", USE_RERANKER: "maybe" }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain('CHUNK_SIZE="big"');
+    expect(error.message).toContain('USE_RERANKER="maybe"');
+    expect(error.details).toHaveLength(2);
+  });
+
+  it("rejects CHUNK_OVERLAP equal to CHUNK_SIZE", () => {
+    const error = captureError(() => loadConfig({ CHUNK_OVERLAP: "1000" }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toBe("[docqa] [config] invalid configuration: CHUNK_OVERLAP (1000) must be smaller than CHUNK_SIZE (1000)");
+  });
+
+  it("rejects CHUNK_OVERLAP larger than CHUNK_SIZE", () => {
+    const error = captureError(() => loadConfig({ CHUNK_SIZE: "200", CHUNK_OVERLAP: "300" }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain("CHUNK_OVERLAP (300)");
+    expect(error.message).toContain("CHUNK_SIZE (200)");
+  });
+
+  it("accepts CHUNK_OVERLAP one below CHUNK_SIZE", () => {
+    const config = loadConfig({ CHUNK_SIZE: "200", CHUNK_OVERLAP: "199" });
+    expect([config.chunkSize, config.chunkOverlap]).toEqual([200, 199]);
+  });
+
+  it("rejects WEIGHT_VECTOR and WEIGHT_BM25 both 0", () => {
+    const error = captureError(() => loadConfig({ WEIGHT_VECTOR: "0", WEIGHT_BM25: "0" }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain("WEIGHT_VECTOR");
+    expect(error.message).toContain("WEIGHT_BM25");
+  });
+
+  it("keeps the validation error as the cause", () => {
+    const error = captureError(() => loadConfig({ CHUNK_SIZE: "big" }));
+    expect(error.cause).toBeInstanceOf(Error);
+  });
+});

@@ -1,0 +1,226 @@
+import { describe, expect, it } from "vitest";
+import { Bm25Index } from "./bm25-index.js";
+
+const k1 = 1.2;
+const b = 0.75;
+
+/** idf(t) = ln(1 + (N − df + 0.5) / (df + 0.5)) */
+function idf(documentCount: number, documentFrequency: number): number {
+  return Math.log(1 + (documentCount - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+/** One term's contribution: idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl)) */
+function termScore(termIdf: number, termFrequency: number, documentLength: number, averageLength: number): number {
+  return (termIdf * termFrequency * (k1 + 1)) / (termFrequency + k1 * (1 - b + (b * documentLength) / averageLength));
+}
+
+/*
+ * The toy corpus (already analysed terms):
+ *   slot 0: cat sat mat                  dl = 3
+ *   slot 1: cat cat dog                  dl = 3
+ *   slot 2: dog bird bird fish tree sun  dl = 6
+ * N = 3, avgdl = (3 + 3 + 6) / 3 = 4; df(cat) = 2, df(dog) = 2, df(bird) = 1.
+ */
+function toyIndex(): Bm25Index {
+  const index = new Bm25Index({ k1, b });
+  index.add(0, ["cat", "sat", "mat"]);
+  index.add(1, ["cat", "cat", "dog"]);
+  index.add(2, ["dog", "bird", "bird", "fish", "tree", "sun"]);
+  return index;
+}
+
+describe("Bm25Index", () => {
+  it("counts live slots", () => {
+    expect(toyIndex().size).toBe(3);
+    expect(new Bm25Index({ k1, b }).size).toBe(0);
+  });
+
+  it("scores a single term by hand-computed Okapi BM25", () => {
+    // idf(cat) = ln(1 + (3 − 2 + 0.5) / (2 + 0.5)) = ln(1.6)
+    // slot 1: tf 2, dl 3 → ln(1.6) · 2 · 2.2 / (2 + 1.2 · (0.25 + 0.75 · 3/4)) = ln(1.6) · 4.4 / 2.975
+    // slot 0: tf 1, dl 3 → ln(1.6) · 2.2 / 1.975
+    const results = toyIndex().search(["cat"], 10);
+    expect(results.map((result) => result.id)).toEqual([1, 0]);
+    expect(results[0]?.score).toBeCloseTo((Math.log(1.6) * 4.4) / 2.975, 12);
+    expect(results[1]?.score).toBeCloseTo((Math.log(1.6) * 2.2) / 1.975, 12);
+    expect(results[1]?.score).toBeCloseTo(0.523548, 6);
+    expect(results[0]?.score).toBeCloseTo(termScore(idf(3, 2), 2, 3, 4), 12);
+  });
+
+  it("sums the terms of a multi-term query and ranks by the total", () => {
+    const idfCat = idf(3, 2);
+    const idfDog = idf(3, 2);
+    const idfBird = idf(3, 1);
+    // slot 2 ≈ 0.3902 + 1.1823 = 1.5726, slot 1 ≈ 0.6951 + 0.5235 = 1.2187, slot 0 ≈ 0.524
+    const expected = [
+      { id: 2, score: termScore(idfDog, 1, 6, 4) + termScore(idfBird, 2, 6, 4) },
+      { id: 1, score: termScore(idfCat, 2, 3, 4) + termScore(idfDog, 1, 3, 4) },
+      { id: 0, score: termScore(idfCat, 1, 3, 4) },
+    ];
+    expect(expected[0]?.score).toBeCloseTo(1.5726, 4);
+    expect(expected[1]?.score).toBeCloseTo(1.2187, 4);
+    const results = toyIndex().search(["cat", "dog", "bird"], 10);
+    expect(results.map((result) => result.id)).toEqual([2, 1, 0]);
+    results.forEach((result, position) => {
+      expect(result.score).toBeCloseTo(expected[position]?.score as number, 12);
+    });
+  });
+
+  it("penalises longer documents for the same term frequency", () => {
+    // dog: tf 1 in slot 1 (dl 3) and slot 2 (dl 6)
+    const results = toyIndex().search(["dog"], 10);
+    expect(results.map((result) => result.id)).toEqual([1, 2]);
+    expect(results[0]?.score).toBeCloseTo(termScore(idf(3, 2), 1, 3, 4), 12);
+    expect(results[1]?.score).toBeCloseTo(termScore(idf(3, 2), 1, 6, 4), 12);
+  });
+
+  it("counts a repeated query term twice", () => {
+    const index = toyIndex();
+    const once = index.search(["cat"], 10);
+    const twice = index.search(["cat", "cat"], 10);
+    expect(twice.map((result) => result.id)).toEqual([1, 0]);
+    expect(twice[0]?.score).toBeCloseTo(2 * (once[0]?.score as number), 12);
+    expect(twice[1]?.score).toBeCloseTo(2 * (once[1]?.score as number), 12);
+  });
+
+  it("returns the same scores on repeated searches (score buffers are reset)", () => {
+    const index = toyIndex();
+    const first = index.search(["cat", "dog"], 10);
+    const second = index.search(["cat", "dog"], 10);
+    expect(second).toEqual(first);
+  });
+
+  it("returns only the topK best slots", () => {
+    const results = toyIndex().search(["cat", "dog", "bird"], 2);
+    expect(results.map((result) => result.id)).toEqual([2, 1]);
+  });
+
+  it("never returns slots that match no query term", () => {
+    expect(
+      toyIndex()
+        .search(["bird"], 10)
+        .map((result) => result.id),
+    ).toEqual([2]);
+  });
+
+  it("returns [] for terms the index does not know", () => {
+    expect(toyIndex().search(["zebra", "unicorn"], 10)).toEqual([]);
+    expect(toyIndex().search([], 10)).toEqual([]);
+  });
+
+  it("ignores unknown terms mixed with known ones", () => {
+    const index = toyIndex();
+    expect(index.search(["zebra", "bird"], 10)).toEqual(index.search(["bird"], 10));
+  });
+
+  it("returns [] for topK = 0 and for an empty index", () => {
+    expect(toyIndex().search(["cat"], 0)).toEqual([]);
+    expect(new Bm25Index({ k1, b }).search(["cat"], 5)).toEqual([]);
+  });
+
+  it("updates N, df and avgdl when a slot is removed", () => {
+    const index = toyIndex();
+    index.remove(2);
+    expect(index.size).toBe(2);
+    // Now N = 2, avgdl = (3 + 3) / 2 = 3, df(dog) = 1, df(cat) = 2.
+    const dog = index.search(["dog"], 10);
+    expect(dog.map((result) => result.id)).toEqual([1]);
+    expect(dog[0]?.score).toBeCloseTo(termScore(idf(2, 1), 1, 3, 3), 12);
+    const cat = index.search(["cat"], 10);
+    expect(cat.map((result) => result.id)).toEqual([1, 0]);
+    expect(cat[0]?.score).toBeCloseTo(termScore(idf(2, 2), 2, 3, 3), 12);
+    expect(cat[1]?.score).toBeCloseTo(termScore(idf(2, 2), 1, 3, 3), 12);
+    // The score differs from the one before the removal.
+    expect(cat[1]?.score).not.toBeCloseTo(termScore(idf(3, 2), 1, 3, 4), 6);
+  });
+
+  it("returns [] for a term whose only document was removed", () => {
+    const index = toyIndex();
+    index.remove(2);
+    expect(index.search(["bird"], 10)).toEqual([]);
+  });
+
+  it("treats removing an unknown or already removed slot as a no-op", () => {
+    const index = toyIndex();
+    index.remove(2);
+    index.remove(2);
+    index.remove(99_999);
+    expect(index.size).toBe(2);
+    expect(index.search(["dog"], 10)[0]?.score).toBeCloseTo(termScore(idf(2, 1), 1, 3, 3), 12);
+  });
+
+  it("stays correct after most of a posting list is removed (compaction)", () => {
+    const index = new Bm25Index({ k1, b });
+    // Slot s holds "cat" (s % 3 + 1) times and one word of its own.
+    for (let slot = 0; slot < 10; slot++) index.add(slot, [...Array(1 + (slot % 3)).fill("cat"), `word${slot}`]);
+    for (let slot = 0; slot < 8; slot++) index.remove(slot);
+    // Survivors: slot 8 (tf 3, dl 4) and slot 9 (tf 1, dl 2); N = 2, avgdl = 3, df(cat) = 2.
+    const first = index.search(["cat"], 10);
+    expect(first).toEqual([
+      { id: 8, score: expect.closeTo(termScore(idf(2, 2), 3, 4, 3), 12) },
+      { id: 9, score: expect.closeTo(termScore(idf(2, 2), 1, 2, 3), 12) },
+    ]);
+    // Adding after compaction: slot 10 (tf 2, dl 2); N = 3, avgdl = 8 / 3, df(cat) = 3.
+    index.add(10, ["cat", "cat"]);
+    const second = index.search(["cat"], 10);
+    const expected = [
+      { id: 8, score: termScore(idf(3, 3), 3, 4, 8 / 3) },
+      { id: 10, score: termScore(idf(3, 3), 2, 2, 8 / 3) },
+      { id: 9, score: termScore(idf(3, 3), 1, 2, 8 / 3) },
+    ].sort((left, right) => right.score - left.score);
+    expect(second.map((result) => result.id)).toEqual(expected.map((result) => result.id));
+    second.forEach((result, position) => {
+      expect(result.score).toBeCloseTo(expected[position]?.score as number, 12);
+    });
+    expect(index.search(["word3"], 10)).toEqual([]);
+  });
+
+  it("grows past its initial slot capacity", () => {
+    const index = new Bm25Index({ k1, b });
+    index.add(5000, ["rare"]);
+    index.add(0, ["common"]);
+    expect(index.search(["rare"], 5).map((result) => result.id)).toEqual([5000]);
+    expect(index.size).toBe(2);
+  });
+
+  describe("slot predicate", () => {
+    it("filters before scoring, keeping N and avgdl of all live slots", () => {
+      const index = toyIndex();
+      const results = index.search(["cat"], 1, (slot) => slot !== 1);
+      // Slot 1 ranks first unfiltered; the filtered top-1 is slot 0 with its unfiltered score.
+      expect(results).toHaveLength(1);
+      expect(results[0]?.id).toBe(0);
+      expect(results[0]?.score).toBeCloseTo(termScore(idf(3, 2), 1, 3, 4), 12);
+    });
+
+    it("returns the best allowed slots even when they rank below k disallowed ones", () => {
+      const index = new Bm25Index({ k1, b });
+      // Slot s holds "term" s + 1 times, padded to the same length, so the score rises with s.
+      for (let slot = 0; slot < 20; slot++) {
+        index.add(slot, [...Array(slot + 1).fill("term"), ...Array(20 - slot).fill(`pad${slot}`)]);
+      }
+      const unfiltered = index.search(["term"], 5);
+      expect(unfiltered.map((result) => result.id)).toEqual([19, 18, 17, 16, 15]);
+      const allowed = (slot: number) => slot % 2 === 0 && slot < 12;
+      const filtered = index.search(["term"], 3, allowed);
+      expect(filtered.map((result) => result.id)).toEqual([10, 8, 6]);
+      const all = index.search(["term"], 20);
+      for (const result of filtered) {
+        expect(result.score).toBe(all.find((candidate) => candidate.id === result.id)?.score);
+      }
+    });
+
+    it("asks the predicate only about slots holding a query term", () => {
+      const asked: number[] = [];
+      toyIndex().search(["bird"], 10, (slot) => {
+        asked.push(slot);
+        return true;
+      });
+      expect(asked).toEqual([2]);
+    });
+
+    it("returns [] when the predicate rejects every slot", () => {
+      expect(toyIndex().search(["cat", "dog"], 10, () => false)).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,170 @@
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Principal } from "../acl/principal.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import { type ChunkRecord, chunkId, type DocumentVersion } from "../stores/chunk-record.js";
+import { createEmbeddedStore, type EmbeddedStore } from "./embedded-store.js";
+
+const model = { id: "test-model", dimension: 3 };
+const everyone = "|user:_all_|";
+const reader: Principal = { userName: "reader@example.org", roles: [], groups: [] };
+
+function documentVersion(
+  docId: string,
+  texts: string[],
+  options: { acl?: string; owner?: string; vectors?: number[][]; tag?: string } = {},
+): DocumentVersion {
+  const contentHash = `${docId}-${options.tag ?? "v1"}`;
+  const chunks: ChunkRecord[] = texts.map((text, chunkIndex) => ({
+    id: chunkId(docId, chunkIndex),
+    docId,
+    chunkIndex,
+    text,
+    title: `Title of ${docId}`,
+    source: "test",
+    ownerId: options.owner ?? "owner@example.org",
+    acl: options.acl ?? everyone,
+    metadata: { doc_id: docId, chunk_index: chunkIndex, type: docId.endsWith(".md") ? "md" : "txt", created_at: "2024-05-01T00:00:00Z" },
+    contentHash,
+    embedding: options.vectors?.[chunkIndex] ? Float32Array.from(options.vectors[chunkIndex] as number[]) : undefined,
+  }));
+  return { docId, contentHash, chunks };
+}
+
+const temporaryDirectories: string[] = [];
+const stores: EmbeddedStore[] = [];
+function newStore(dataDir?: string): EmbeddedStore {
+  const directory = dataDir ?? mkdtempSync(join(tmpdir(), "docqa-store-"));
+  temporaryDirectories.push(directory);
+  const store = createEmbeddedStore({ dataDir: directory });
+  stores.push(store);
+  return store;
+}
+
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+describe("embedded store", () => {
+  it("finds what was written with BM25 and vectors, and persists across reopening", async () => {
+    const store = newStore();
+    await store.upsert(
+      "org-a",
+      [
+        documentVersion("cats", ["Cats purr and sleep all day."], { vectors: [[1, 0, 0]] }),
+        documentVersion("dogs", ["Dogs bark at the postman."], { vectors: [[0, 1, 0]] }),
+      ],
+      { embeddingModel: model },
+    );
+    const keyword = await store.searchByText("org-a", "barking dog", { topK: 5, filter: { principal: reader } });
+    expect(keyword.map((result) => result.chunk.docId)).toEqual(["dogs"]);
+    expect(keyword[0]?.score).toBeGreaterThan(0);
+    const vector = await store.searchByVector("org-a", Float32Array.from([0.9, 0.1, 0]), model, { topK: 2, filter: { principal: reader } });
+    expect(vector.map((result) => result.chunk.docId)).toEqual(["cats", "dogs"]);
+    expect(vector[0]?.score).toBeCloseTo(0.9 / Math.hypot(0.9, 0.1), 5);
+
+    await store.close();
+    const reopened = newStore(store.dataDir);
+    expect(await reopened.count("org-a")).toBe(2);
+    const again = await reopened.searchByText("org-a", "cats", { topK: 5, filter: { principal: reader } });
+    expect(again[0]?.chunk).toMatchObject({ docId: "cats", text: "Cats purr and sleep all day.", title: "Title of cats", acl: everyone });
+    const vectorAgain = await reopened.searchByVector("org-a", Float32Array.from([0, 1, 0]), model, {
+      topK: 1,
+      filter: { principal: reader },
+    });
+    expect(vectorAgain[0]?.chunk.docId).toBe("dogs");
+  });
+
+  it("replaces every chunk of a document on upsert, and deletes", async () => {
+    const store = newStore();
+    await store.upsert("org-a", [documentVersion("doc", ["alpha one", "alpha two", "alpha three"])]);
+    expect(await store.count("org-a")).toBe(3);
+    await store.upsert("org-a", [documentVersion("doc", ["beta only"], { tag: "v2" })]);
+    expect(await store.count("org-a")).toBe(1);
+    expect(await store.searchByText("org-a", "alpha", { topK: 5, filter: {} })).toEqual([]);
+    expect((await store.searchByText("org-a", "beta", { topK: 5, filter: {} }))[0]?.chunk.contentHash).toBe("doc-v2");
+    expect(await store.contentHashes("org-a", ["doc", "missing"])).toEqual(new Map([["doc", "doc-v2"]]));
+    await store.delete("org-a", ["doc", "missing"]);
+    expect(await store.count("org-a")).toBe(0);
+    expect(await store.contentHashes("org-a", ["doc"])).toEqual(new Map());
+  });
+
+  it("isolates organisations in separate files and queries", async () => {
+    const store = newStore();
+    await store.upsert("org-a", [documentVersion("secret", ["the launch code is pineapple"])]);
+    await store.upsert("org-b", [documentVersion("public", ["bananas are yellow"])]);
+    expect(await store.searchByText("org-b", "pineapple launch code", { topK: 5, filter: {} })).toEqual([]);
+    expect(await store.count("org-b")).toBe(1);
+    expect(readdirSync(store.dataDir).filter((name) => name.endsWith(".sqlite"))).toHaveLength(2);
+  });
+
+  it("filters by principal before scoring, so top-k is filled with readable chunks", async () => {
+    const store = newStore();
+    const documents: DocumentVersion[] = [];
+    for (let index = 0; index < 1000; index++) {
+      const readable = index % 200 === 7;
+      documents.push(
+        documentVersion(`doc-${index}`, [`quarterly policy report number ${index}${readable ? "" : " policy policy"}`], {
+          acl: readable ? "|user:reader@example.org|" : "|user:someone@example.org|",
+        }),
+      );
+    }
+    await store.upsert("org-a", documents);
+    const results = await store.searchByText("org-a", "policy report", { topK: 8, filter: { principal: reader } });
+    expect(results.map((result) => result.chunk.docId).sort()).toEqual(["doc-207", "doc-407", "doc-607", "doc-7", "doc-807"]);
+    const unfiltered = await store.searchByText("org-a", "policy report", { topK: 8, filter: {} });
+    expect(unfiltered.some((result) => result.chunk.acl.includes("reader@"))).toBe(false);
+  });
+
+  it("applies metadata conditions and document filters", async () => {
+    const store = newStore();
+    await store.upsert("org-a", [documentVersion("a.md", ["shared words here"]), documentVersion("b.txt", ["shared words there"])]);
+    const markdown = await store.searchByText("org-a", "shared words", {
+      topK: 5,
+      filter: { metadata: [{ key: "type", op: "eq", value: "md" }] },
+    });
+    expect(markdown.map((result) => result.chunk.docId)).toEqual(["a.md"]);
+    const byDocument = await store.searchByText("org-a", "shared words", { topK: 5, filter: { docIds: ["b.txt"] } });
+    expect(byDocument.map((result) => result.chunk.docId)).toEqual(["b.txt"]);
+    const dated = await store.searchByText("org-a", "shared", {
+      topK: 5,
+      filter: { metadata: [{ key: "created_at", op: "gte", value: "2025-01-01" }] },
+    });
+    expect(dated).toEqual([]);
+  });
+
+  it("sees writes of another instance on the same data directory", async () => {
+    const writer = newStore();
+    const reader2 = newStore(writer.dataDir);
+    expect(await reader2.count("org-a")).toBe(0);
+    await writer.upsert("org-a", [documentVersion("late", ["written by another process"])]);
+    const results = await reader2.searchByText("org-a", "another process", { topK: 5, filter: {} });
+    expect(results.map((result) => result.chunk.docId)).toEqual(["late"]);
+    await writer.delete("org-a", ["late"]);
+    expect(await reader2.searchByText("org-a", "another process", { topK: 5, filter: {} })).toEqual([]);
+  });
+
+  it("refuses vectors of a different embedding model and leaves the store unchanged", async () => {
+    const store = newStore();
+    await store.upsert("org-a", [documentVersion("one", ["first"], { vectors: [[1, 0, 0]] })], { embeddingModel: model });
+    const other = { id: "other-model", dimension: 3 };
+    const write = store.upsert("org-a", [documentVersion("two", ["second"], { vectors: [[0, 1, 0]] })], { embeddingModel: other });
+    await expect(write).rejects.toSatisfy((error: unknown) => DocqaError.isInstance(error) && error.code === "embedding_model_mismatch");
+    await expect(store.searchByVector("org-a", Float32Array.from([1, 0, 0]), other, { topK: 1, filter: {} })).rejects.toThrow(
+      /holds 3-dimensional vectors of test-model/,
+    );
+    expect(await store.count("org-a")).toBe(1);
+  });
+
+  it("handles unicode text and an empty organisation", async () => {
+    const store = newStore();
+    expect(await store.searchByText("empty-org", "anything", { topK: 5, filter: {} })).toEqual([]);
+    await store.upsert("org-a", [documentVersion("unicode", ["Ünïcödé naïve café — 東京都の天気 😀"])]);
+    expect((await store.searchByText("org-a", "東京", { topK: 5, filter: {} }))[0]?.chunk.text).toBe(
+      "Ünïcödé naïve café — 東京都の天気 😀",
+    );
+    expect((await store.searchByText("org-a", "CAFÉ", { topK: 5, filter: {} }))[0]?.chunk.docId).toBe("unicode");
+  });
+});

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { splitBlocks, splitSentences, stripMarkup } from "./split-sentences.js";
+
+describe("splitSentences", () => {
+  it("joins hard-wrapped lines of a paragraph before splitting sentences", () => {
+    expect(splitSentences("The policy applies\nto all staff. It starts\non Monday.")).toEqual([
+      "The policy applies to all staff.",
+      "It starts on Monday.",
+    ]);
+  });
+
+  it("treats a blank line as a paragraph break", () => {
+    expect(splitSentences("First paragraph\n\nSecond paragraph")).toEqual(["First paragraph", "Second paragraph"]);
+  });
+
+  it("keeps headings and list items as separate sentences without their markers", () => {
+    const text = ["# Leave policy", "Staff get ten days", "- first item", "* second item", "+ third item", "1. numbered", "2) other"].join(
+      "\n",
+    );
+    expect(splitSentences(text)).toEqual([
+      "Leave policy",
+      "Staff get ten days",
+      "first item",
+      "second item",
+      "third item",
+      "numbered",
+      "other",
+    ]);
+  });
+
+  it("starts a new block at each list item and joins a list item's wrapped lines", () => {
+    expect(splitSentences("You need:\n- a badge\n- a laptop\n  with its charger\n\nThen start.")).toEqual([
+      "You need:",
+      "a badge",
+      "a laptop with its charger",
+      "Then start.",
+    ]);
+  });
+
+  it("keeps quotes and table rows as separate blocks", () => {
+    expect(splitSentences("Intro line\n> quoted text\n| a | b |")).toEqual(["Intro line", "quoted text", "| a | b |"]);
+  });
+
+  it("makes each line of a fenced code block its own sentence and drops the fences", () => {
+    const text = ["Install it", "```bash", "npm install docqa", "npm test", "```", "Then run", "it now."].join("\n");
+    expect(splitSentences(text)).toEqual(["Install it", "npm install docqa", "npm test", "Then run it now."]);
+  });
+
+  it("treats ~~~ fences like ``` fences and does not read code lines as headings", () => {
+    expect(splitSentences("~~~\n# a comment\n- not a list\n~~~")).toEqual(["# a comment", "- not a list"]);
+  });
+
+  it("strips HTML comments", () => {
+    expect(splitSentences("Visible <!-- hidden note --> text.")).toEqual(["Visible text."]);
+    expect(splitSentences("Before.\n<!--\nmulti-line\nhidden\n-->\nAfter.")).toEqual(["Before.", "After."]);
+  });
+
+  it("strips {{#include}} directives", () => {
+    expect(splitSentences("Setup steps.\n{{#include ../snippets/setup.md}}\nMore steps.")).toEqual(["Setup steps.", "More steps."]);
+  });
+
+  it("keeps the text of Markdown links and drops their targets", () => {
+    expect(splitSentences("See [the guide](https://example.org/guide) for details.")).toEqual(["See the guide for details."]);
+    expect(splitSentences("Read [the FAQ][faq] first.")).toEqual(["Read the FAQ first."]);
+  });
+
+  it("drops images and HTML tags", () => {
+    expect(splitSentences("![logo](logo.png) Welcome to <b>docqa</b> today.<br/>")).toEqual(["Welcome to docqa today."]);
+  });
+
+  it("collapses whitespace inside sentences", () => {
+    expect(splitSentences("Too    many\t\tspaces here.")).toEqual(["Too many spaces here."]);
+  });
+
+  it("handles Windows line endings", () => {
+    expect(splitSentences("Line one\r\ncontinues.\r\n\r\nNext one.")).toEqual(["Line one continues.", "Next one."]);
+  });
+
+  it("returns [] for empty or markup-only text", () => {
+    expect(splitSentences("")).toEqual([]);
+    expect(splitSentences("<!-- only a comment -->\n\n   \n```\n```")).toEqual([]);
+  });
+});
+
+describe("stripMarkup", () => {
+  it("removes an unterminated HTML comment to the end of the text", () => {
+    expect(stripMarkup("Keep <!-- never closed\nstill hidden").trim()).toBe("Keep");
+  });
+});
+
+describe("splitBlocks", () => {
+  it("returns paragraphs and structural lines as blocks", () => {
+    expect(splitBlocks("## Title\nline one\nline two\n\n- item")).toEqual(["Title", "line one line two", "item"]);
+  });
+});
