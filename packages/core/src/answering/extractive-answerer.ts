@@ -111,7 +111,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       let callout = best.text;
       if (best.words < 12) {
         const next = units.find((unit) => unit.entry === best.entry && unit.position === best.position + 1);
-        if (next && !caveatPattern.test(next.text)) {
+        if (next && !next.fragment && !caveatPattern.test(next.text)) {
           callout = `${callout} ${next.text}`;
           used.add(next);
         }

@@ -50,6 +50,7 @@ export function resolveCitations(answer: Answer, sources: Readonly<Record<string
         return known.length === 0 ? "" : `[Source: ${known.join(", ")}]`;
       })
       .replace(/[ \t]{2,}/g, " ")
+      .replace(/[ \t]+([.,;:!?])/g, "$1")
       .trim();
   const resolved: Answer = {
     callout_answer: rewrite(answer.callout_answer),

@@ -106,13 +106,34 @@ export class Bm25Index {
    */
   search(queryTerms: readonly string[], topK: number, accept?: SlotPredicate): IdScore[] {
     if (this.liveCount === 0 || topK <= 0) return [];
-    const { k1, b } = this.parameters;
-    const averageLength = this.totalLength / this.liveCount || 1;
     const queryFrequencies = new Map<number, number>();
     for (const term of queryTerms) {
       const termId = this.terms.get(term);
       if (termId !== undefined) queryFrequencies.set(termId, (queryFrequencies.get(termId) ?? 0) + 1);
     }
+    const scores = this.scores;
+    const touched = this.touched;
+    let touchedCount = 0;
+    try {
+      touchedCount = this.accumulate(queryFrequencies, accept);
+    } catch (error) {
+      // Leave the shared accumulator clean for the next search, then rethrow.
+      scores.fill(0);
+      throw error;
+    }
+    const best = new TopK(topK);
+    for (let index = 0; index < touchedCount; index++) {
+      const slot = touched[index] as number;
+      best.offer(slot, scores[slot] as number);
+      scores[slot] = 0;
+    }
+    return best.sorted();
+  }
+
+  /** Adds every query term's BM25 contribution into the shared accumulator; returns how many slots it touched. */
+  private accumulate(queryFrequencies: Map<number, number>, accept: SlotPredicate | undefined): number {
+    const { k1, b } = this.parameters;
+    const averageLength = this.totalLength / this.liveCount || 1;
     const scores = this.scores;
     const touched = this.touched;
     const live = this.live;
@@ -138,13 +159,7 @@ export class Bm25Index {
         scores[slot] = (scores[slot] as number) + contribution;
       }
     }
-    const best = new TopK(topK);
-    for (let index = 0; index < touchedCount; index++) {
-      const slot = touched[index] as number;
-      best.offer(slot, scores[slot] as number);
-      scores[slot] = 0;
-    }
-    return best.sorted();
+    return touchedCount;
   }
 
   private compact(list: PostingList): void {

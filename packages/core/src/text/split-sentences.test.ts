@@ -93,3 +93,10 @@ describe("splitBlocks", () => {
     expect(splitBlocks("## Title\nline one\nline two\n\n- item")).toEqual(["Title", "line one line two", "item"]);
   });
 });
+
+describe("stripMarkup on technical text", () => {
+  it("removes inline HTML tags without leaving spaces, and keeps angle brackets that are not HTML", () => {
+    expect(splitSentences("Welcome to <b>docqa</b>.")).toEqual(["Welcome to docqa."]);
+    expect(splitSentences("Use Vec<String> here, and a<b when x>y.")).toEqual(["Use Vec<String> here, and a<b when x>y."]);
+  });
+});
