@@ -66,7 +66,8 @@ export interface RagServiceOptions {
  * Creates a docqa service. Nothing is loaded until first use or {@link RagService.ready}, so
  * creating a service never throws for missing models or secrets.
  *
- * @throws {DocqaError} `config_invalid` when overrides are inconsistent.
+ * @throws {DocqaError} `config_invalid` when a server store is selected (`VECTORDB_URI`,
+ *   `FULLTEXT_URI`) but no `stores` are passed.
  * @example
  * ```ts
  * const service = createRagService({ config: loadConfig() });
@@ -78,6 +79,13 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const config = isFullConfig(options.config) ? options.config : resolveConfig(options.config);
   const logger = options.logger ?? createConsoleLogger(config.logLevel);
   const perfLog = options.perfLog ?? createPerfLog(config.perfLog);
+  if (!options.stores && (config.vectorStore !== "embedded" || config.keywordStore !== "embedded")) {
+    throw new DocqaError(
+      "config_invalid",
+      `VECTOR_STORE=${config.vectorStore} and KEYWORD_STORE=${config.keywordStore} need a server backend package, which this release does not include: unset VECTORDB_URI and FULLTEXT_URI (or set VECTOR_STORE=embedded and KEYWORD_STORE=embedded) to use the embedded store, or pass stores to createRagService`,
+      { component: "service" },
+    );
+  }
   const embedded = options.stores?.vector && options.stores.keyword ? undefined : embeddedStoreFromConfig(config, logger);
   const vectorIndex = options.stores?.vector ?? embedded;
   const keywordIndex = (options.stores?.keyword ?? embedded) as KeywordIndex;
