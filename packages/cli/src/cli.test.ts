@@ -149,13 +149,18 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
       for (const server of servers.splice(0)) server.kill("SIGKILL");
     });
 
-    async function startServer(dataDir: string): Promise<{ url: string; process: ChildProcess }> {
+    async function startServer(
+      dataDir: string,
+      environment: Record<string, string> = {},
+    ): Promise<{ url: string; process: ChildProcess; stdout: string[] }> {
       const child = spawn(process.execPath, [docqa, "serve", "--port", "0", "--host", "127.0.0.1"], {
         cwd: repositoryRoot,
-        env: { ...process.env, ...bm25Only, DATA_DIR: dataDir, JWT_SECRET: "serve-secret", LOG_LEVEL: "warn" },
-        stdio: ["ignore", "ignore", "pipe"],
+        env: { ...process.env, ...bm25Only, DATA_DIR: dataDir, JWT_SECRET: "serve-secret", LOG_LEVEL: "warn", ...environment },
+        stdio: ["ignore", "pipe", "pipe"],
       });
       servers.push(child);
+      const stdout: string[] = [];
+      child.stdout?.on("data", (data: Buffer) => stdout.push(data.toString()));
       const url = await new Promise<string>((resolve, reject) => {
         let output = "";
         child.stderr?.on("data", (data: Buffer) => {
@@ -165,7 +170,7 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
         });
         child.on("exit", (code) => reject(new Error(`docqa serve exited with ${code}: ${output}`)));
       });
-      return { url, process: child };
+      return { url, process: child, stdout };
     }
 
     async function token(): Promise<string> {
@@ -190,7 +195,7 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
       first.process.kill("SIGTERM");
       await new Promise((resolve) => first.process.on("exit", resolve));
 
-      const second = await startServer(dataDir);
+      const second = await startServer(dataDir, { PERF_LOG: "true" });
       const predict = await request(
         second.url,
         "/predict",
@@ -200,6 +205,19 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
       const body = (await predict.json()) as Asked;
       expect(body.answer.callout_answer).toBe("The guest Wi-Fi password changes every Monday. [Source: doc_1]");
       expect(body.sources.doc_1?.metadata.doc_id).toBe("wifi");
+
+      // PERF_LOG=true: three PERF lines on standard output, JSON with integer millisecond times.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const perfLines = second.stdout
+        .join("")
+        .split("\n")
+        .filter((line) => line.startsWith("PERF "));
+      const events = perfLines.map((line) => JSON.parse(line.slice("PERF ".length)) as Record<string, unknown>);
+      expect(events.map((event) => event.event)).toEqual(["rag_start", "retrieval_done", "rag_end"]);
+      expect(events[2]).toMatchObject({ docs_count: 1, model: "extractive", num_predict: null, num_ctx: null });
+      for (const key of ["ts", "total_ms", "retrieval_ms", "context_ms", "llm_ms", "post_ms", "context_chars"]) {
+        expect(Number.isInteger(events[2]?.[key]), key).toBe(true);
+      }
     }, 60_000);
 
     it("after kill -9 during large upserts, the store opens and the document is wholly old or wholly new", async () => {
