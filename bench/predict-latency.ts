@@ -7,21 +7,16 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocqaConfigOverrides, type DocumentInput, loadTextFile, mintAccessToken } from "@docqa/core";
+import { createRagService, type DocqaConfigOverrides, mintAccessToken } from "@docqa/core";
 import { predictRoutes } from "@docqa/predict-api";
 import { type BenchmarkRow, percentile } from "./statistics.ts";
 
 const root = join(import.meta.dirname, "..");
 const secret = "bench-secret";
 
-async function exampleDocuments(): Promise<Record<string, DocumentInput>> {
+async function examplePaths(): Promise<string[]> {
   const folder = join(root, "examples", "corpus");
-  const documents: Record<string, DocumentInput> = {};
-  for (const name of (await readdir(folder)).sort()) {
-    const document = await loadTextFile(join(folder, name));
-    documents[name] = { ...document, metadata: { ...document.metadata, acl: "|user:_all_|" } };
-  }
-  return documents;
+  return (await readdir(folder)).sort().map((name) => join(folder, name));
 }
 
 async function timeRequests(send: () => Promise<Response>, iterations: number): Promise<number[]> {
@@ -50,7 +45,7 @@ export async function benchmarkPredictLatency(iterations = 300): Promise<Benchma
       { embedProvider: "transformers", embedModelPath: modelDirectory, embedModelName: "Xenova/bge-small-en-v1.5", embedDimension: 384 },
     ]);
   }
-  const documents = await exampleDocuments();
+  const paths = await examplePaths();
   const rows: BenchmarkRow[] = [];
   for (const [name, overrides] of configurations) {
     const service = createRagService({
@@ -58,7 +53,7 @@ export async function benchmarkPredictLatency(iterations = 300): Promise<Benchma
     });
     await service.ready();
     const principal = { userName: "bench@example.org", roles: [], groups: [] };
-    await service.upsert({ orgId: "bench", principal, uploader: principal.userName, documents });
+    await service.ingestFiles({ orgId: "bench", principal, files: paths.map((path) => ({ path })), metadata: { acl: "|user:_all_|" } });
     const app = predictRoutes(service);
     const token = await mintAccessToken(service.config.jwt, { email: principal.userName, orgId: "bench" });
     let next = 0;

@@ -13,6 +13,9 @@ export { citedKeys, type ResolvedCitations, resolveCitations } from "./answering
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
+export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "./chunking/chunk-document.js";
+export { createSemanticSplit, type SemanticSplitSettings } from "./chunking/semantic-split.js";
+export { hashOf, type SourceDocument, sourceFromInput } from "./chunking/source-document.js";
 export { configFromEnvironment, type DocqaConfig, type ScoreNormalization } from "./config/docqa-config.js";
 export { type Environment, environmentSchema, environmentVariableNames } from "./config/environment-schema.js";
 export { type DocqaConfigOverrides, type EnvironmentVariables, loadConfig, resolveConfig } from "./config/load-config.js";
@@ -21,11 +24,36 @@ export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from ".
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
-export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "./ingestion/chunk-document.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
-export { decodeText, loadTextFile } from "./ingestion/load-text-file.js";
+export {
+  type IndexedDocument,
+  type IndexingDependencies,
+  type IndexingRequest,
+  type IndexingResult,
+  indexDocuments,
+  storedHash,
+} from "./ingestion/index-documents.js";
+export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingestion/ingest-files.js";
+export { type DecodedText, decodeText } from "./ingestion/loaders/decode-text.js";
+export { type LoadFileOptions, loaderVersion, loadFile } from "./ingestion/loaders/load-file.js";
+export {
+  defaultJsonMetadataKeys,
+  type FileFormat,
+  type FileInput,
+  type JsonLoaderOptions,
+  type LoadedDocument,
+  type LoadedFile,
+  type LoadedSection,
+  type LoaderLimits,
+  supportedFormats,
+} from "./ingestion/loaders/loaded-file.js";
+export { formatFromName } from "./ingestion/loaders/sniff-file-format.js";
 export { classifyIntent, type Intent, type IntentResult } from "./intent/classify-intent.js";
+export { createInMemoryJobStore } from "./jobs/in-memory-job-store.js";
+export { type FileError, type FileWarning, type IngestionJob, isFinished, type JobState } from "./jobs/ingestion-job.js";
+export type { JobStore } from "./jobs/job-store.js";
+export { createSqliteJobStore } from "./jobs/sqlite-job-store.js";
 export { createConsoleLogger, type Logger, type LogLevel, silentLogger } from "./logging/logger.js";
 export {
   createPerfLog,
@@ -35,6 +63,15 @@ export {
   type RagStartEvent,
   type RetrievalDoneEvent,
 } from "./logging/perf-log.js";
+export {
+  buildRaptorNodes,
+  isSummaryChunk,
+  type RaptorDependencies,
+  type RaptorSettings,
+  raptorDocumentPrefix,
+} from "./raptor/build-raptor-nodes.js";
+export { type ClusterSettings, clusterVectors } from "./raptor/cluster-vectors.js";
+export { createExtractiveSummarizer, type ExtractiveSummarizerSettings, type Summarizer } from "./raptor/summarizer.js";
 export { type FusedChunk, fuseReciprocalRank, fuseWeighted, type WeightedLists } from "./retrieval/fuse-results.js";
 export { normalizeQuery } from "./retrieval/normalize-query.js";
 export { normalizeScores, standardNormalCdf } from "./retrieval/normalize-scores.js";
@@ -48,6 +85,7 @@ export {
 } from "./retrieval/retrieve-chunks.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
 export type {
+  IngestFilesRequest,
   IntentRequest,
   PredictRequest,
   PredictResult,

@@ -5,22 +5,28 @@
  *
  * Method (a query-biased extractive summary in the manner of Tombros & Sanderson, 1998,
  * "Advantages of query biased summaries in information retrieval"):
- * 1. Each context chunk is split into sentences ({@link splitSentences}).
+ * 1. Each context chunk is split into sentences ({@link splitSentences}). A RAPTOR summary's
+ *    sentence that also appears in a retrieved chunk is dropped, so the chunk is cited.
  * 2. A sentence's coverage is the IDF-weighted share of the question's content terms it
  *    contains (question words such as "how many" are ignored, {@link questionStopWords}), with
  *    IDF computed over the context's sentences: Σ_{t ∈ q ∩ s} idf(t) / Σ_{t ∈ q} idf(t).
- * 3. Its score adds a small prior for the chunk's retrieval rank, halves the score of
- *    fragments (fewer than five words, or fewer than eight without closing punctuation:
- *    headings, table cells) and lowers that of lead-in
- *    sentences ending with a colon (which introduce code or a list rather than answer).
+ * 3. Its score blends its own coverage (weight 0.7) with its chunk's coverage (0.3), so a fact
+ *    line of a record or table that answers the question as a whole ranks above a stray sentence
+ *    elsewhere; adds a small prior for the chunk's retrieval rank; halves the score of fragments
+ *    ({@link isFragment}: headings, table cells) and lowers that of lead-in sentences ending
+ *    with a colon (which introduce code or a list rather than answer).
  * 4. The best sentence is the callout (with its successor when it is very short). Other
  *    well-covered sentences that are not fragments become `positive_list`; sentences with a
  *    caveat marker ("however", "except", "not", ...) that are covered, or sit in the callout's
  *    chunk, become `negative_list`; the best covered sentence of each other retrieved document
- *    becomes `info_list`. Each item cites its chunk as `[Source: doc_n]`.
+ *    (a summary counts as the documents it summarises) becomes `info_list`. Each item cites its
+ *    chunk as `[Source: doc_n]`.
  * 5. When the best coverage is below `minimumCoverage` the answerer abstains with the spec's
  *    empty-context answer rather than cite an unrelated passage.
  */
+
+import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
+import { isFragment } from "../raptor/summarizer.js";
 import { type Analyzer, createEnglishAnalyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { splitSentences } from "../text/split-sentences.js";
@@ -51,6 +57,9 @@ interface Unit {
   score: number;
 }
 
+/** Weight of a sentence's own coverage against its chunk's coverage in its score. */
+const sentenceWeight = 0.7;
+
 const caveatPattern =
   /\b(however|but|except|excluding|unless|not|no|never|cannot|can't|won't|only if|only when|limited|limitation|although|though|must not|may not|restricted|prohibited|warning|note that)\b/i;
 const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
@@ -79,11 +88,25 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         splitSentences(entry.text).forEach((text, position) => {
           const terms = new Set(analyzer.analyze(text));
           if (terms.size === 0) return;
-          const words = text.split(/\s+/).length;
-          const fragment = words < 5 || (words < 8 && !/[.!?:;)"'\u201d]$/.test(text));
-          units.push({ entry, rank, position, text, terms, words, fragment, coverage: 0, score: 0 });
+          units.push({
+            entry,
+            rank,
+            position,
+            text,
+            terms,
+            words: text.split(/\s+/).length,
+            fragment: isFragment(text),
+            coverage: 0,
+            score: 0,
+          });
         });
       });
+      // A summary node repeats sentences of its chunks: cite the chunk when it is in the context too.
+      const leafSentences = new Set(units.filter((unit) => !isSummaryChunk(unit.entry.chunk)).map((unit) => unit.text));
+      for (let index = units.length - 1; index >= 0; index--) {
+        const unit = units[index] as Unit;
+        if (isSummaryChunk(unit.entry.chunk) && leafSentences.has(unit.text)) units.splice(index, 1);
+      }
       if (units.length === 0 || questionTerms.length === 0) return result(emptyContextAnswer(), true);
 
       const idf = new Map<string, number>();
@@ -93,14 +116,24 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         idf.set(term, Math.log(1 + (units.length - documentFrequency + 0.5) / (documentFrequency + 0.5)));
       }
       const totalWeight = [...idf.values()].reduce((sum, weight) => sum + weight, 0);
-      for (const unit of units) {
+      const coverageOf = (terms: ReadonlySet<string>) => {
         let matched = 0;
-        for (const term of questionTerms) if (unit.terms.has(term)) matched += idf.get(term) as number;
-        unit.coverage = totalWeight > 0 ? matched / totalWeight : 0;
+        for (const term of questionTerms) if (terms.has(term)) matched += idf.get(term) as number;
+        return totalWeight > 0 ? matched / totalWeight : 0;
+      };
+      const chunkCoverage = new Map<ContextEntry, number>();
+      for (const entry of context.entries) {
+        const terms = new Set<string>();
+        for (const unit of units) if (unit.entry === entry) for (const term of unit.terms) terms.add(term);
+        chunkCoverage.set(entry, coverageOf(terms));
+      }
+      for (const unit of units) {
+        unit.coverage = coverageOf(unit.terms);
         const rankPrior = 0.1 / (1 + unit.rank);
         const fragmentPenalty = unit.fragment ? 0.5 : 1;
         const leadInPenalty = unit.text.endsWith(":") ? 0.7 : 1;
-        unit.score = (unit.coverage + rankPrior) * fragmentPenalty * leadInPenalty;
+        const blended = sentenceWeight * unit.coverage + (1 - sentenceWeight) * (chunkCoverage.get(unit.entry) as number);
+        unit.score = (blended + rankPrior) * fragmentPenalty * leadInPenalty;
       }
       const ranked = [...units].sort((left, right) => right.score - left.score || left.rank - right.rank || left.position - right.position);
       const best = ranked[0] as Unit;
@@ -134,12 +167,13 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       }
 
       const info: string[] = [];
-      const citedDocuments = new Set([...used].map((unit) => unit.entry.chunk.docId));
+      const citedDocuments = new Set([...used].flatMap((unit) => documentsOf(unit.entry.chunk)));
       for (const unit of ranked) {
         if (info.length >= maximumListItems - 1) break;
-        if (unit.coverage < minimumCoverage || unit.fragment || citedDocuments.has(unit.entry.chunk.docId)) continue;
+        const documents = documentsOf(unit.entry.chunk);
+        if (unit.coverage < minimumCoverage || unit.fragment || documents.some((docId) => citedDocuments.has(docId))) continue;
         info.push(`${unit.entry.chunk.title}: ${cite(unit)}`);
-        citedDocuments.add(unit.entry.chunk.docId);
+        for (const docId of documents) citedDocuments.add(docId);
         used.add(unit);
       }
 
@@ -153,6 +187,14 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       return result(answer, false);
     },
   };
+}
+
+/** The documents a chunk speaks for: its own, or for a RAPTOR summary, those it summarises. */
+function documentsOf(chunk: ContextEntry["chunk"]): string[] {
+  const summarised = chunk.metadata.raptor_documents;
+  if (isSummaryChunk(chunk) && Array.isArray(summarised))
+    return summarised.map((document) => String((document as { doc_id: unknown }).doc_id));
+  return [chunk.docId];
 }
 
 /** The analysed terms of the question's content words (question words such as "how many" removed). */

@@ -103,8 +103,20 @@ export interface DocqaConfig {
   useSemanticSplit: boolean;
   /** `USE_RAPTOR`, default true. */
   useRaptor: boolean;
+  /** `RAPTOR_MAX_LEVELS`, default 3: summary levels built above the chunks. */
+  raptorMaxLevels: number;
+  /** `RAPTOR_CLUSTER_SIZE`, default 8: largest cluster summarised into one node. */
+  raptorClusterSize: number;
+  /** `RAPTOR_SUMMARY_CHARS`, default 800: target length of an extractive summary. */
+  raptorSummaryChars: number;
+  /** `SEMANTIC_SPLIT_PERCENTILE`, default 95: percentile of adjacent-sentence distances that marks a cut. */
+  semanticSplitPercentile: number;
+  /** `JSON_RECORDS_AS_DOCUMENTS`, default true: each record of a JSON record array becomes its own document. */
+  jsonRecordsAsDocuments: boolean;
   /** `MAX_UPLOAD_BYTES`, default 104857600 (100 MiB): largest request body or uploaded file. */
   maxUploadBytes: number;
+  /** `MAX_EXTRACTED_CHARS`, default 20000000: most characters of text taken from one file. */
+  maxExtractedChars: number;
   /** `CACHE_URL`, `CACHE_HOST`, `CACHE_PORT` (6379), `CACHE_DB` (0), `CACHE_PASSWORD`, `CACHE_SSL` (false). */
   cache: {
     url: string | undefined;
@@ -197,7 +209,13 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     chunkOverlap: environment.CHUNK_OVERLAP,
     useSemanticSplit: environment.USE_SEMANTIC_SPLIT,
     useRaptor: environment.USE_RAPTOR,
+    raptorMaxLevels: environment.RAPTOR_MAX_LEVELS,
+    raptorClusterSize: environment.RAPTOR_CLUSTER_SIZE,
+    raptorSummaryChars: environment.RAPTOR_SUMMARY_CHARS,
+    semanticSplitPercentile: environment.SEMANTIC_SPLIT_PERCENTILE,
+    jsonRecordsAsDocuments: environment.JSON_RECORDS_AS_DOCUMENTS,
     maxUploadBytes: environment.MAX_UPLOAD_BYTES,
+    maxExtractedChars: environment.MAX_EXTRACTED_CHARS,
     cache: {
       url: environment.CACHE_URL,
       host: environment.CACHE_HOST,

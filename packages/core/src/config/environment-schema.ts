@@ -71,7 +71,13 @@ export const environmentSchema = z.object({
   CHUNK_OVERLAP: integer(150, 0),
   USE_SEMANTIC_SPLIT: flag(false),
   USE_RAPTOR: flag(true),
+  RAPTOR_MAX_LEVELS: integer(3, 1),
+  RAPTOR_CLUSTER_SIZE: integer(8, 2),
+  RAPTOR_SUMMARY_CHARS: integer(800, 100),
+  SEMANTIC_SPLIT_PERCENTILE: z.coerce.number().min(50).max(100).default(95),
+  JSON_RECORDS_AS_DOCUMENTS: flag(true),
   MAX_UPLOAD_BYTES: integer(100 * 1024 * 1024, 1024),
+  MAX_EXTRACTED_CHARS: integer(20_000_000, 1000),
   // Memory store
   CACHE_URL: z.string().optional(),
   CACHE_HOST: z.string().optional(),

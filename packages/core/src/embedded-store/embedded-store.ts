@@ -76,7 +76,10 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     name: "embedded",
     dataDir,
     async upsert(orgId: string, documents: readonly DocumentVersion[], options: UpsertOptions = {}) {
-      organisation(orgId).upsert(documents, options.embeddingModel);
+      organisation(orgId).upsert(documents, options.embeddingModel, options.deleteDocIds);
+    },
+    async derivedDocuments(orgId: string, sourceDocIds: readonly string[]) {
+      return organisation(orgId).derivedDocuments(sourceDocIds);
     },
     async delete(orgId: string, docIds: readonly string[]) {
       organisation(orgId).delete(docIds);

@@ -52,6 +52,12 @@ CREATE TABLE IF NOT EXISTS chunks (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(doc_id);
 CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS derivations (
+  source_doc_id TEXT NOT NULL,
+  derived_doc_id TEXT NOT NULL,
+  PRIMARY KEY (source_doc_id, derived_doc_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS derivations_by_derived ON derivations(derived_doc_id);
 `;
 
 /** Settings of an {@link OrganisationStore}. */
@@ -123,8 +129,12 @@ export class OrganisationStore {
     return this.model;
   }
 
-  /** Replaces each document's chunks in one transaction; see {@link ChunkIndex.upsert}. */
-  upsert(documents: readonly DocumentVersion[], embeddingModel: EmbeddingModelInfo | undefined): void {
+  /** Replaces each document's chunks, and deletes `deleteDocIds`, in one transaction; see {@link ChunkIndex.upsert}. */
+  upsert(
+    documents: readonly DocumentVersion[],
+    embeddingModel: EmbeddingModelInfo | undefined,
+    deleteDocIds: readonly string[] = [],
+  ): void {
     const hasVectors = documents.some((document) => document.chunks.some((chunk) => chunk.embedding !== undefined));
     if (hasVectors) {
       if (!embeddingModel) throw new TypeError("embeddingModel is required when chunks carry embeddings");
@@ -159,8 +169,11 @@ export class OrganisationStore {
           this.statements.putInfo.run("embedding_dimension", String(embeddingModel.dimension));
         }
       }
+      for (const docId of deleteDocIds) this.deleteDocument(docId);
       for (const { document, chunks } of rows) {
         this.statements.deleteChunks.run(document.docId);
+        this.statements.deleteDerivationsOf.run(document.docId);
+        for (const source of document.derivedFrom ?? []) this.statements.putDerivation.run(source, document.docId);
         this.statements.putDocument.run(document.docId, document.contentHash, now);
         for (const { chunk, terms, embedding } of chunks) {
           this.statements.insertChunk.run(
@@ -188,13 +201,25 @@ export class OrganisationStore {
   /** Deletes documents in one transaction; missing ids are ignored. */
   delete(docIds: readonly string[]): void {
     this.transaction(() => {
-      for (const docId of docIds) {
-        this.statements.deleteChunks.run(docId);
-        this.statements.deleteDocument.run(docId);
-        this.statements.logChange.run(docId);
-      }
+      for (const docId of docIds) this.deleteDocument(docId);
     });
     this.catchUp();
+  }
+
+  /** Ids of derived documents recorded as built from any of `sourceDocIds`. */
+  derivedDocuments(sourceDocIds: readonly string[]): string[] {
+    const derived = new Set<string>();
+    for (const source of sourceDocIds) {
+      for (const row of this.statements.derivedFrom.all(source) as { derived_doc_id: string }[]) derived.add(row.derived_doc_id);
+    }
+    return [...derived];
+  }
+
+  private deleteDocument(docId: string): void {
+    this.statements.deleteChunks.run(docId);
+    this.statements.deleteDocument.run(docId);
+    this.statements.deleteDerivationsOf.run(docId);
+    this.statements.logChange.run(docId);
   }
 
   /** Stored content hashes of the given documents that exist. */
@@ -261,6 +286,9 @@ export class OrganisationStore {
         "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",
       ),
       logChange: database.prepare("INSERT INTO changes (doc_id) VALUES (?)"),
+      putDerivation: database.prepare("INSERT OR IGNORE INTO derivations (source_doc_id, derived_doc_id) VALUES (?, ?)"),
+      deleteDerivationsOf: database.prepare("DELETE FROM derivations WHERE derived_doc_id = ?"),
+      derivedFrom: database.prepare("SELECT derived_doc_id FROM derivations WHERE source_doc_id = ?"),
       changesSince: database.prepare("SELECT seq, doc_id FROM changes WHERE seq > ? ORDER BY seq"),
       lastChange: database.prepare("SELECT COALESCE(MAX(seq), 0) AS seq, COALESCE(MIN(seq), 0) AS first FROM changes"),
       trimChanges: database.prepare("DELETE FROM changes WHERE seq <= ?"),

@@ -25,6 +25,19 @@ const marker = Symbol.for("docqa.error");
  * - `store_corrupt`: the embedded store's files could not be opened.
  * - `model_unavailable`: the embedding or chat model could not be loaded or reached.
  * - `internal_error`: a bug; the cause holds the details.
+ *
+ * File ingestion (a file is rejected, the rest of its batch goes on):
+ * - `empty_file`: the file has no content, or only whitespace.
+ * - `file_too_large`: larger than `MAX_UPLOAD_BYTES`, or more text than `MAX_EXTRACTED_CHARS`.
+ * - `unsupported_file_type`: an extension other than pdf, docx, txt, md, json, csv.
+ * - `content_type_mismatch`: the content is not what the extension says (a `.pdf` that is a zip).
+ * - `corrupt_file`: the file cannot be parsed (truncated PDF or DOCX, invalid JSON, broken CSV quoting).
+ * - `password_protected`: the PDF needs a password to open.
+ * - `no_text_layer`: the PDF has no extractable text (scanned images; OCR is not performed).
+ * - `invalid_encoding`: text that is neither UTF-8, UTF-16 nor a recognised legacy encoding.
+ * - `csv_ragged_rows`: CSV rows whose number of fields differs from the header's.
+ * - `json_too_deep`: JSON nested deeper than the limit (64 levels).
+ * - `archive_too_large`: a DOCX whose uncompressed size or compression ratio exceeds the limits (zip bomb).
  */
 export type DocqaErrorCode =
   | "config_invalid"
@@ -43,7 +56,18 @@ export type DocqaErrorCode =
   | "store_unavailable"
   | "store_corrupt"
   | "model_unavailable"
-  | "internal_error";
+  | "internal_error"
+  | "empty_file"
+  | "file_too_large"
+  | "unsupported_file_type"
+  | "content_type_mismatch"
+  | "corrupt_file"
+  | "password_protected"
+  | "no_text_layer"
+  | "invalid_encoding"
+  | "csv_ragged_rows"
+  | "json_too_deep"
+  | "archive_too_large";
 
 /** Options of {@link DocqaError}. */
 export interface DocqaErrorOptions {

@@ -1,8 +1,10 @@
 /**
- * `createRagService`: wires configuration, stores, embeddings and the answerer into the
- * pipeline of the spec's `POST /predict` processing order.
+ * `createRagService`: wires configuration, stores, embeddings, the answerer and the job store
+ * into the pipelines of the spec's `POST /upsert` and `POST /predict`, and file ingestion.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { normalizePrincipal } from "../acl/principal.js";
 import { emptyContextAnswer } from "../answering/answer.js";
@@ -10,23 +12,29 @@ import type { Answerer, GeneratedAnswer } from "../answering/answerer.js";
 import { buildContext } from "../answering/build-context.js";
 import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
 import { resolveCitations } from "../answering/resolve-citations.js";
+import { sourceFromInput } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/docqa-config.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { embeddedStoreFromConfig } from "../embedded-store/embedded-store-from-config.js";
 import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
-import { chunkDocument } from "../ingestion/chunk-document.js";
 import { documentIdSchema, documentInputSchema } from "../ingestion/document-input.js";
-import { embedChunks } from "../ingestion/embed-chunks.js";
+import { type IndexingDependencies, indexDocuments } from "../ingestion/index-documents.js";
+import { type FileSource, runIngestionJob } from "../ingestion/ingest-files.js";
 import { classifyIntent } from "../intent/classify-intent.js";
+import type { IngestionJob } from "../jobs/ingestion-job.js";
+import type { JobStore } from "../jobs/job-store.js";
+import { createSqliteJobStore } from "../jobs/sqlite-job-store.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
+import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
 import { normalizeQuery } from "../retrieval/normalize-query.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-chunks.js";
-import type { DocumentVersion } from "../stores/chunk-record.js";
 import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type {
+  IngestFilesRequest,
   IntentRequest,
   PredictRequest,
   PredictResult,
@@ -48,14 +56,18 @@ export interface RagServiceOptions {
    * for a store that does both (it is then written once per upsert).
    */
   stores?: { vector?: VectorIndex | undefined; keyword?: KeywordIndex | undefined };
-  /** Embeddings: default transformers.js with `EMBED_MODEL_NAME`; `null` for BM25 only. */
+  /** Embeddings: default per `EMBED_PROVIDER` (transformers.js with `EMBED_MODEL_NAME`); `null` for BM25 only. */
   embeddings?: EmbeddingsInterface | null;
   /** Model id recorded with vectors of user-supplied embeddings. */
   embeddingModelId?: string;
   /** Answerer; default the extractive answerer. */
   answerer?: Answerer;
+  /** Summariser of RAPTOR clusters; default the extractive summariser. */
+  summarizer?: Summarizer;
   /** Reranker used when `USE_RERANKER` is true. */
   reranker?: Reranker;
+  /** Where ingestion jobs are kept; default SQLite at `DATA_DIR/jobs.sqlite`. */
+  jobStore?: JobStore;
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
   logger?: Logger;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
@@ -90,6 +102,13 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const vectorIndex = options.stores?.vector ?? embedded;
   const keywordIndex = (options.stores?.keyword ?? embedded) as KeywordIndex;
   const answerer = options.answerer ?? createExtractiveAnswerer();
+  const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
+  const analyzer = createEnglishAnalyzer();
+  let jobStore = options.jobStore;
+  const jobs = (): JobStore => (jobStore ??= createSqliteJobStore(join(resolve(config.dataDir), "jobs.sqlite")));
+  const uploadsDirectory = join(resolve(config.dataDir), "uploads");
+  const backgroundJobs = new Set<Promise<unknown>>();
+  const stopping = new AbortController();
   let embeddingState: EmbeddingState | undefined;
   let readyPromise: Promise<void> | undefined;
   let rerankerWarned = false;
@@ -108,6 +127,15 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   };
 
   const embeddings = (): EmbeddingState => embeddingState as EmbeddingState;
+  const indexing = (): IndexingDependencies => ({
+    config,
+    vectorIndex,
+    keywordIndex,
+    embeddings: embeddings(),
+    summarizer,
+    analyzer,
+    logger,
+  });
 
   const retrievalSettings = (overrides: Partial<RetrievalSettings> = {}): RetrievalSettings => {
     let reranker: RetrievalSettings["reranker"];
@@ -145,6 +173,64 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     return query;
   };
 
+  const newJob = (orgId: string, files: number): IngestionJob => ({
+    jobId: randomUUID(),
+    orgId,
+    state: "queued",
+    createdAt: new Date().toISOString(),
+    files: { total: files, processed: 0, ingested: 0, unchanged: 0, failed: 0 },
+    documents: 0,
+    chunks: 0,
+    errors: [],
+    warnings: [],
+  });
+
+  const runJob = async (
+    job: IngestionJob,
+    files: readonly FileSource[],
+    uploader: string,
+    metadata: Record<string, unknown>,
+    onProgress?: Parameters<RagService["ingestFiles"]>[1],
+  ) => {
+    await ready();
+    try {
+      return await runIngestionJob({
+        dependencies: indexing(),
+        jobStore: jobs(),
+        job,
+        files,
+        uploader,
+        metadata,
+        onProgress: onProgress?.onProgress,
+        signal: stopping.signal,
+      });
+    } catch (error) {
+      if (stopping.signal.aborted) return job;
+      job.state = "failed";
+      job.failure = DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message;
+      job.finishedAt = new Date().toISOString();
+      await jobs().save(job);
+      return job;
+    }
+  };
+
+  const runInBackground = (job: IngestionJob) => {
+    const resume = job.resume;
+    if (!resume) return;
+    const files = resume.files.map((file) => ({ ...file, lastModified: file.lastModified ? new Date(file.lastModified) : undefined }));
+    const task = runJob(job, files, resume.uploader, resume.metadata).then(async (finished) => {
+      if (finished.state === "running" || finished.state === "queued") return;
+      finished.resume = undefined;
+      await jobs().save(finished);
+      await rm(join(uploadsDirectory, finished.jobId), { recursive: true, force: true });
+    });
+    const tracked = task.catch((error: unknown) =>
+      logger.error("ingestion job failed", { component: "ingestion", job_id: job.jobId, error: (error as Error).message }),
+    );
+    backgroundJobs.add(tracked);
+    void tracked.finally(() => backgroundJobs.delete(tracked));
+  };
+
   const service: RagService = {
     config,
     ready,
@@ -158,49 +244,80 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       for (const [docId, document] of entries) {
         const id = documentIdSchema.safeParse(docId);
         if (!id.success) problems.push(`documents[${JSON.stringify(docId)}]: ${id.error.issues[0]?.message}`);
+        else if (docId.startsWith("raptor:"))
+          problems.push(`documents[${JSON.stringify(docId)}]: the prefix "raptor:" is reserved for summary nodes`);
         const parsed = documentInputSchema.safeParse(document);
         if (!parsed.success) {
-          for (const issue of parsed.error.issues) {
+          for (const issue of parsed.error.issues)
             problems.push(`documents[${JSON.stringify(docId)}].${issue.path.join(".")}: ${issue.message}`);
-          }
         }
       }
       if (problems.length > 0) {
         throw new DocqaError("invalid_request", `invalid documents: ${problems.join("; ")}`, { component: "service", details: problems });
       }
       await ready();
-      const state = embeddings();
-      const modelTag = state.status === "ready" ? state.model.id : "none";
-      const versions: DocumentVersion[] = [];
-      for (const [docId, document] of entries) {
-        const version = await chunkDocument(docId, documentInputSchema.parse(document), config, {
-          orgId: request.orgId,
-          uploader: request.uploader,
-        });
-        version.contentHash = createHash("sha256").update(`${version.contentHash}:${modelTag}`).digest("hex");
-        for (const chunk of version.chunks) chunk.contentHash = version.contentHash;
-        versions.push(version);
-      }
-      const stored = await keywordIndex.contentHashes(
-        request.orgId,
-        versions.map((version) => version.docId),
-      );
-      const changed = versions.filter((version) => stored.get(version.docId) !== version.contentHash);
-      if (state.status === "ready") await embedChunks(changed, state.embeddings);
-      const embeddingModel = state.status === "ready" ? state.model : undefined;
-      if (changed.length > 0) {
-        if (vectorIndex && !isSameIndex(vectorIndex, keywordIndex)) await vectorIndex.upsert(request.orgId, changed, { embeddingModel });
-        await keywordIndex.upsert(request.orgId, changed, { embeddingModel });
-      }
-      const numChunks = versions.reduce((sum, version) => sum + version.chunks.length, 0);
+      const result = await indexDocuments(indexing(), {
+        orgId: request.orgId,
+        uploader: request.uploader,
+        documents: entries.map(([docId, document]) => sourceFromInput(docId, documentInputSchema.parse(document))),
+        signal: request.signal,
+      });
+      const written = result.documents.filter((document) => document.status === "written").length;
+      const numChunks = result.documents.reduce((sum, document) => sum + document.chunks, 0);
       logger.info("documents upserted", {
         component: "service",
         org_id: request.orgId,
-        documents: versions.length,
-        written: changed.length,
+        documents: entries.length,
+        written,
         chunks: numChunks,
+        summaries: result.summaries,
       });
-      return { numChunks, written: changed.length, unchanged: versions.length - changed.length };
+      return { numChunks, written, unchanged: entries.length - written, summaries: result.summaries };
+    },
+
+    async ingestFiles(request, ingestOptions) {
+      const job = newJob(request.orgId, request.files.length);
+      await jobs().save(job);
+      const uploader = request.uploader ?? request.principal.userName;
+      return runJob(job, request.files, uploader, request.metadata ?? {}, ingestOptions);
+    },
+
+    async startIngestion(request) {
+      const job = newJob(request.orgId, request.files.length);
+      const directory = join(uploadsDirectory, job.jobId);
+      await mkdir(directory, { recursive: true });
+      const files: NonNullable<IngestionJob["resume"]>["files"] = [];
+      for (const [index, file] of request.files.entries()) {
+        const name = file.name ?? (file.path ? file.path.split(/[\\/]/).at(-1) : undefined) ?? `file-${index}`;
+        let path = file.path;
+        if (file.bytes) {
+          path = join(directory, `${index}`);
+          await writeFile(path, file.bytes);
+        }
+        if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
+        files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
+      }
+      job.resume = { uploader: request.uploader ?? request.principal.userName, metadata: request.metadata ?? {}, files };
+      await jobs().save(job);
+      runInBackground(structuredClone(job));
+      const { resume: _internal, ...visible } = job;
+      return visible;
+    },
+
+    async getIngestionJob(context: RequestContext, jobId: string) {
+      const job = await jobs().get(context.orgId, jobId);
+      if (!job) return undefined;
+      const { resume: _internal, ...visible } = job;
+      return visible;
+    },
+
+    async resumeIngestions() {
+      const unfinished = (await jobs().unfinished()).filter((job) => job.resume !== undefined);
+      for (const job of unfinished) {
+        logger.info("resuming an interrupted ingestion job", { component: "ingestion", job_id: job.jobId });
+        runInBackground(job);
+      }
+      return unfinished.length;
     },
 
     async predict(request: PredictRequest): Promise<PredictResult> {
@@ -308,8 +425,10 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async deleteDocuments(context: RequestContext, docIds: readonly string[]) {
-      if (vectorIndex && !isSameIndex(vectorIndex, keywordIndex)) await vectorIndex.delete(context.orgId, docIds);
-      await keywordIndex.delete(context.orgId, docIds);
+      const derived = await keywordIndex.derivedDocuments(context.orgId, docIds);
+      const all = [...new Set([...docIds, ...derived])];
+      if (vectorIndex && (vectorIndex as object) !== (keywordIndex as object)) await vectorIndex.delete(context.orgId, all);
+      await keywordIndex.delete(context.orgId, all);
     },
 
     async health(): Promise<ServiceHealth> {
@@ -328,15 +447,14 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async close() {
+      stopping.abort();
+      await Promise.allSettled([...backgroundJobs]);
       const closing = new Set([vectorIndex, keywordIndex].filter((index) => index !== undefined));
       for (const index of closing) await index.close();
+      await jobStore?.close();
     },
   };
   return service;
-}
-
-function isSameIndex(vectorIndex: VectorIndex, keywordIndex: KeywordIndex): boolean {
-  return (vectorIndex as object) === (keywordIndex as object);
 }
 
 function isFullConfig(config: RagServiceOptions["config"]): config is DocqaConfig {

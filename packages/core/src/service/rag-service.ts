@@ -6,7 +6,9 @@ import type { Answer, Source } from "../answering/answer.js";
 import type { AnswerMode } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/docqa-config.js";
 import type { DocumentInput } from "../ingestion/document-input.js";
+import type { FileSource, IngestionProgressListener } from "../ingestion/ingest-files.js";
 import type { IntentResult } from "../intent/classify-intent.js";
+import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { RetrievedChunk } from "../retrieval/retrieve-chunks.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
 
@@ -32,12 +34,23 @@ export interface UpsertRequest extends RequestContext {
 
 /** Output of {@link RagService.upsert}. */
 export interface UpsertResult {
-  /** Chunks now stored for the request's documents. */
+  /** Chunks of the request's documents (written or already stored), without summary nodes. */
   numChunks: number;
   /** Documents written. */
   written: number;
   /** Documents skipped because their content hash was unchanged. */
   unchanged: number;
+  /** RAPTOR summary nodes written. */
+  summaries: number;
+}
+
+/** Input of {@link RagService.ingestFiles} and {@link RagService.startIngestion}. */
+export interface IngestFilesRequest extends RequestContext {
+  files: readonly FileSource[];
+  /** Owner of documents without `metadata.owner_id`; default the principal. */
+  uploader?: string | undefined;
+  /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
+  metadata?: Record<string, unknown> | undefined;
 }
 
 /** Input of {@link RagService.predict} (spec `POST /predict`). */
@@ -109,18 +122,33 @@ export interface RagService {
    * @throws {DocqaError} `embedding_dimension_mismatch` when `EMBED_DIMENSION` is wrong.
    */
   ready(): Promise<void>;
-  /** Chunks, embeds and stores documents; each replaces its previous version atomically. */
+  /** Chunks, embeds and stores documents in one atomic write; each replaces its previous version. */
   upsert(request: UpsertRequest): Promise<UpsertResult>;
+  /**
+   * Ingests files (PDF, DOCX, TXT, MD, JSON, CSV) as a job and waits for it to finish. Each file
+   * is written atomically; rejected files are listed in the job's `errors`.
+   */
+  ingestFiles(request: IngestFilesRequest, options?: { onProgress?: IngestionProgressListener }): Promise<IngestionJob>;
+  /**
+   * Starts an ingestion job in the background and returns it queued. Files given as bytes are
+   * first saved under `DATA_DIR/uploads/<jobId>/`, so a job interrupted by a restart resumes
+   * (see {@link RagService.resumeIngestions}).
+   */
+  startIngestion(request: IngestFilesRequest): Promise<IngestionJob>;
+  /** A job of the organisation, or undefined (also for another organisation's job id). */
+  getIngestionJob(context: RequestContext, jobId: string): Promise<IngestionJob | undefined>;
+  /** Resumes jobs left queued or running by a previous process; returns how many were resumed. */
+  resumeIngestions(): Promise<number>;
   /** Answers a question with citations, under the user's access rights. */
   predict(request: PredictRequest): Promise<PredictResult>;
   /** Hybrid search under the user's access rights, without answering. */
   search(request: SearchRequest): Promise<SearchResult>;
   /** Intent detection. */
   query(request: IntentRequest): Promise<IntentResult>;
-  /** Deletes documents of the organisation. */
+  /** Deletes documents of the organisation, and the summaries built from them. */
   deleteDocuments(context: RequestContext, docIds: readonly string[]): Promise<void>;
   /** Health detail. */
   health(): Promise<ServiceHealth>;
-  /** Closes stores. */
+  /** Stops background jobs (they resume on the next start) and closes stores. */
   close(): Promise<void>;
 }

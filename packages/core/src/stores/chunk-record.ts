@@ -38,6 +38,11 @@ export interface DocumentVersion {
   /** SHA-256 (hex) of the title, content and metadata of this version. */
   contentHash: string;
   chunks: ChunkRecord[];
+  /**
+   * For derived documents (RAPTOR summaries): the documents they were built from. Writing or
+   * deleting any of these deletes the derived document (see {@link ChunkIndex.derivedDocuments}).
+   */
+  derivedFrom?: readonly string[] | undefined;
 }
 
 /** A chunk with a retrieval score (higher is better; the scale depends on the retriever). */

@@ -38,6 +38,11 @@ export interface ChunkIndex {
   upsert(orgId: string, documents: readonly DocumentVersion[], options?: UpsertOptions): Promise<void>;
   /** Deletes every chunk of the given documents; deleting a missing id is a no-op. */
   delete(orgId: string, docIds: readonly string[]): Promise<void>;
+  /**
+   * Ids of derived documents (RAPTOR summaries) recorded as built from any of `sourceDocIds`
+   * (their {@link DocumentVersion.derivedFrom}).
+   */
+  derivedDocuments(orgId: string, sourceDocIds: readonly string[]): Promise<string[]>;
   /** The stored content hash of each given document that exists. */
   contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>>;
   /** Number of chunks stored for the organisation. */
@@ -50,6 +55,8 @@ export interface ChunkIndex {
 export interface UpsertOptions {
   /** The model that produced the chunks' embeddings, recorded with the index. */
   embeddingModel?: EmbeddingModelInfo | undefined;
+  /** Documents to delete in the same atomic write (derived documents made stale by this write). */
+  deleteDocIds?: readonly string[] | undefined;
 }
 
 /** Nearest-neighbour search over chunk embeddings. Scores are cosine similarities in [-1, 1]. */

@@ -6,7 +6,8 @@
  */
 
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
-const structuralLine = /^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\|)/;
+// Headings, list items, quotes, table rows, and `key: value` lines (rendered JSON records, front matter).
+const structuralLine = /^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||[\w.-]{1,40}:\s)/;
 // Only known HTML element names with `name=value` attributes count as tags, so `Vec<String>`
 // or `a<b when x>y` stay text.
 const attributes = String.raw`(\s+[\w:-]+=("[^"]*"|'[^']*'|[^\s"'<>]+))*\s*\/?`;
@@ -63,8 +64,8 @@ export function splitBlocks(text: string): string[] {
     if (structuralLine.test(line)) {
       flush();
       const text = line.replace(markerPrefix, "").trim();
-      // Headings and table rows stand alone; list items and quotes continue on wrapped lines.
-      if (/^\s*(#{1,6}\s|\|)/.test(line)) blocks.push(text);
+      // Headings, table rows and `key: value` lines stand alone; list items and quotes continue on wrapped lines.
+      if (/^\s*(#{1,6}\s|\||[\w.-]{1,40}:\s)/.test(line)) blocks.push(text);
       else current.push(text);
       continue;
     }

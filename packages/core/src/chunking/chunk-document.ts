@@ -1,0 +1,78 @@
+/**
+ * Splitting a document into chunks with LangChain's `RecursiveCharacterTextSplitter` at
+ * `CHUNK_SIZE`/`CHUNK_OVERLAP` characters (or the semantic splitter), section by section so that
+ * a chunk never spans two pages or headings, and stamping every chunk with the organisation,
+ * document, title, section metadata, owner and ACL.
+ */
+import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import { type ChunkRecord, chunkId, type DocumentVersion } from "../stores/chunk-record.js";
+import type { SourceDocument } from "./source-document.js";
+
+/** Settings of {@link chunkDocument}. */
+export interface ChunkingSettings {
+  /** `CHUNK_SIZE`, characters. */
+  chunkSize: number;
+  /** `CHUNK_OVERLAP`, characters. */
+  chunkOverlap: number;
+  /** Splits a section's text; default the recursive character splitter. */
+  split?: ((text: string) => Promise<string[]>) | undefined;
+}
+
+/** Who uploads, for default ownership. */
+export interface ChunkingContext {
+  orgId: string;
+  /** The uploader's e-mail; the owner when `metadata.owner_id` is absent. */
+  uploader: string;
+}
+
+/**
+ * Chunks one document. Chunk ids are `<docId>::<position>`, stable for a given content.
+ *
+ * Ownership: `metadata.owner_id` when given, else the uploader (see `docs/access-control.md`),
+ * so a document without an ACL stays readable by whoever uploaded it.
+ */
+export async function chunkDocument(
+  document: SourceDocument,
+  settings: ChunkingSettings,
+  context: ChunkingContext,
+): Promise<DocumentVersion> {
+  const metadata = document.metadata;
+  const ownerId = String(metadata.owner_id ?? context.uploader)
+    .trim()
+    .toLowerCase();
+  const acl = typeof metadata.acl === "string" ? metadata.acl : "";
+  const source = typeof metadata.source === "string" ? metadata.source : "";
+  const recursive = new RecursiveCharacterTextSplitter({ chunkSize: settings.chunkSize, chunkOverlap: settings.chunkOverlap });
+  const split = settings.split ?? ((text: string) => recursive.splitText(text));
+  const chunks: ChunkRecord[] = [];
+  for (const section of document.sections) {
+    const texts = section.preChunked && section.text.length <= settings.chunkSize ? [section.text] : await split(section.text);
+    for (const text of texts) {
+      if (text.trim() === "") continue;
+      const chunkIndex = chunks.length;
+      chunks.push({
+        id: chunkId(document.docId, chunkIndex),
+        docId: document.docId,
+        chunkIndex,
+        text,
+        title: document.title,
+        source,
+        ownerId,
+        acl,
+        metadata: {
+          ...metadata,
+          ...section.metadata,
+          org_id: context.orgId,
+          doc_id: document.docId,
+          chunk_index: chunkIndex,
+          title: document.title,
+          source,
+          owner_id: ownerId,
+          acl,
+        },
+        contentHash: document.contentHash,
+      });
+    }
+  }
+  return { docId: document.docId, contentHash: document.contentHash, chunks, derivedFrom: document.derivedFrom };
+}

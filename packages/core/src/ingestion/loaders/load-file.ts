@@ -1,0 +1,67 @@
+/**
+ * Loads any supported file: checks its size and that its content matches its extension, then
+ * dispatches to the format's loader, and stamps `filename`, `type` and `created_at`.
+ */
+import { DocqaError } from "../../errors/docqa-error.js";
+import { loadCsv } from "./load-csv.js";
+import { loadDocx } from "./load-docx.js";
+import { loadJson } from "./load-json.js";
+import { loadMarkdown } from "./load-markdown.js";
+import { loadPdf } from "./load-pdf.js";
+import { loadPlainText } from "./load-plain-text.js";
+import type { FileInput, JsonLoaderOptions, LoadedFile, LoaderLimits } from "./loaded-file.js";
+import { assertContentMatches, formatFromName } from "./sniff-file-format.js";
+
+/** Options of {@link loadFile}. */
+export interface LoadFileOptions {
+  limits: LoaderLimits;
+  /** `CHUNK_SIZE`, for CSV row groups. */
+  chunkSize: number;
+  json?: JsonLoaderOptions;
+}
+
+/** Version of the loaders' output; part of a file's content hash, so a loader change re-ingests. */
+export const loaderVersion = "1";
+
+/**
+ * Loads a file into documents with sections.
+ *
+ * @throws {DocqaError} one of the file codes: `unsupported_file_type`, `empty_file`,
+ *   `file_too_large`, `content_type_mismatch`, `corrupt_file`, `password_protected`,
+ *   `no_text_layer`, `invalid_encoding`, `csv_ragged_rows`, `json_too_deep`, `archive_too_large`.
+ */
+export async function loadFile(file: FileInput, options: LoadFileOptions): Promise<LoadedFile> {
+  const format = formatFromName(file.name);
+  if (file.bytes.length === 0) throw new DocqaError("empty_file", `${file.name} is empty (0 bytes)`, { component: "ingestion" });
+  if (file.bytes.length > options.limits.maxFileBytes) {
+    throw new DocqaError(
+      "file_too_large",
+      `${file.name} has ${file.bytes.length} bytes; the limit is ${options.limits.maxFileBytes} (MAX_UPLOAD_BYTES)`,
+      {
+        component: "ingestion",
+      },
+    );
+  }
+  await assertContentMatches(file.name, format, file.bytes);
+  const loaded = await (async () => {
+    switch (format) {
+      case "pdf":
+        return loadPdf(file, options.limits);
+      case "docx":
+        return loadDocx(file, options.limits);
+      case "md":
+        return loadMarkdown(file, options.limits);
+      case "json":
+        return loadJson(file, options.limits, options.json);
+      case "csv":
+        return loadCsv(file, options.limits, options.chunkSize);
+      case "txt":
+        return loadPlainText(file, options.limits);
+    }
+  })();
+  const createdAt = (file.lastModified ?? new Date()).toISOString();
+  for (const document of loaded.documents) {
+    document.metadata = { filename: file.name, type: format, created_at: createdAt, ...document.metadata };
+  }
+  return loaded;
+}

@@ -1,0 +1,96 @@
+/**
+ * PDF loading with pdf.js (through `unpdf`'s serverless build): one section per page, with its
+ * 1-based `page` number; the title from the PDF's Info dictionary when it has one.
+ */
+import { extractText, getDocumentProxy, getMeta } from "unpdf";
+import { DocqaError } from "../../errors/docqa-error.js";
+import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+
+/**
+ * Loads a PDF.
+ *
+ * @throws {DocqaError} `password_protected` when a user password is needed (a PDF with only
+ *   an owner password, "copy protection", opens normally); `corrupt_file` when pdf.js cannot
+ *   parse it; `no_text_layer` when no page has text (scanned images; OCR is not performed);
+ *   `file_too_large` beyond `maxExtractedChars`.
+ */
+export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
+  let pages: string[];
+  let info: Record<string, unknown> = {};
+  try {
+    const pdf = await getDocumentProxy(new Uint8Array(file.bytes), { verbosity: 0 });
+    try {
+      ({ text: pages } = await extractText(pdf, { mergePages: false }));
+      info = ((await getMeta(pdf)).info ?? {}) as Record<string, unknown>;
+    } finally {
+      await pdf.loadingTask.destroy();
+    }
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name === "PasswordException") {
+      throw new DocqaError("password_protected", `${file.name} is password-protected: remove the password and upload it again`, {
+        component: "ingestion",
+        cause: error,
+      });
+    }
+    throw new DocqaError("corrupt_file", `${file.name} is not a readable PDF (${(error as Error).message})`, {
+      component: "ingestion",
+      cause: error,
+    });
+  }
+  const sections: LoadedSection[] = [];
+  let characters = 0;
+  pages.forEach((text, index) => {
+    const cleaned = text.replace(/\u0000/g, "").trim();
+    if (cleaned === "") return;
+    characters += cleaned.length;
+    sections.push({ text: cleaned, metadata: { page: index + 1 } });
+  });
+  if (sections.length === 0) {
+    throw new DocqaError("no_text_layer", `${file.name} has no text layer (${pages.length} page(s) of images): OCR is not supported`, {
+      component: "ingestion",
+    });
+  }
+  if (characters > limits.maxExtractedChars) {
+    throw new DocqaError(
+      "file_too_large",
+      `${file.name} has ${characters} characters of text; the limit is ${limits.maxExtractedChars} (MAX_EXTRACTED_CHARS)`,
+      {
+        component: "ingestion",
+      },
+    );
+  }
+  // Info titles are often a tool's placeholder or a file name; only a title with words is used.
+  const infoTitle = typeof info.Title === "string" ? info.Title.trim() : "";
+  const title = /\s/.test(infoTitle) && !/\.\w{2,4}$/.test(infoTitle) ? infoTitle : undefined;
+  const created = typeof info.CreationDate === "string" ? parsePdfDate(info.CreationDate) : undefined;
+  const warnings =
+    sections.length < pages.length ? [`${file.name}: ${pages.length - sections.length} of ${pages.length} pages have no text`] : [];
+  return {
+    documents: [
+      {
+        idSuffix: "",
+        title: title ?? stripExtension(file.name),
+        metadata: { pages: pages.length, ...(created ? { created_at: created } : {}) },
+        sections,
+      },
+    ],
+    warnings,
+  };
+}
+
+/** Parses a PDF date (`D:YYYYMMDDHHmmSS+HH'mm'`, PDF 32000-1 §7.9.4) to ISO 8601, or undefined. */
+export function parsePdfDate(value: string): string | undefined {
+  const match = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?([Zz]|[+-]\d{2}'?\d{2}'?)?/.exec(value);
+  if (!match) return undefined;
+  const [, year, month = "01", day = "01", hour = "00", minute = "00", second = "00", zone] = match;
+  let offset = "Z";
+  if (zone && zone.toUpperCase() !== "Z") offset = `${zone.slice(0, 3)}:${zone.replace(/'/g, "").slice(3, 5) || "00"}`;
+  const date = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}${offset}`);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** The file name without its extension. */
+export function stripExtension(name: string): string {
+  return name.replace(/\.[^./\\]+$/, "");
+}

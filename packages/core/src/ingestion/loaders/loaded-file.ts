@@ -1,0 +1,76 @@
+/**
+ * What a loader produces from one file: a title, document-level metadata, and sections (PDF
+ * pages, Markdown and DOCX heading sections, CSV row groups, JSON records) with their own
+ * metadata, in the spirit of LangChain's `Document` (`pageContent` + `metadata`).
+ */
+
+/** File formats docqa ingests. */
+export type FileFormat = "pdf" | "docx" | "txt" | "md" | "json" | "csv";
+
+/** The supported formats, as file extensions. */
+export const supportedFormats: readonly FileFormat[] = ["pdf", "docx", "txt", "md", "json", "csv"];
+
+/** A file to load. */
+export interface FileInput {
+  /** File name (with extension), for example `handbook.pdf`. */
+  name: string;
+  /** The file's bytes. */
+  bytes: Uint8Array;
+  /** Modification time, used as `created_at` when the file itself records none. */
+  lastModified?: Date | undefined;
+}
+
+/** One section of a loaded file. */
+export interface LoadedSection {
+  /** Text of the section. */
+  text: string;
+  /** Section metadata: `page` (PDF, 1-based), `section` (heading path), `record` (JSON), `rows` (CSV). */
+  metadata: Record<string, unknown>;
+  /**
+   * True when the section is already chunk-sized and must not be split further unless it is
+   * longer than `CHUNK_SIZE` (CSV row groups).
+   */
+  preChunked?: boolean;
+}
+
+/** One logical document from a file (most files give one; JSON record arrays give one per record). */
+export interface LoadedDocument {
+  /** Suffix added to the file's document id (`#<index>` for JSON records), or `""`. */
+  idSuffix: string;
+  title: string;
+  /** Document metadata: `filename`, `type`, `created_at`, and format extras (`pages`, `encoding`). */
+  metadata: Record<string, unknown>;
+  sections: LoadedSection[];
+}
+
+/** A loaded file. */
+export interface LoadedFile {
+  documents: LoadedDocument[];
+  /** Non-fatal observations, for example a dropped incomplete last character. */
+  warnings: string[];
+}
+
+/** Limits applied by loaders. */
+export interface LoaderLimits {
+  /** `MAX_UPLOAD_BYTES`: largest file accepted. */
+  maxFileBytes: number;
+  /** `MAX_EXTRACTED_CHARS`: most characters of text extracted from one file. */
+  maxExtractedChars: number;
+  /** Largest total uncompressed size of a DOCX archive, bytes; default 512 MiB. */
+  maxArchiveBytes?: number;
+  /** Largest compression ratio of a DOCX archive; default 200. */
+  maxCompressionRatio?: number;
+  /** Deepest JSON nesting accepted; default 64. */
+  maxJsonDepth?: number;
+}
+
+/** Options of the JSON loader; see `docs/ingestion.md` for the rule. */
+export interface JsonLoaderOptions {
+  /** Make each record of a record array its own document (default true); false keeps one document with a section per record. */
+  recordsAsDocuments?: boolean;
+  /** Keys (anywhere in a record) whose scalar values go to metadata instead of text; default {@link defaultJsonMetadataKeys}. */
+  metadataKeys?: RegExp;
+}
+
+/** Keys whose scalar values become metadata rather than text: identifiers, links and dates. */
+export const defaultJsonMetadataKeys = /^(id|_id|uuid|guid|.*_id|url|uri|href|link|source|created_at|updated_at|date|timestamp)$/i;

@@ -1,0 +1,103 @@
+/**
+ * Summarisers for RAPTOR cluster summaries. With a language model configured, summaries come
+ * from the model; otherwise from {@link createExtractiveSummarizer}.
+ */
+import { type Analyzer, createEnglishAnalyzer } from "../text/analyzer.js";
+import { splitSentences } from "../text/split-sentences.js";
+import { dot } from "./cluster-vectors.js";
+import { termVectors } from "./term-vectors.js";
+
+/** Summarises a group of related passages into one passage. */
+export interface Summarizer {
+  /** Name used in logs and in summary metadata, for example `extractive`. */
+  readonly name: string;
+  summarize(passages: readonly string[], signal?: AbortSignal): Promise<string>;
+}
+
+/**
+ * Whether a sentence is a fragment (a heading, a table cell): fewer than five words, or fewer
+ * than eight without closing punctuation. `key: value` lines are facts, not fragments.
+ */
+export function isFragment(sentence: string): boolean {
+  if (/^[\w.-]{1,40}: \S/.test(sentence)) return false;
+  const words = sentence.split(/\s+/).length;
+  return words < 5 || (words < 8 && !/[.!?:;)"'\u201d]$/.test(sentence));
+}
+
+/** Similarity above which a sentence counts as a repeat of one already chosen. */
+const duplicateSimilarity = 0.9;
+
+/** Settings of {@link createExtractiveSummarizer}. */
+export interface ExtractiveSummarizerSettings {
+  /** Target length of a summary in characters (`RAPTOR_SUMMARY_CHARS`); default 800. */
+  maximumChars?: number;
+  /** MMR trade-off between centrality and novelty, in [0, 1]; default 0.7. */
+  lambda?: number;
+  analyzer?: Analyzer;
+}
+
+/**
+ * An extractive summariser: selects sentences by maximal marginal relevance (Carbonell &
+ * Goldstein, 1998, "The Use of MMR, Diversity-Based Reranking for Reordering Documents and
+ * Producing Summaries") on term-frequency vectors, where relevance is a sentence's cosine similarity to the centroid of the
+ * other sentences (a sentence that represents the group) and redundancy its highest similarity to a
+ * sentence already chosen. Sentences are chosen until the summary reaches `maximumChars`, then
+ * put back in their original order. When all sentences fit in `maximumChars` they are all kept.
+ * Fragments ({@link isFragment}) and near-repeats (cosine above 0.9) of a chosen sentence are not
+ * candidates.
+ */
+export function createExtractiveSummarizer(settings: ExtractiveSummarizerSettings = {}): Summarizer {
+  const maximumChars = settings.maximumChars ?? 800;
+  const lambda = settings.lambda ?? 0.7;
+  const analyzer = settings.analyzer ?? createEnglishAnalyzer();
+  return {
+    name: "extractive",
+    async summarize(passages) {
+      const sentences = passages.flatMap((passage) => splitSentences(passage)).filter((sentence) => !isFragment(sentence));
+      if (sentences.length === 0) return passages.join(" ").slice(0, maximumChars).trim();
+      const unique = [...new Set(sentences)];
+      if (unique.join(" ").length <= maximumChars) return unique.join(" ");
+      const vectors = termVectors(sentences, analyzer, 512, "tf");
+      const centroid = new Float32Array(vectors[0]?.length ?? 0);
+      for (const vector of vectors)
+        for (let index = 0; index < vector.length; index++) centroid[index] = (centroid[index] as number) + (vector[index] as number);
+      // Leave-one-out centrality: similarity to the centroid of the other sentences, so an
+      // outlier gets no credit for its own contribution to the centroid.
+      const centrality = vectors.map((vector) => {
+        const others = centroid.map((value, index) => value - (vector[index] as number));
+        const norm = Math.hypot(...others);
+        return norm === 0 ? 0 : dot(vector, others) / norm;
+      });
+      const chosen: number[] = [];
+      let length = 0;
+      const seen = new Set<string>();
+      while (length < maximumChars && chosen.length < sentences.length) {
+        let best = -1;
+        let bestScore = Number.NEGATIVE_INFINITY;
+        sentences.forEach((sentence, index) => {
+          if (chosen.includes(index) || seen.has(sentence)) return;
+          const redundancy = chosen.reduce(
+            (maximum, other) => Math.max(maximum, dot(vectors[index] as Float32Array, vectors[other] as Float32Array)),
+            0,
+          );
+          if (redundancy > duplicateSimilarity) return;
+          const score = lambda * (centrality[index] as number) - (1 - lambda) * redundancy;
+          if (score > bestScore) {
+            bestScore = score;
+            best = index;
+          }
+        });
+        if (best < 0) break;
+        const sentence = sentences[best] as string;
+        if (length > 0 && length + sentence.length > maximumChars * 1.2) break;
+        chosen.push(best);
+        seen.add(sentence);
+        length += sentence.length + 1;
+      }
+      return chosen
+        .sort((left, right) => left - right)
+        .map((index) => sentences[index])
+        .join(" ");
+    },
+  };
+}
