@@ -34,7 +34,6 @@ import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-ch
 import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type {
-  IngestFilesRequest,
   IntentRequest,
   PredictRequest,
   PredictResult,
