@@ -1,11 +1,19 @@
 /**
  * `npm run bench`: runs every benchmark and prints one table of figures with their same-run
- * baselines. Needs `npm run build`. Set BENCH_ITERATIONS to change the sample count.
+ * baselines. Needs `npm run build`. `BENCH_ITERATIONS` sets the latency sample count;
+ * `BENCH_ONLY=predict|ingestion|quality` runs one group.
  */
 import { cpus } from "node:os";
+import { benchmarkIngestion } from "./ingestion-throughput.ts";
 import { benchmarkPredictLatency } from "./predict-latency.ts";
-import { printRows } from "./statistics.ts";
+import { benchmarkRetrievalQuality } from "./retrieval-quality.ts";
+import { type BenchmarkRow, printRows } from "./statistics.ts";
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
-console.log(`docqa benchmarks: node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${iterations} iterations\n`);
-printRows(await benchmarkPredictLatency(iterations));
+const only = process.env.BENCH_ONLY;
+console.log(`docqa benchmarks: node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}\n`);
+const rows: BenchmarkRow[] = [];
+if (!only || only === "predict") rows.push(...(await benchmarkPredictLatency(iterations)));
+if (!only || only === "ingestion") rows.push(...(await benchmarkIngestion()));
+if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
+printRows(rows);

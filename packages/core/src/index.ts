@@ -24,6 +24,16 @@ export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from ".
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
+export { type BeirDataset, loadBeirDataset } from "./evaluation/beir-dataset.js";
+export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluation/evaluate-retrieval.js";
+export {
+  type Judgements,
+  meanMetrics,
+  ndcgAtK,
+  type RetrievalMetrics,
+  recallAtK,
+  reciprocalRankAtK,
+} from "./evaluation/retrieval-metrics.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
 export {

@@ -25,6 +25,8 @@ export function registerServeCommand(program: Command): void {
       const logger = createCliLogger(config.logLevel === "debug");
       const service = createRagService({ config, logger });
       await service.ready();
+      const resumed = await service.resumeIngestions();
+      if (resumed > 0) process.stderr.write(`resumed ${resumed} interrupted ingestion job(s)\n`);
       const health = await service.health();
       const app = predictRoutes(service, { logger });
       const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (address) => {

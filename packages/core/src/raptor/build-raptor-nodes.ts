@@ -5,7 +5,9 @@
  * up to `RAPTOR_MAX_LEVELS` levels.
  *
  * docqa's choices, documented in `docs/ingestion.md`:
- * - **Document set**: the documents written together (one `/upsert` request, one ingestion job).
+ * - **Document set**: the documents written together (one `/upsert` request, or one file, whose
+ *   JSON records are documents of their own). CSV row groups are not summarised: an extractive
+ *   summary of table rows would only repeat them.
  * - **Access**: the set is first partitioned by effective access (owner and ACL; every ACL that
  *   grants `user:_all_` without a deny entry counts as public), and clusters never cross
  *   partitions. A summary therefore has exactly its children's access rule: only principals
@@ -73,6 +75,8 @@ export async function buildRaptorNodes(
   const partitions = new Map<string, { ownerId: string; acl: string; chunks: ChunkRecord[] }>();
   for (const document of documents) {
     for (const chunk of document.chunks) {
+      // Row groups of a table are not prose; an extractive "summary" of rows would only repeat them.
+      if (chunk.metadata.type === "csv") continue;
       const access = parseAccessList(chunk.acl);
       const isPublic = access.everyone && access.denied.size === 0;
       const key = isPublic ? "public" : `${chunk.ownerId}\u0000${chunk.acl.toLowerCase()}`;

@@ -61,38 +61,45 @@ export function createExtractiveSummarizer(settings: ExtractiveSummarizerSetting
       const centroid = new Float32Array(vectors[0]?.length ?? 0);
       for (const vector of vectors)
         for (let index = 0; index < vector.length; index++) centroid[index] = (centroid[index] as number) + (vector[index] as number);
-      // Leave-one-out centrality: similarity to the centroid of the other sentences, so an
-      // outlier gets no credit for its own contribution to the centroid.
+      const centroidNormSquared = dot(centroid, centroid);
+      // Leave-one-out centrality: similarity to the centroid of the other sentences, so an outlier
+      // gets no credit for its own contribution. With unit vectors v and C the sum of all:
+      // cos(v, C − v) = (v·C − 1) / |C − v|, and |C − v|² = |C|² − 2 v·C + 1.
       const centrality = vectors.map((vector) => {
-        const others = centroid.map((value, index) => value - (vector[index] as number));
-        const norm = Math.hypot(...others);
-        return norm === 0 ? 0 : dot(vector, others) / norm;
+        const similarity = dot(vector, centroid);
+        const norm = Math.sqrt(Math.max(0, centroidNormSquared - 2 * similarity + 1));
+        return norm === 0 ? 0 : (similarity - 1) / norm;
       });
+      // Highest similarity of each sentence to any chosen sentence, updated after each choice.
+      const redundancy = new Float64Array(sentences.length);
       const chosen: number[] = [];
+      const taken = new Uint8Array(sentences.length);
       let length = 0;
       const seen = new Set<string>();
       while (length < maximumChars && chosen.length < sentences.length) {
         let best = -1;
         let bestScore = Number.NEGATIVE_INFINITY;
-        sentences.forEach((sentence, index) => {
-          if (chosen.includes(index) || seen.has(sentence)) return;
-          const redundancy = chosen.reduce(
-            (maximum, other) => Math.max(maximum, dot(vectors[index] as Float32Array, vectors[other] as Float32Array)),
-            0,
-          );
-          if (redundancy > duplicateSimilarity) return;
-          const score = lambda * (centrality[index] as number) - (1 - lambda) * redundancy;
+        for (let index = 0; index < sentences.length; index++) {
+          if (taken[index] === 1 || (redundancy[index] as number) > duplicateSimilarity || seen.has(sentences[index] as string)) continue;
+          const score = lambda * (centrality[index] as number) - (1 - lambda) * (redundancy[index] as number);
           if (score > bestScore) {
             bestScore = score;
             best = index;
           }
-        });
+        }
         if (best < 0) break;
         const sentence = sentences[best] as string;
         if (length > 0 && length + sentence.length > maximumChars * 1.2) break;
         chosen.push(best);
+        taken[best] = 1;
         seen.add(sentence);
         length += sentence.length + 1;
+        const picked = vectors[best] as Float32Array;
+        for (let index = 0; index < sentences.length; index++) {
+          if (taken[index] === 1) continue;
+          const similarity = dot(vectors[index] as Float32Array, picked);
+          if (similarity > (redundancy[index] as number)) redundancy[index] = similarity;
+        }
       }
       return chosen
         .sort((left, right) => left - right)
