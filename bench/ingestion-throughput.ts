@@ -2,14 +2,14 @@
  * Ingestion throughput on ../shared/data/documents, docqa's pipeline (loaders, chunking, BM25 and
  * vector indexing in the embedded store, durable SQLite writes) against LangChain's plain
  * pipeline on the same files in the same run (its loaders for each format, the recursive splitter
- * at 1000/150, and `MemoryVectorStore`), with embeddings off and on (bge-small-en-v1.5 for both,
- * when `scripts/fetch-models.sh` has fetched it). RAPTOR is off in both so the work compared is the
+ * at 1000/150, and `MemoryVectorStore`), with embeddings off and on (the same local model for
+ * both, when one is found; see `local-model.ts`). RAPTOR is off in both so the work compared is the
  * same; docqa with RAPTOR is reported on its own.
  */
-import { existsSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocqaConfigOverrides, TransformersEmbeddings } from "@docqa/core";
+import { createRagService, type DocqaConfigOverrides } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
 import { JSONLoader } from "@langchain/classic/document_loaders/fs/json";
 import { TextLoader } from "@langchain/classic/document_loaders/fs/text";
@@ -20,11 +20,8 @@ import { PDFLoader } from "@langchain/community/document_loaders/fs/pdf";
 import type { Document } from "@langchain/core/documents";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import { benchmarkModel, loadEmbeddings } from "./local-model.ts";
 import type { BenchmarkRow } from "./statistics.ts";
-
-const root = join(import.meta.dirname, "..");
-const modelDirectory = join(root, ".models");
-const modelName = "Xenova/bge-small-en-v1.5";
 
 function documentFiles(directory: string): string[] {
   return readdirSync(directory, { recursive: true })
@@ -141,17 +138,15 @@ export async function benchmarkIngestion(): Promise<BenchmarkRow[]> {
     ratio: withRaptor.ms / off.ms,
   });
 
-  if (existsSync(join(modelDirectory, modelName, "onnx", "model.onnx"))) {
+  const model = benchmarkModel("ingestion");
+  if (model) {
     // Embedding every chunk of the four largest files would take minutes; they are left out here.
     const largest = new Set([...all].sort((left, right) => statSync(right).size - statSync(left).size).slice(0, 4));
     const subset = all.filter((path) => !largest.has(path));
-    const embeddings = new TransformersEmbeddings({ modelName, localModelPath: modelDirectory, allowRemote: false });
-    await embeddings.load();
-    const on = await docqaPipeline(subset, { embedProvider: "transformers" }, embeddings);
+    const embeddings = await loadEmbeddings(model);
+    const on = await docqaPipeline(subset, { embedProvider: "transformers", embedDimension: model.dimension }, embeddings);
     const onBaseline = await langChainPipeline(subset, embeddings);
-    compare("embeddings on (bge-small-en-v1.5)", on, onBaseline, subset.length);
-  } else {
-    console.log(`embeddings-on ingestion benchmark skipped: no ${modelName} in .models (run scripts/fetch-models.sh)`);
+    compare(`embeddings on (${model.id})`, on, onBaseline, subset.length);
   }
   return rows;
 }

@@ -3,12 +3,13 @@
  * each embedding configuration available. Baseline in the same run: GET /healthz through the same
  * app, the floor of the HTTP layer.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRagService, type DocqaConfigOverrides, mintAccessToken } from "@docqa/core";
 import { predictRoutes } from "@docqa/predict-api";
+import { benchmarkModel } from "./local-model.ts";
 import { type BenchmarkRow, percentile } from "./statistics.ts";
 
 const root = join(import.meta.dirname, "..");
@@ -37,12 +38,18 @@ export async function benchmarkPredictLatency(iterations = 300): Promise<Benchma
   const questions = (JSON.parse(readFileSync(join(root, "examples", "corpus-questions.json"), "utf8")) as { question: string }[]).map(
     (entry) => entry.question,
   );
-  const modelDirectory = join(root, ".models");
   const configurations: [string, DocqaConfigOverrides][] = [["BM25 only", { embedProvider: "none" }]];
-  if (existsSync(join(modelDirectory, "Xenova", "bge-small-en-v1.5", "onnx", "model.onnx"))) {
+  const model = benchmarkModel("/predict latency");
+  if (model) {
     configurations.push([
-      "hybrid, bge-small-en-v1.5",
-      { embedProvider: "transformers", embedModelPath: modelDirectory, embedModelName: "Xenova/bge-small-en-v1.5", embedDimension: 384 },
+      `hybrid, ${model.id}`,
+      {
+        embedProvider: "transformers",
+        embedModelPath: model.root,
+        embedModelName: model.id,
+        embedDimension: model.dimension,
+        embedDtype: model.dtype,
+      },
     ]);
   }
   const paths = await examplePaths();

@@ -7,15 +7,13 @@
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocqaConfigOverrides, evaluateRetrieval, loadBeirDataset, TransformersEmbeddings } from "@docqa/core";
+import { createRagService, type DocqaConfigOverrides, evaluateRetrieval, loadBeirDataset } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
 import { CacheBackedEmbeddings } from "@langchain/classic/embeddings/cache_backed";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { InMemoryStore } from "@langchain/core/stores";
+import { benchmarkModel, loadEmbeddings } from "./local-model.ts";
 import type { BenchmarkRow } from "./statistics.ts";
-
-const root = join(import.meta.dirname, "..");
-const modelName = "Xenova/bge-small-en-v1.5";
 
 /** Runs the SciFact evaluation with RAPTOR off and on; empty when the data set is absent. */
 export async function benchmarkRetrievalQuality(): Promise<BenchmarkRow[]> {
@@ -26,11 +24,12 @@ export async function benchmarkRetrievalQuality(): Promise<BenchmarkRow[]> {
   }
   const dataset = await loadBeirDataset(folder);
   const configurations: [string, DocqaConfigOverrides, EmbeddingsInterface | null][] = [["BM25 only", { embedProvider: "none" }, null]];
-  const modelDirectory = join(root, ".models");
-  if (existsSync(join(modelDirectory, modelName, "onnx", "model.onnx"))) {
-    const model = new TransformersEmbeddings({ modelName, localModelPath: modelDirectory, allowRemote: false });
-    const cached = CacheBackedEmbeddings.fromBytesStore(model, new InMemoryStore<Uint8Array>(), { namespace: modelName });
-    configurations.push([`hybrid, ${modelName}`, { embedDimension: 384 }, Object.assign(cached, { model: modelName })]);
+  const model = benchmarkModel("SciFact quality");
+  if (model) {
+    const cached = CacheBackedEmbeddings.fromBytesStore(await loadEmbeddings(model), new InMemoryStore<Uint8Array>(), {
+      namespace: model.id,
+    });
+    configurations.push([`hybrid, ${model.id}`, { embedDimension: model.dimension }, Object.assign(cached, { model: model.id })]);
   }
   const rows: BenchmarkRow[] = [];
   for (const [name, overrides, embeddings] of configurations) {
@@ -39,7 +38,7 @@ export async function benchmarkRetrievalQuality(): Promise<BenchmarkRow[]> {
       const service = createRagService({
         config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")), logLevel: "silent", useRaptor, ...overrides },
         embeddings,
-        embeddingModelId: embeddings ? modelName : undefined,
+        embeddingModelId: embeddings && model ? model.id : undefined,
       });
       results.push(await evaluateRetrieval(service, dataset));
       await service.close();

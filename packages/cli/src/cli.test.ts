@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { isContinuousIntegration, sharedDataPath } from "@docqa/core/testing";
+import { findLocalModels, isContinuousIntegration, sharedDataPath } from "@docqa/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 
 const execFileAsync = promisify(execFile);
@@ -18,17 +18,16 @@ const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url));
 const docqa = join(repositoryRoot, "packages", "cli", "bin", "docqa.js");
 const built = existsSync(join(repositoryRoot, "packages", "cli", "dist", "bin.js"));
 const documentsDirectory = sharedDataPath("documents");
-const modelDirectory = [join(repositoryRoot, ".models"), sharedDataPath("models")].find(
-  (directory) => directory !== undefined && existsSync(join(directory, "Xenova", "bge-small-en-v1.5", "onnx", "model.onnx")),
-);
-
 const bm25Only = { EMBED_PROVIDER: "none" };
-const realModel = modelDirectory
+// A real model from ../shared/data/models (or $DOCQA_MODELS_DIR, or .models); nothing is downloaded.
+const model = findLocalModels(["bge-small-en-v1.5", "all-MiniLM-L6-v2"])[0];
+const realModel = model
   ? {
       EMBED_PROVIDER: "transformers",
-      EMBED_MODEL_PATH: modelDirectory,
-      EMBED_MODEL_NAME: "Xenova/bge-small-en-v1.5",
-      EMBED_DIMENSION: "384",
+      EMBED_MODEL_PATH: model.root,
+      EMBED_MODEL_NAME: model.id,
+      EMBED_DIMENSION: String(model.dimension),
+      EMBED_DTYPE: model.dtype,
     }
   : undefined;
 
@@ -88,17 +87,16 @@ const exampleQuestions = JSON.parse(readFileSync(join(repositoryRoot, "examples"
 describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run build`)", () => {
   const configurations: [string, Record<string, string> | undefined][] = [
     ["BM25 only", bm25Only],
-    ["hybrid with bge-small-en-v1.5", realModel],
+    [`hybrid with ${model?.id ?? "a real model (none found under ../shared/data/models: skipped)"}`, realModel],
   ];
 
-  // Without ../shared/data or fetched models (scripts/fetch-models.sh) these skip, except in CI.
+  // Without ../shared/data these skip, except in CI; the hybrid run needs a local model.
   describe.skipIf(!documentsDirectory && !isContinuousIntegration())("over ../shared/data/documents (TXT and MD)", () => {
     for (const [name, environment] of configurations) {
-      it.skipIf(!environment && !isContinuousIntegration())(
+      it.skipIf(!environment)(
         `ingests, then answers citing the file that holds the answer (${name})`,
         async () => {
           expect(documentsDirectory, "../shared/data/documents is missing").toBeDefined();
-          expect(environment, "no model in .models: run scripts/fetch-models.sh").toBeDefined();
           const dataDir = mkdtempSync(join(tmpdir(), "docqa-cli-"));
           const env = { ...(environment as Record<string, string>), DATA_DIR: dataDir };
           const folders = [join(documentsDirectory as string, "txt"), join(documentsDirectory as string, "md")];

@@ -55,6 +55,8 @@ export interface DocqaConfig {
   embedModelPath: string | undefined;
   /** `EMBED_DIMENSION`, default 768: must equal the model's output dimension and the index's. */
   embedDimension: number;
+  /** `EMBED_DTYPE`, default `fp32`: ONNX weights precision (`q8` loads `onnx/model_quantized.onnx`). */
+  embedDtype: "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
   /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
   embedAllowRemote: boolean;
   /** `VECTOR_RETRIEVER_TOP_K`, default 8. */
@@ -185,6 +187,7 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     embedModelName: environment.EMBED_MODEL_NAME,
     embedModelPath: environment.EMBED_MODEL_PATH,
     embedDimension: environment.EMBED_DIMENSION,
+    embedDtype: environment.EMBED_DTYPE,
     embedAllowRemote: environment.EMBED_ALLOW_REMOTE,
     vectorTopK: environment.VECTOR_RETRIEVER_TOP_K,
     bm25TopK: environment.BM25_RETRIEVER_TOP_K,

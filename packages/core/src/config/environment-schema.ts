@@ -45,6 +45,7 @@ export const environmentSchema = z.object({
   EMBED_MODEL_NAME: z.string().default("Xenova/bge-base-en-v1.5"),
   EMBED_MODEL_PATH: z.string().optional(),
   EMBED_DIMENSION: integer(768, 1),
+  EMBED_DTYPE: z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("fp32"),
   EMBED_ALLOW_REMOTE: flag(true),
   // Retrieval
   VECTOR_RETRIEVER_TOP_K: integer(8, 1),

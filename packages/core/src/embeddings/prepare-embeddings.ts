@@ -43,6 +43,7 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
       modelName: config.embedModelName,
       localModelPath: config.embedModelPath,
       allowRemote: config.embedAllowRemote,
+      dtype: config.embedDtype,
     });
   const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? config.embedModelName;
   let probe: number[];

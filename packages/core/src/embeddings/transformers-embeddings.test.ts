@@ -1,20 +1,16 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { createRagService } from "../service/create-rag-service.js";
-import { isContinuousIntegration, sharedDataPath } from "../testing/shared-data.js";
+import { findLocalModels } from "../testing/local-models.js";
 import { prepareEmbeddings } from "./prepare-embeddings.js";
 import { TransformersEmbeddings } from "./transformers-embeddings.js";
 
-const repositoryRoot = fileURLToPath(new URL("../../../..", import.meta.url));
-const modelName = "Xenova/bge-small-en-v1.5";
-const modelDirectory = [sharedDataPath("models"), join(repositoryRoot, ".models")].find(
-  (directory) => directory !== undefined && existsSync(join(directory, modelName, "onnx", "model.onnx")),
-);
+// A real model from ../shared/data/models (or $DOCQA_MODELS_DIR, or .models); nothing is downloaded.
+const model = findLocalModels(["bge-small-en-v1.5", "all-MiniLM-L6-v2"])[0];
 
 function collectingLogger() {
   const warnings: string[] = [];
@@ -62,30 +58,39 @@ describe("TransformersEmbeddings", () => {
     await service.close();
   });
 
-  describe.skipIf(!modelDirectory && !isContinuousIntegration())(
-    `real model ${modelName} (scripts/fetch-models.sh or ../shared/data/models)`,
-    () => {
-      it("loads from a local directory and embeds meaningfully", async () => {
-        expect(modelDirectory, "no model files: run scripts/fetch-models.sh").toBeDefined();
-        const embeddings = new TransformersEmbeddings({ modelName, localModelPath: modelDirectory, allowRemote: false });
-        const [cat, kitten, invoice] = await embeddings.embedDocuments([
-          "A cat is sleeping on the sofa.",
-          "A kitten naps on the couch.",
-          "Submit the invoice to accounts payable.",
-        ]);
-        expect(cat).toHaveLength(384);
-        expect(Math.hypot(...(cat as number[]))).toBeCloseTo(1, 4);
-        expect(cosine(cat as number[], kitten as number[])).toBeGreaterThan(cosine(cat as number[], invoice as number[]) + 0.2);
-        const query = await embeddings.embedQuery("Where is the cat?");
-        expect(cosine(query, cat as number[])).toBeGreaterThan(cosine(query, invoice as number[]));
+  describe.skipIf(!model)(`real model ${model?.id ?? "(none found under ../shared/data/models: skipped)"}`, () => {
+    it("loads from a local directory and embeds meaningfully", async () => {
+      const found = model as NonNullable<typeof model>;
+      const embeddings = new TransformersEmbeddings({
+        modelName: found.id,
+        localModelPath: found.root,
+        allowRemote: false,
+        dtype: found.dtype,
       });
+      const [cat, kitten, invoice] = await embeddings.embedDocuments([
+        "A cat is sleeping on the sofa.",
+        "A kitten naps on the couch.",
+        "Submit the invoice to accounts payable.",
+      ]);
+      expect(cat).toHaveLength(found.dimension);
+      expect(Math.hypot(...(cat as number[]))).toBeCloseTo(1, 4);
+      expect(cosine(cat as number[], kitten as number[])).toBeGreaterThan(cosine(cat as number[], invoice as number[]) + 0.2);
+      const query = await embeddings.embedQuery("Where is the cat?");
+      expect(cosine(query, cat as number[])).toBeGreaterThan(cosine(query, invoice as number[]));
+    });
 
-      it("fails start-up when EMBED_DIMENSION does not match the model", async () => {
-        const config = resolveConfig({ embedModelPath: modelDirectory, embedModelName: modelName, embedDimension: 768 });
-        await expect(prepareEmbeddings(config, {}, collectingLogger().logger)).rejects.toThrow(
-          "EMBED_DIMENSION is 768 but Xenova/bge-small-en-v1.5 produces 384-dimensional vectors",
-        );
+    it("fails start-up when EMBED_DIMENSION does not match the model", async () => {
+      const found = model as NonNullable<typeof model>;
+      const wrong = found.dimension + 1;
+      const config = resolveConfig({
+        embedModelPath: found.root,
+        embedModelName: found.id,
+        embedDimension: wrong,
+        embedDtype: found.dtype,
       });
-    },
-  );
+      await expect(prepareEmbeddings(config, {}, collectingLogger().logger)).rejects.toThrow(
+        `EMBED_DIMENSION is ${wrong} but ${found.id} produces ${found.dimension}-dimensional vectors`,
+      );
+    });
+  });
 });

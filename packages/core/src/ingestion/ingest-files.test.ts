@@ -145,11 +145,13 @@ describe("ingestFiles: documents", () => {
       finished = await service.getIngestionJob({ orgId: "org", principal }, job.jobId);
     }
     expect(finished).toMatchObject({ state: "succeeded", documents: 1, files: { ingested: 1 } });
+    // The spooled upload is removed once the job has finished.
+    for (let attempt = 0; attempt < 100 && readdirSync(join(dataDir, "uploads")).length > 0; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(readdirSync(join(dataDir, "uploads"))).toEqual([]);
 
     // A job left "running" by a crashed process, with its spooled file, resumes on the next start.
     const spool = join(dataDir, "uploads", "crashed-job");
-    writeFileSync(join(mkdtempSync(join(tmpdir(), "x")), "unused"), "");
     (await import("node:fs")).mkdirSync(spool, { recursive: true });
     writeFileSync(join(spool, "0"), "Beta text survives a crash.");
     await jobStore.save({
