@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: runs every benchmark and prints one table of figures with their same-run
  * baselines. Needs `npm run build`. `BENCH_ITERATIONS` sets the latency sample count;
- * `BENCH_ONLY=predict|ingestion|quality` runs one group.
+ * `BENCH_ONLY=predict|ingestion|speed|quality` runs one group.
  */
 import { cpus } from "node:os";
+import { benchmarkIndexSpeed } from "./index-speed.ts";
 import { benchmarkIngestion } from "./ingestion-throughput.ts";
 import { benchmarkPredictLatency } from "./predict-latency.ts";
 import { benchmarkRetrievalQuality } from "./retrieval-quality.ts";
@@ -15,5 +16,6 @@ console.log(`docqa benchmarks: node ${process.version}, ${cpus().length} x ${cpu
 const rows: BenchmarkRow[] = [];
 if (!only || only === "predict") rows.push(...(await benchmarkPredictLatency(iterations)));
 if (!only || only === "ingestion") rows.push(...(await benchmarkIngestion()));
+if (!only || only === "speed") rows.push(...(await benchmarkIndexSpeed()));
 if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
 printRows(rows);

@@ -1,9 +1,10 @@
 /**
- * The `docqa` command line: `serve`, `ingest`, `ask`, `token`.
+ * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`.
  */
 import { Command } from "commander";
 import packageJson from "../package.json" with { type: "json" };
 import { registerAskCommand } from "./commands/ask-command.js";
+import { registerEvalCommand } from "./commands/eval-command.js";
 import { registerIngestCommand } from "./commands/ingest-command.js";
 import { registerServeCommand } from "./commands/serve-command.js";
 import { registerTokenCommand } from "./commands/token-command.js";
@@ -19,5 +20,6 @@ export function createProgram(): Command {
   registerIngestCommand(program);
   registerAskCommand(program);
   registerTokenCommand(program);
+  registerEvalCommand(program);
   return program;
 }

@@ -19,13 +19,25 @@ export { hashOf, type SourceDocument, sourceFromInput } from "./chunking/source-
 export { configFromEnvironment, type DocqaConfig, type ScoreNormalization } from "./config/docqa-config.js";
 export { type Environment, environmentSchema, environmentVariableNames } from "./config/environment-schema.js";
 export { type DocqaConfigOverrides, type EnvironmentVariables, loadConfig, resolveConfig } from "./config/load-config.js";
+export { Bm25Index, type Bm25Parameters, type SlotMask } from "./embedded-store/bm25-index.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
+export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
+export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./embedded-store/hnsw-vector-index.js";
+export type { VectorIndexSettings } from "./embedded-store/organisation-store.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
 export { type BeirDataset, loadBeirDataset } from "./evaluation/beir-dataset.js";
+export {
+  type AnswerEvaluation,
+  type AnswerOutcome,
+  type EvaluateAnswersOptions,
+  evaluateAnswers,
+  normalizeAnswer,
+} from "./evaluation/evaluate-answers.js";
 export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluation/evaluate-retrieval.js";
+export { type RetrievalConfiguration, retrievalConfigurations } from "./evaluation/retrieval-configurations.js";
 export {
   type Judgements,
   meanMetrics,
@@ -34,6 +46,7 @@ export {
   recallAtK,
   reciprocalRankAtK,
 } from "./evaluation/retrieval-metrics.js";
+export { loadSquadDataset, type SquadDataset } from "./evaluation/squad-dataset.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
 export {
@@ -82,6 +95,8 @@ export {
 } from "./raptor/build-raptor-nodes.js";
 export { type ClusterSettings, clusterVectors } from "./raptor/cluster-vectors.js";
 export { createExtractiveSummarizer, type ExtractiveSummarizerSettings, type Summarizer } from "./raptor/summarizer.js";
+export { createCompressorReranker } from "./retrieval/compressor-reranker.js";
+export { CrossEncoderReranker, type CrossEncoderRerankerSettings } from "./retrieval/cross-encoder-reranker.js";
 export { type FusedChunk, fuseReciprocalRank, fuseWeighted, type WeightedLists } from "./retrieval/fuse-results.js";
 export { normalizeQuery } from "./retrieval/normalize-query.js";
 export { normalizeScores, standardNormalCdf } from "./retrieval/normalize-scores.js";
@@ -93,6 +108,7 @@ export {
   type RetrievedChunk,
   retrieveChunks,
 } from "./retrieval/retrieve-chunks.js";
+export { type IdScore, TopK } from "./retrieval/top-k.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
 export type {
   IngestFilesRequest,

@@ -147,6 +147,7 @@ export const healthResponseSchema = z
         embeddings: z.object({ status: z.string(), model: z.string(), detail: z.string().optional() }),
         stores: z.object({ vector: z.string().nullable(), keyword: z.string() }),
         answerer: z.string(),
+        reranker: z.string().nullable(),
       })
       .optional(),
   })

@@ -38,7 +38,7 @@ import type { ContextEntry } from "./build-context.js";
 export interface ExtractiveAnswererSettings {
   /** Analyzer for matching question and sentences; default {@link createEnglishAnalyzer}. */
   analyzer?: Analyzer;
-  /** Best-sentence coverage below which the answerer abstains; default 0.3. */
+  /** Best-sentence coverage below which the answerer abstains (`EXTRACTIVE_MIN_COVERAGE`); default 0.15. */
   minimumCoverage?: number;
   /** Maximum items per list; default 3. */
   maximumListItems?: number;
@@ -67,7 +67,7 @@ const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 /** Creates the extractive answerer. */
 export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = {}): Answerer {
   const analyzer = settings.analyzer ?? createEnglishAnalyzer();
-  const minimumCoverage = settings.minimumCoverage ?? 0.3;
+  const minimumCoverage = settings.minimumCoverage ?? 0.15;
   const maximumListItems = settings.maximumListItems ?? 3;
 
   const result = (answer: Answer, abstained: boolean): GeneratedAnswer => ({

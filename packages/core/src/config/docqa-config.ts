@@ -75,12 +75,40 @@ export interface DocqaConfig {
   bm25K1: number;
   /** `BM25_B`, default 0.4 (Anserini's BEIR setting): length normalisation of Okapi BM25. */
   bm25B: number;
+  /**
+   * `VECTOR_INDEX`: `exact` (default: always scan every vector), `hnsw` (an HNSW graph for every
+   * organisation), or `auto` (a graph for organisations with `HNSW_MIN_VECTORS` vectors). Graphs
+   * are built in the background; searches are exact until the graph is ready, and for filters that
+   * allow under 5 % of the vectors.
+   */
+  vectorIndex: "auto" | "exact" | "hnsw";
+  /** `HNSW_MIN_VECTORS`, default 20000. */
+  hnswMinVectors: number;
+  /** `HNSW_CONNECTIVITY`, default 16: graph degree M. */
+  hnswConnectivity: number;
+  /** `HNSW_EXPANSION_SEARCH`, default 64: candidate list size ef at search time. */
+  hnswExpansionSearch: number;
   /** `USE_RERANKER`, default false. */
   useReranker: boolean;
   /** `RERANK_TOP_K`, default 5. */
   rerankTopK: number;
-  /** `RERANKER_SCORE_THRESHOLD`, default 0.5. */
+  /** `RERANKER_SCORE_THRESHOLD`, default 0.5 (the cross-encoder's scores are probabilities in [0, 1]). */
   rerankerScoreThreshold: number;
+  /** `RERANKER_MODEL_NAME`, default `Xenova/ms-marco-MiniLM-L-6-v2`: the cross-encoder run with transformers.js. */
+  rerankerModelName: string;
+  /** `RERANKER_MODEL_PATH`: local directory holding `<RERANKER_MODEL_NAME>/`; default `EMBED_MODEL_PATH`. */
+  rerankerModelPath: string | undefined;
+  /**
+   * `RERANK_DEPTH`, default 20: fused candidates scored by the reranker. Bounds its CPU cost: a
+   * MiniLM-L6 cross-encoder needs a few milliseconds per pair on two cores, so 20 pairs stay
+   * within about 200 ms.
+   */
+  rerankDepth: number;
+  /**
+   * `EXTRACTIVE_MIN_COVERAGE`, default 0.15: the extractive answerer abstains when no sentence
+   * covers at least this IDF-weighted share of the question's content terms.
+   */
+  extractiveMinCoverage: number;
   /** `SKIP_LLM_ON_EMPTY_CONTEXT`, default true. */
   skipLlmOnEmptyContext: boolean;
   /** `USE_QUERY_DECOMPOSITION`, default true. */
@@ -197,9 +225,17 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     scoreNormalization: environment.SCORE_NORMALIZATION,
     bm25K1: environment.BM25_K1,
     bm25B: environment.BM25_B,
+    vectorIndex: environment.VECTOR_INDEX,
+    hnswMinVectors: environment.HNSW_MIN_VECTORS,
+    hnswConnectivity: environment.HNSW_CONNECTIVITY,
+    hnswExpansionSearch: environment.HNSW_EXPANSION_SEARCH,
     useReranker: environment.USE_RERANKER,
     rerankTopK: environment.RERANK_TOP_K,
     rerankerScoreThreshold: environment.RERANKER_SCORE_THRESHOLD,
+    rerankerModelName: environment.RERANKER_MODEL_NAME,
+    rerankerModelPath: environment.RERANKER_MODEL_PATH ?? environment.EMBED_MODEL_PATH,
+    rerankDepth: environment.RERANK_DEPTH,
+    extractiveMinCoverage: environment.EXTRACTIVE_MIN_COVERAGE,
     skipLlmOnEmptyContext: environment.SKIP_LLM_ON_EMPTY_CONTEXT,
     useQueryDecomposition: environment.USE_QUERY_DECOMPOSITION,
     queryDecompositionN: environment.QUERY_DECOMPOSITION_N,

@@ -183,10 +183,17 @@ describe("Bm25Index", () => {
     expect(index.size).toBe(2);
   });
 
-  describe("slot predicate", () => {
+  describe("slot mask", () => {
+    const maskOf = (slots: number, allowed: (slot: number) => boolean) =>
+      Uint8Array.from({ length: slots }, (_, slot) => (allowed(slot) ? 1 : 0));
+
     it("filters before scoring, keeping N and avgdl of all live slots", () => {
       const index = toyIndex();
-      const results = index.search(["cat"], 1, (slot) => slot !== 1);
+      const results = index.search(
+        ["cat"],
+        1,
+        maskOf(3, (slot) => slot !== 1),
+      );
       // Slot 1 ranks first unfiltered; the filtered top-1 is slot 0 with its unfiltered score.
       expect(results).toHaveLength(1);
       expect(results[0]?.id).toBe(0);
@@ -201,8 +208,11 @@ describe("Bm25Index", () => {
       }
       const unfiltered = index.search(["term"], 5);
       expect(unfiltered.map((result) => result.id)).toEqual([19, 18, 17, 16, 15]);
-      const allowed = (slot: number) => slot % 2 === 0 && slot < 12;
-      const filtered = index.search(["term"], 3, allowed);
+      const filtered = index.search(
+        ["term"],
+        3,
+        maskOf(20, (slot) => slot % 2 === 0 && slot < 12),
+      );
       expect(filtered.map((result) => result.id)).toEqual([10, 8, 6]);
       const all = index.search(["term"], 20);
       for (const result of filtered) {
@@ -210,17 +220,26 @@ describe("Bm25Index", () => {
       }
     });
 
-    it("asks the predicate only about slots holding a query term", () => {
-      const asked: number[] = [];
-      toyIndex().search(["bird"], 10, (slot) => {
-        asked.push(slot);
-        return true;
-      });
-      expect(asked).toEqual([2]);
+    it("treats slots beyond the mask's length as not allowed", () => {
+      expect(
+        toyIndex()
+          .search(
+            ["cat"],
+            10,
+            maskOf(1, () => true),
+          )
+          .map((result) => result.id),
+      ).toEqual([0]);
     });
 
-    it("returns [] when the predicate rejects every slot", () => {
-      expect(toyIndex().search(["cat", "dog"], 10, () => false)).toEqual([]);
+    it("returns [] when the mask allows no slot", () => {
+      expect(
+        toyIndex().search(
+          ["cat", "dog"],
+          10,
+          maskOf(3, () => false),
+        ),
+      ).toEqual([]);
     });
   });
 });

@@ -22,8 +22,11 @@ export interface Bm25Parameters {
   b: number;
 }
 
-/** Decides per slot whether it may be scored. */
-export type SlotPredicate = (slot: number) => boolean;
+/**
+ * Which slots a search may return: one byte per slot, 1 = allowed. Slots beyond its length are
+ * not allowed. Built once per search by the store from access, document and metadata filters.
+ */
+export type SlotMask = Uint8Array;
 
 interface PostingList {
   slots: Int32Array;
@@ -102,9 +105,9 @@ export class Bm25Index {
 
   /**
    * The `topK` slots with the highest BM25 score for `queryTerms` (analysed terms) among the
-   * slots `accept` allows. Slots that match no query term are never returned.
+   * slots `mask` allows (all when absent). Slots that match no query term are never returned.
    */
-  search(queryTerms: readonly string[], topK: number, accept?: SlotPredicate): IdScore[] {
+  search(queryTerms: readonly string[], topK: number, mask?: SlotMask): IdScore[] {
     if (this.liveCount === 0 || topK <= 0) return [];
     const queryFrequencies = new Map<number, number>();
     for (const term of queryTerms) {
@@ -115,7 +118,7 @@ export class Bm25Index {
     const touched = this.touched;
     let touchedCount = 0;
     try {
-      touchedCount = this.accumulate(queryFrequencies, accept);
+      touchedCount = this.accumulate(queryFrequencies, mask);
     } catch (error) {
       // Leave the shared accumulator clean for the next search, then rethrow.
       scores.fill(0);
@@ -131,7 +134,7 @@ export class Bm25Index {
   }
 
   /** Adds every query term's BM25 contribution into the shared accumulator; returns how many slots it touched. */
-  private accumulate(queryFrequencies: Map<number, number>, accept: SlotPredicate | undefined): number {
+  private accumulate(queryFrequencies: Map<number, number>, mask: SlotMask | undefined): number {
     const { k1, b } = this.parameters;
     const averageLength = this.totalLength / this.liveCount || 1;
     const scores = this.scores;
@@ -152,7 +155,7 @@ export class Bm25Index {
       for (let index = 0; index < list.size; index++) {
         const slot = slots[index] as number;
         if (live[slot] !== 1) continue;
-        if (accept !== undefined && !accept(slot)) continue;
+        if (mask !== undefined && mask[slot] !== 1) continue;
         const frequency = frequencies[index] as number;
         const contribution = (weight * frequency) / (frequency + lengthFactor + lengthSlope * (lengths[slot] as number));
         if (scores[slot] === 0) touched[touchedCount++] = slot;

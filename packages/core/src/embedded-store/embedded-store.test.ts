@@ -168,3 +168,36 @@ describe("embedded store", () => {
     expect((await store.searchByText("org-a", "CAFÉ", { topK: 5, filter: {} }))[0]?.chunk.docId).toBe("unicode");
   });
 });
+
+describe("embedded store with an HNSW graph", () => {
+  it("builds the graph in the background, agrees with exact search, and keeps filters exact", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "docqa-hnsw-"));
+    const store = createEmbeddedStore({ dataDir: directory, vectorIndex: { mode: "hnsw" } });
+    stores.push(store);
+    const dimension = 16;
+    const hnswModel = { id: "hnsw-test", dimension };
+    const vectorFor = (index: number) => Float32Array.from({ length: dimension }, (_, d) => Math.sin((index + 1) * (d + 1)));
+    const documents: DocumentVersion[] = Array.from({ length: 400 }, (_, index) => {
+      const version = documentVersion(`v${index}`, [`vector document ${index}`], {
+        acl: index < 4 ? "|user:reader@example.org|" : "|user:someone@example.org|",
+        vectors: [Array.from(vectorFor(index))],
+      });
+      return version;
+    });
+    await store.upsert("org-a", documents, { embeddingModel: hnswModel });
+    for (let attempt = 0; attempt < 200 && (await store.vectorIndexStatus("org-a")).approximate !== "ready"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(await store.vectorIndexStatus("org-a")).toEqual({ vectors: 400, approximate: "ready" });
+    const everyone = { userName: "someone@example.org", roles: [], groups: [] };
+    const found = await store.searchByVector("org-a", vectorFor(123), hnswModel, { topK: 3, filter: { principal: everyone } });
+    expect(found[0]?.chunk.docId).toBe("v123");
+    expect(found[0]?.score).toBeCloseTo(1, 4);
+    // 4 of 400 readable (1 %): the exact scan answers, so all four come back.
+    const filtered = await store.searchByVector("org-a", vectorFor(200), hnswModel, { topK: 8, filter: { principal: reader } });
+    expect(filtered.map((result) => result.chunk.docId).sort()).toEqual(["v0", "v1", "v2", "v3"]);
+    await store.delete("org-a", ["v123"]);
+    const afterDelete = await store.searchByVector("org-a", vectorFor(123), hnswModel, { topK: 3, filter: { principal: everyone } });
+    expect(afterDelete.map((result) => result.chunk.docId)).not.toContain("v123");
+  });
+});

@@ -13,7 +13,8 @@ import type { EmbeddingModelInfo, KeywordIndex, SearchOptions, UpsertOptions, Ve
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Bm25Parameters } from "./bm25-index.js";
-import { OrganisationStore } from "./organisation-store.js";
+import type { HnswSettings } from "./hnsw-vector-index.js";
+import { OrganisationStore, type VectorIndexSettings } from "./organisation-store.js";
 
 /** Settings of {@link createEmbeddedStore}. */
 export interface EmbeddedStoreSettings {
@@ -25,6 +26,12 @@ export interface EmbeddedStoreSettings {
   bm25?: Bm25Parameters;
   /** Analyzer for BM25; default {@link createEnglishAnalyzer}. */
   analyzer?: Analyzer;
+  /**
+   * Approximate vector index beside the exact one (`VECTOR_INDEX`, `HNSW_*`); default `exact`
+   * (none). With `auto`, an HNSW graph is built in the background for organisations with at least
+   * 20,000 vectors.
+   */
+  vectorIndex?: Partial<Omit<VectorIndexSettings, "hnsw">> & { hnsw?: Partial<HnswSettings> };
   logger?: Logger;
 }
 
@@ -35,6 +42,8 @@ export interface EmbeddedStore extends VectorIndex, KeywordIndex {
   readonly dataDir: string;
   /** Number of chunks of `orgId` stored without an embedding. */
   countWithoutEmbedding(orgId: string): Promise<number>;
+  /** Vectors of `orgId` and the state of its HNSW graph (`none`, `building`, `ready`). */
+  vectorIndexStatus(orgId: string): Promise<{ vectors: number; approximate: "none" | "building" | "ready" }>;
 }
 
 /**
@@ -52,6 +61,11 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
   const analyzer = settings.analyzer ?? createEnglishAnalyzer();
   const bm25 = settings.bm25 ?? { k1: 0.9, b: 0.4 };
   const logger = settings.logger ?? silentLogger;
+  const vectorIndex: VectorIndexSettings = {
+    mode: settings.vectorIndex?.mode ?? "exact",
+    minVectors: settings.vectorIndex?.minVectors ?? 20_000,
+    hnsw: { connectivity: 16, expansionAdd: 128, expansionSearch: 64, ...settings.vectorIndex?.hnsw },
+  };
   const organisations = new Map<string, OrganisationStore>();
   let closed = false;
 
@@ -65,6 +79,7 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
         orgId,
         analyzer,
         bm25,
+        vectorIndex,
         logger,
       });
       organisations.set(orgId, store);
@@ -92,6 +107,9 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     },
     async countWithoutEmbedding(orgId: string) {
       return organisation(orgId).countWithoutEmbedding();
+    },
+    async vectorIndexStatus(orgId: string) {
+      return organisation(orgId).vectorIndexStatus();
     },
     async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();

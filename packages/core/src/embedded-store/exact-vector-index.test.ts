@@ -84,21 +84,43 @@ describe("ExactVectorIndex", () => {
     expect(index.search(vector(0, 1), 3).map((result) => result.id)).toEqual([2, 4, 7]);
   });
 
-  it("filters with the predicate before ranking", () => {
-    const results = sampleIndex().search(vector(1, 0, 0), 2, (slot) => slot !== 0 && slot !== 1);
+  it("filters with the mask before ranking", () => {
+    const results = sampleIndex().search(vector(1, 0, 0), 2, Uint8Array.from([0, 0, 1, 1]));
     expect(results.map((result) => result.id)).toEqual([2, 3]);
   });
 
-  it("asks the predicate only about slots that hold a vector", () => {
+  it("treats slots beyond the mask's length as not allowed, and never returns empty slots", () => {
     const index = new ExactVectorIndex(2, 8);
     index.set(5, vector(1, 0));
     index.set(1, vector(0, 1));
-    const asked: number[] = [];
-    index.search(vector(1, 0), 10, (slot) => {
-      asked.push(slot);
-      return true;
+    expect(index.search(vector(1, 0), 10, Uint8Array.from([1, 1, 1])).map((result) => result.id)).toEqual([1]);
+    expect(index.search(vector(1, 0), 10).map((result) => result.id)).toEqual([5, 1]);
+  });
+
+  it("uses the WebAssembly SIMD kernel and agrees with a plain dot product on odd dimensions", () => {
+    const dimension = 37;
+    const index = new ExactVectorIndex(dimension, 4);
+    expect(index.accelerated).toBe(true);
+    let seed = 3;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648 - 0.5;
+    const stored = Array.from({ length: 50 }, () => Float32Array.from({ length: dimension }, random));
+    stored.forEach((stored, slot) => {
+      index.set(slot, stored);
     });
-    expect(asked).toEqual([1, 5]);
+    const query = Float32Array.from({ length: dimension }, random);
+    const unit = (values: Float32Array) => {
+      const norm = Math.hypot(...values);
+      return [...values].map((value) => value / norm);
+    };
+    const expected = stored
+      .map((values, slot) => ({ slot, score: unit(values).reduce((sum, value, index) => sum + value * (unit(query)[index] as number), 0) }))
+      .sort((left, right) => right.score - left.score)
+      .slice(0, 5);
+    const results = index.search(query, 5);
+    expect(results.map((result) => result.id)).toEqual(expected.map((entry) => entry.slot));
+    results.forEach((result, rank) => {
+      expect(result.score).toBeCloseTo(expected[rank]?.score as number, 5);
+    });
   });
 
   it("throws a RangeError when a stored vector has the wrong dimension", () => {

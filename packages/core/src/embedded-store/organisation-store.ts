@@ -22,8 +22,9 @@ import { type ChunkRecord, type DocumentVersion, indexedText, type ScoredChunk }
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { AccessGroups } from "./access-groups.js";
-import { Bm25Index, type Bm25Parameters, type SlotPredicate } from "./bm25-index.js";
+import { Bm25Index, type Bm25Parameters, type SlotMask } from "./bm25-index.js";
 import { ExactVectorIndex } from "./exact-vector-index.js";
+import { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./hnsw-vector-index.js";
 
 const schemaVersion = "1";
 const changeLogKeep = 10_000;
@@ -68,8 +69,27 @@ export interface OrganisationStoreSettings {
   orgId: string;
   analyzer: Analyzer;
   bm25: Bm25Parameters;
+  /** Approximate vector index: mode and parameters; see {@link VectorIndexSettings}. */
+  vectorIndex: VectorIndexSettings;
   logger: Logger;
 }
+
+/** When the embedded store adds an HNSW graph beside its exact vector index (`VECTOR_INDEX`). */
+export interface VectorIndexSettings {
+  /** `exact` (default): never; `hnsw`: always; `auto`: from `minVectors` vectors on. */
+  mode: "auto" | "exact" | "hnsw";
+  /** `HNSW_MIN_VECTORS`, default 20000. */
+  minVectors: number;
+  hnsw: HnswSettings;
+}
+
+/** Share of allowed vectors below which a filtered search scans exactly instead of using HNSW. */
+const hnswMinimumSelectivity = 0.05;
+/**
+ * Slots added to the HNSW graph per step of a background build; the event loop runs between
+ * steps, so a step (about 0.2 s on one core) bounds the pause a request can see during a build.
+ */
+const hnswBuildBatch = 200;
 
 interface SlotInfo {
   rowId: number;
@@ -101,6 +121,16 @@ export class OrganisationStore {
   private vectors: ExactVectorIndex | undefined;
   private accessGroups!: AccessGroups;
   private slots: (SlotInfo | undefined)[] = [];
+  /** Access group of each slot (-1 for a removed slot), for building masks in one typed loop. */
+  private slotGroups = new Int32Array(1024);
+  private cachedMask: { key: string; mask: SlotMask; allowed: number } | undefined;
+  /** The HNSW graph being built or built; `hnswReady` once it covers every slot. */
+  private hnsw: HnswVectorIndex | undefined;
+  private hnswReady = false;
+  /** Slots below this have been offered to the graph. */
+  private hnswPosition = 0;
+  /** Incremented on every rebuild, so a stale background build stops. */
+  private hnswGeneration = 0;
   private documentSlots = new Map<string, number[]>();
   private deadSlots = 0;
   private lastChange = 0;
@@ -248,7 +278,7 @@ export class OrganisationStore {
     this.refreshIfChanged();
     const terms = this.settings.analyzer.analyze(query);
     if (terms.length === 0) return [];
-    return this.hydrate(this.bm25.search(terms, topK, this.predicate(filter)));
+    return this.hydrate(this.bm25.search(terms, topK, this.mask(filter)));
   }
 
   /** Exact vector search; see {@link VectorIndex.searchByVector}. */
@@ -256,11 +286,85 @@ export class OrganisationStore {
     this.refreshIfChanged();
     if (!this.model || !this.vectors) return [];
     this.assertModel(model);
-    return this.hydrate(this.vectors.search(vector, topK, this.predicate(filter)));
+    const mask = this.mask(filter);
+    const approximate = this.searchApproximately(vector, topK, mask);
+    return this.hydrate(approximate ?? this.vectors.search(vector, topK, mask));
+  }
+
+  /** Vectors held, and the state of the HNSW graph: `none`, `building` or `ready`. */
+  vectorIndexStatus(): { vectors: number; approximate: "none" | "building" | "ready" } {
+    this.refreshIfChanged();
+    return { vectors: this.vectors?.size ?? 0, approximate: this.hnswReady ? "ready" : this.hnsw ? "building" : "none" };
+  }
+
+  /**
+   * HNSW search with over-fetching for filters: `k' = max(4k, 64, 2k / selectivity)` candidates,
+   * filtered by the mask. Returns undefined (use the exact scan) when the graph is not ready, the
+   * filter allows under 5 % of the vectors (an exact scan of so few is as fast and exact), or too
+   * few candidates pass the filter.
+   */
+  private searchApproximately(vector: Float32Array, topK: number, mask: SlotMask | undefined): IdScore[] | undefined {
+    const vectors = this.vectors as ExactVectorIndex;
+    if (!this.hnswReady || !this.hnsw || vectors.size === 0) return undefined;
+    const allowed = mask ? (this.cachedMask?.allowed ?? vectors.size) : vectors.size;
+    const selectivity = Math.min(1, allowed / vectors.size);
+    if (selectivity < hnswMinimumSelectivity) return undefined;
+    const depth = Math.min(vectors.size, Math.max(4 * topK, 64, Math.ceil((2 * topK) / selectivity)));
+    let norm = 0;
+    for (const value of vector) norm += value * value;
+    const unit = vector.map((value) => value / Math.sqrt(norm || 1));
+    const results = this.hnsw.search(unit, depth).filter((result) => vectors.has(result.id) && (!mask || mask[result.id] === 1));
+    return results.length >= Math.min(topK, allowed) ? results.slice(0, topK) : undefined;
+  }
+
+  /** Starts building the HNSW graph in the background when the settings ask for one. */
+  private maybeStartHnsw(): void {
+    const settings = this.settings.vectorIndex;
+    const vectors = this.vectors;
+    if (this.hnsw || !vectors || settings.mode === "exact" || !isHnswAvailable()) return;
+    if (settings.mode === "auto" && vectors.size < settings.minVectors) return;
+    const generation = ++this.hnswGeneration;
+    const graph = new HnswVectorIndex(vectors.dimension, settings.hnsw);
+    this.hnsw = graph;
+    this.hnswPosition = 0;
+    const step = () => {
+      if (generation !== this.hnswGeneration || !this.database.isOpen) return;
+      const end = Math.min(this.slots.length, this.hnswPosition + hnswBuildBatch);
+      const slots: number[] = [];
+      const rows: Float32Array[] = [];
+      for (let slot = this.hnswPosition; slot < end; slot++) {
+        const row = this.vectors?.vectorAt(slot);
+        if (row) {
+          slots.push(slot);
+          rows.push(row);
+        }
+      }
+      const block = new Float32Array(rows.length * graph.dimension);
+      rows.forEach((row, index) => {
+        block.set(row, index * graph.dimension);
+      });
+      graph.add(slots, block);
+      this.hnswPosition = end;
+      if (this.hnswPosition >= this.slots.length) {
+        this.hnswReady = true;
+        this.settings.logger.info("HNSW vector index ready", { component: "embedded-store", vectors: graph.size });
+        return;
+      }
+      setImmediate(step);
+    };
+    setImmediate(step);
+  }
+
+  private discardHnsw(): void {
+    this.hnswGeneration++;
+    this.hnsw = undefined;
+    this.hnswReady = false;
+    this.hnswPosition = 0;
   }
 
   /** Closes the database. */
   close(): void {
+    this.discardHnsw();
     if (this.database.isOpen) this.database.close();
   }
 
@@ -370,7 +474,10 @@ export class OrganisationStore {
     this.bm25 = new Bm25Index(this.settings.bm25);
     this.vectors = this.model ? new ExactVectorIndex(this.model.dimension) : undefined;
     this.accessGroups = new AccessGroups();
+    this.discardHnsw();
     this.slots = [];
+    this.slotGroups = new Int32Array(1024);
+    this.cachedMask = undefined;
     this.documentSlots = new Map();
     this.deadSlots = 0;
     const last = this.statements.lastChange.get() as { seq: number };
@@ -381,11 +488,20 @@ export class OrganisationStore {
       this.addSlot(row);
     }
     this.dataVersion = this.readDataVersion();
+    this.maybeStartHnsw();
   }
 
   private addSlot(row: Pick<ChunkRow, "id" | "doc_id" | "owner_id" | "acl" | "terms" | "embedding">): void {
     const slot = this.slots.length;
-    this.slots.push({ rowId: row.id, docId: row.doc_id, accessGroup: this.accessGroups.intern(row.owner_id, row.acl) });
+    const accessGroup = this.accessGroups.intern(row.owner_id, row.acl);
+    this.slots.push({ rowId: row.id, docId: row.doc_id, accessGroup });
+    if (slot >= this.slotGroups.length) {
+      const grown = new Int32Array(Math.max(slot + 1, this.slotGroups.length * 2));
+      grown.set(this.slotGroups);
+      this.slotGroups = grown;
+    }
+    this.slotGroups[slot] = accessGroup;
+    this.cachedMask = undefined;
     let list = this.documentSlots.get(row.doc_id);
     if (!list) this.documentSlots.set(row.doc_id, (list = []));
     list.push(slot);
@@ -396,6 +512,12 @@ export class OrganisationStore {
         slot,
         new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)),
       );
+      // A graph that has reached this slot's position adds it directly; a build in progress will.
+      if (this.hnsw && slot < this.hnswPosition) this.hnsw.add([slot], this.vectors.vectorAt(slot) as Float32Array);
+      else if (this.hnswReady && this.hnsw) {
+        this.hnsw.add([slot], this.vectors.vectorAt(slot) as Float32Array);
+        this.hnswPosition = slot + 1;
+      }
     }
   }
 
@@ -403,7 +525,10 @@ export class OrganisationStore {
     for (const slot of this.documentSlots.get(docId) ?? []) {
       this.bm25.remove(slot);
       this.vectors?.remove(slot);
+      if (this.hnsw && slot < this.hnswPosition) this.hnsw.remove(slot);
       this.slots[slot] = undefined;
+      this.slotGroups[slot] = -1;
+      this.cachedMask = undefined;
       this.deadSlots++;
     }
     this.documentSlots.delete(docId);
@@ -437,6 +562,7 @@ export class OrganisationStore {
     }
     if (this.lastChange > changeLogKeep * 2) this.trimChangeLog();
     this.dataVersion = this.readDataVersion();
+    this.maybeStartHnsw();
   }
 
   private trimChangeLog(): void {
@@ -456,23 +582,42 @@ export class OrganisationStore {
     }
   }
 
-  private predicate(filter: ChunkFilter): SlotPredicate | undefined {
-    const checks: SlotPredicate[] = [];
-    if (filter.principal) {
-      const allowed = this.accessGroups.allowedFor(filter.principal as Principal);
-      checks.push((slot) => allowed[(this.slots[slot] as SlotInfo).accessGroup] === 1);
-    }
+  /**
+   * The slots a filtered search may return, one byte per slot, or undefined without filters.
+   * Access is decided once per distinct (owner, ACL) pair; the mask of the latest filter is kept
+   * until the slots change, so the BM25 and vector searches of one query build it once.
+   */
+  private mask(filter: ChunkFilter): SlotMask | undefined {
+    const conditions = filter.metadata ?? [];
+    if (!filter.principal && !filter.docIds && conditions.length === 0) return undefined;
+    const principal = filter.principal as Principal | undefined;
+    const key = JSON.stringify([principal?.userName, principal?.roles, principal?.groups, filter.docIds, conditions]);
+    if (this.cachedMask?.key === key) return this.cachedMask.mask;
+    const count = this.slots.length;
+    const mask = new Uint8Array(count);
     if (filter.docIds) {
-      const docIds = new Set(filter.docIds);
-      checks.push((slot) => docIds.has((this.slots[slot] as SlotInfo).docId));
+      for (const docId of filter.docIds) for (const slot of this.documentSlots.get(docId) ?? []) mask[slot] = 1;
+    } else {
+      mask.fill(1);
     }
-    if (filter.metadata && filter.metadata.length > 0) {
-      const rowIds = this.rowsMatching(filter.metadata);
-      checks.push((slot) => rowIds.has((this.slots[slot] as SlotInfo).rowId));
+    if (principal) {
+      const allowed = this.accessGroups.allowedFor(principal);
+      const groups = this.slotGroups;
+      for (let slot = 0; slot < count; slot++) {
+        const group = groups[slot] as number;
+        if (mask[slot] === 1 && (group < 0 || allowed[group] !== 1)) mask[slot] = 0;
+      }
     }
-    if (checks.length === 0) return undefined;
-    if (checks.length === 1) return checks[0];
-    return (slot) => checks.every((check) => check(slot));
+    if (conditions.length > 0) {
+      const rowIds = this.rowsMatching(conditions);
+      for (let slot = 0; slot < count; slot++) {
+        if (mask[slot] === 1 && !rowIds.has((this.slots[slot] as SlotInfo).rowId)) mask[slot] = 0;
+      }
+    }
+    let allowed = 0;
+    for (let slot = 0; slot < count; slot++) allowed += mask[slot] as number;
+    this.cachedMask = { key, mask, allowed };
+    return mask;
   }
 
   /** Row ids whose metadata satisfies every condition, evaluated by SQLite's JSON functions. */

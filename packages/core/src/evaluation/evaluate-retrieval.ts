@@ -5,7 +5,7 @@
  * node contributes the documents it summarises, in order, at its rank.
  */
 import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
-import type { RagService } from "../service/rag-service.js";
+import type { RagService, SearchRequest } from "../service/rag-service.js";
 import type { BeirDataset } from "./beir-dataset.js";
 import { meanMetrics, type RetrievalMetrics } from "./retrieval-metrics.js";
 
@@ -19,6 +19,12 @@ export interface EvaluateRetrievalOptions {
   depth?: number;
   /** Skip ingestion (the corpus is already in the organisation). */
   skipIngestion?: boolean;
+  /** Retrieval settings of this run (weights, normalisation, fusion); default the service's. */
+  retrieval?: SearchRequest["retrieval"];
+  /** Rerank (default the service's `USE_RERANKER`). */
+  rerank?: boolean;
+  /** Evaluate only the first `limit` queries. */
+  limit?: number;
   /** Called after each ingested batch and each query. */
   onProgress?: (phase: "ingest" | "query", done: number, total: number) => void;
 }
@@ -61,8 +67,16 @@ export async function evaluateRetrieval(
   const ingestMs = performance.now() - ingestStarted;
   const queryStarted = performance.now();
   const rankings = new Map<string, string[]>();
-  for (const [index, query] of dataset.queries.entries()) {
-    const { results } = await service.search({ orgId, principal: evaluator, query: query.text, limit: depth });
+  const queries = options.limit === undefined ? dataset.queries : dataset.queries.slice(0, options.limit);
+  for (const [index, query] of queries.entries()) {
+    const { results } = await service.search({
+      orgId,
+      principal: evaluator,
+      query: query.text,
+      limit: depth,
+      retrieval: options.retrieval,
+      rerank: options.rerank,
+    });
     const ranking: string[] = [];
     const seen = new Set<string>();
     for (const { chunk } of results) {
@@ -76,11 +90,11 @@ export async function evaluateRetrieval(
       }
     }
     rankings.set(query.id, ranking.slice(0, depth));
-    options.onProgress?.("query", index + 1, dataset.queries.length);
+    options.onProgress?.("query", index + 1, queries.length);
   }
   const queryMs = performance.now() - queryStarted;
   const metrics = meanMetrics(
-    dataset.queries.map((query) => ({ ranking: rankings.get(query.id) ?? [], judgements: dataset.qrels.get(query.id) ?? new Map() })),
+    queries.map((query) => ({ ranking: rankings.get(query.id) ?? [], judgements: dataset.qrels.get(query.id) ?? new Map() })),
   );
   return { ...metrics, rankings, ingestMs, queryMs };
 }

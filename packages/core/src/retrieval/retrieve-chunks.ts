@@ -1,6 +1,7 @@
 /**
  * Hybrid retrieval in the spec's processing order (`POST /predict` steps 4 to 6): vector top-K
- * and BM25 top-K, each pre-filtered by principal in the index; scores normalised and fused as
+ * and BM25 top-K, each pre-filtered by principal in the index (a retriever whose weight is 0 is
+ * not run); scores normalised and fused as
  * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25`; optional reranking; the seven ACL rules as the
  * final word; then `RETRIEVER_TOP_K`.
  *
@@ -17,7 +18,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import type { ScoredChunk } from "../stores/chunk-record.js";
 import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
-import { type FusedChunk, fuseWeighted } from "./fuse-results.js";
+import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { Reranker } from "./reranker.js";
 
 /** Retrieval depths and fusion settings. */
@@ -34,8 +35,13 @@ export interface RetrievalSettings {
   weightBm25: number;
   /** `SCORE_NORMALIZATION`. */
   normalization: ScoreNormalization;
-  /** `USE_RERANKER` with a reranker present. */
-  reranker?: { reranker: Reranker; topK: number; threshold: number } | undefined;
+  /**
+   * Fusion method: `weighted` (default; the spec's weighted sum of normalised scores) or `rrf`
+   * (reciprocal rank fusion with the same weights, for comparison in evaluation).
+   */
+  fusion?: "weighted" | "rrf" | undefined;
+  /** `USE_RERANKER` with a reranker present: keep `topK` (`RERANK_TOP_K`) of the first `depth` (`RERANK_DEPTH`) candidates scoring at least `threshold`. */
+  reranker?: { reranker: Reranker; topK: number; threshold: number; depth: number } | undefined;
 }
 
 /** What to retrieve. */
@@ -94,15 +100,23 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
             signal: input.signal,
           })
         : Promise.resolve([] as ScoredChunk[]),
-      dependencies.keywordIndex.searchByText(input.orgId, input.query, { topK: keywordDepth, filter, signal: input.signal }),
+      settings.weightBm25 > 0
+        ? dependencies.keywordIndex.searchByText(input.orgId, input.query, { topK: keywordDepth, filter, signal: input.signal })
+        : Promise.resolve([] as ScoredChunk[]),
     ]);
-    let fused = fuseWeighted({
-      vector,
-      keyword,
-      weightVector: settings.weightVector,
-      weightKeyword: settings.weightBm25,
-      normalization: settings.normalization,
-    });
+    let fused =
+      settings.fusion === "rrf"
+        ? fuseReciprocalRank([
+            { results: vector, weight: settings.weightVector },
+            { results: keyword, weight: settings.weightBm25 },
+          ])
+        : fuseWeighted({
+            vector,
+            keyword,
+            weightVector: settings.weightVector,
+            weightKeyword: settings.weightBm25,
+            normalization: settings.normalization,
+          });
     let rerankScores: Map<string, number> | undefined;
     if (settings.reranker) {
       ({ fused, rerankScores } = await rerank(settings.reranker, input, fused));
@@ -114,7 +128,7 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
       readable.push({ ...candidate, accessRule: decision.rule, rerankScore: rerankScores?.get(candidate.chunk.id) });
     }
     output = { chunks: readable.slice(0, settings.retrieverTopK), vectorUsed: queryVector !== undefined, candidates: fused.length };
-    const exhausted = vector.length < vectorDepth && keyword.length < keywordDepth;
+    const exhausted = vector.length < vectorDepth && (settings.weightBm25 === 0 || keyword.length < keywordDepth);
     if (readable.length >= settings.retrieverTopK || exhausted) break;
     vectorDepth *= 2;
     keywordDepth *= 2;
@@ -140,16 +154,17 @@ async function rerank(
   input: RetrievalInput,
   fused: FusedChunk[],
 ): Promise<{ fused: FusedChunk[]; rerankScores: Map<string, number> }> {
+  const candidates = fused.slice(0, settings.depth);
   const scores = await settings.reranker.score(
     input.query,
-    fused.map((candidate) => candidate.chunk),
+    candidates.map((candidate) => candidate.chunk),
     input.signal,
   );
   const rerankScores = new Map<string, number>();
-  fused.forEach((candidate, index) => {
+  candidates.forEach((candidate, index) => {
     rerankScores.set(candidate.chunk.id, scores[index] ?? Number.NEGATIVE_INFINITY);
   });
-  const kept = fused
+  const kept = candidates
     .filter((candidate) => (rerankScores.get(candidate.chunk.id) as number) >= settings.threshold)
     .sort((left, right) => (rerankScores.get(right.chunk.id) as number) - (rerankScores.get(left.chunk.id) as number))
     .slice(0, settings.topK);

@@ -28,6 +28,7 @@ import { createSqliteJobStore } from "../jobs/sqlite-job-store.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
 import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
+import { CrossEncoderReranker } from "../retrieval/cross-encoder-reranker.js";
 import { normalizeQuery } from "../retrieval/normalize-query.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-chunks.js";
@@ -100,7 +101,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const embedded = options.stores?.vector && options.stores.keyword ? undefined : embeddedStoreFromConfig(config, logger);
   const vectorIndex = options.stores?.vector ?? embedded;
   const keywordIndex = (options.stores?.keyword ?? embedded) as KeywordIndex;
-  const answerer = options.answerer ?? createExtractiveAnswerer();
+  const answerer = options.answerer ?? createExtractiveAnswerer({ minimumCoverage: config.extractiveMinCoverage });
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
   const analyzer = createEnglishAnalyzer();
   let jobStore = options.jobStore;
@@ -111,10 +112,37 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   let embeddingState: EmbeddingState | undefined;
   let readyPromise: Promise<void> | undefined;
   let rerankerWarned = false;
+  // The configured reranker: the caller's, or the transformers.js cross-encoder when USE_RERANKER is on.
+  let reranker: Reranker | undefined =
+    options.reranker ??
+    (config.useReranker
+      ? new CrossEncoderReranker({
+          modelName: config.rerankerModelName,
+          localModelPath: config.rerankerModelPath,
+          allowRemote: config.embedAllowRemote,
+        })
+      : undefined);
+
+  const prepareReranker = async () => {
+    if (!(reranker instanceof CrossEncoderReranker)) return;
+    try {
+      await reranker.load();
+    } catch (error) {
+      logger.warn(
+        `reranker unavailable; results are not reranked: ${DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message}`,
+        { component: "reranker" },
+      );
+      reranker = undefined;
+      rerankerWarned = true;
+    }
+  };
 
   const ready = (): Promise<void> => {
-    readyPromise ??= prepareEmbeddings(config, { embeddings: options.embeddings, embeddingModelId: options.embeddingModelId }, logger).then(
-      (state) => {
+    readyPromise ??= Promise.all([
+      prepareEmbeddings(config, { embeddings: options.embeddings, embeddingModelId: options.embeddingModelId }, logger),
+      prepareReranker(),
+    ]).then(
+      ([state]) => {
         embeddingState = state;
       },
       (error: unknown) => {
@@ -136,10 +164,11 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     logger,
   });
 
-  const retrievalSettings = (overrides: Partial<RetrievalSettings> = {}): RetrievalSettings => {
-    let reranker: RetrievalSettings["reranker"];
-    if (config.useReranker) {
-      if (options.reranker) reranker = { reranker: options.reranker, topK: config.rerankTopK, threshold: config.rerankerScoreThreshold };
+  const retrievalSettings = (overrides: Partial<RetrievalSettings> = {}, rerank = config.useReranker): RetrievalSettings => {
+    let rerankSettings: RetrievalSettings["reranker"];
+    if (rerank) {
+      if (reranker)
+        rerankSettings = { reranker, topK: config.rerankTopK, threshold: config.rerankerScoreThreshold, depth: config.rerankDepth };
       else if (!rerankerWarned) {
         rerankerWarned = true;
         logger.warn("USE_RERANKER is true but no reranker is configured; results are not reranked", { component: "retrieval" });
@@ -152,7 +181,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       weightVector: config.weightVector,
       weightBm25: config.weightBm25,
       normalization: config.scoreNormalization,
-      reranker,
+      reranker: rerankSettings,
       ...overrides,
     };
   };
@@ -408,11 +437,15 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           principal: normalizePrincipal(request.principal),
           query,
           filter: { metadata: request.metadata },
-          settings: retrievalSettings({
-            retrieverTopK: limit,
-            vectorTopK: Math.max(config.vectorTopK, limit),
-            bm25TopK: Math.max(config.bm25TopK, limit),
-          }),
+          settings: retrievalSettings(
+            {
+              retrieverTopK: limit,
+              vectorTopK: Math.max(config.vectorTopK, limit),
+              bm25TopK: Math.max(config.bm25TopK, limit),
+              ...request.retrieval,
+            },
+            request.rerank ?? config.useReranker,
+          ),
           signal: request.signal,
         },
       );
@@ -442,6 +475,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         embeddings: embeddingsHealth,
         stores: { vector: vectorIndex?.name ?? null, keyword: keywordIndex.name },
         answerer: answerer.name,
+        reranker: config.useReranker && reranker ? reranker.name : null,
       };
     },
 

@@ -9,7 +9,7 @@ import type { DocumentInput } from "../ingestion/document-input.js";
 import type { FileSource, IngestionProgressListener } from "../ingestion/ingest-files.js";
 import type { IntentResult } from "../intent/classify-intent.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
-import type { RetrievedChunk } from "../retrieval/retrieve-chunks.js";
+import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieve-chunks.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
 
 /** Who is asking, in which organisation. Adapters build it from a verified token. */
@@ -88,6 +88,15 @@ export interface SearchRequest extends RequestContext {
   limit?: number | undefined;
   /** Metadata conditions, all of which must hold. */
   metadata?: readonly MetadataCondition[] | undefined;
+  /**
+   * Retrieval settings for this request only (weights, normalisation, fusion, depths), for
+   * evaluation and experiments; default the configuration's.
+   */
+  retrieval?:
+    | Partial<Pick<RetrievalSettings, "weightVector" | "weightBm25" | "normalization" | "fusion" | "vectorTopK" | "bm25TopK">>
+    | undefined;
+  /** Apply the reranker for this request (default `USE_RERANKER`). */
+  rerank?: boolean | undefined;
 }
 
 /** Output of {@link RagService.search}. */
@@ -109,6 +118,8 @@ export interface ServiceHealth {
   embeddings: { status: "ready" | "unavailable" | "disabled" | "loading"; model: string; detail?: string | undefined };
   stores: { vector: string | null; keyword: string };
   answerer: string;
+  /** The reranker in use (`USE_RERANKER`), or null. */
+  reranker: string | null;
 }
 
 /** A docqa service. Create it with `createRagService`. */

@@ -1,0 +1,158 @@
+/**
+ * `docqa eval <folder>`: evaluates retrieval on a BEIR-layout folder (nDCG@10, recall@10,
+ * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder (gold paragraph
+ * retrieved and cited, gold answer in the answer, abstention precision and recall), with a
+ * progress bar, a table on standard output, `--json`, and `--report <file.html>`.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createRagService,
+  evaluateAnswers,
+  evaluateRetrieval,
+  loadBeirDataset,
+  loadConfig,
+  loadSquadDataset,
+  type RagService,
+  retrievalConfigurations,
+} from "@docqa/core";
+import { SingleBar } from "cli-progress";
+import type { Command } from "commander";
+import { createCliLogger } from "../cli-logger.js";
+import { answerTable, htmlReport, type RetrievalRow, retrievalTable } from "../evaluation-report.js";
+
+interface EvalOptions {
+  configs?: string;
+  raptor: boolean;
+  limit?: string;
+  json: boolean;
+  report?: string;
+  dataDir?: string;
+  progress: boolean;
+}
+
+function progressBar(enabled: boolean) {
+  const bar = new SingleBar({ format: "{phase} [{bar}] {value}/{total}", hideCursor: true });
+  let phase = "";
+  return {
+    update(name: string, done: number, total: number) {
+      if (!enabled) return;
+      if (name !== phase) {
+        if (phase !== "") bar.stop();
+        phase = name;
+        bar.start(total, done, { phase: name });
+      }
+      bar.update(done, { phase: name });
+    },
+    stop() {
+      if (enabled && phase !== "") bar.stop();
+    },
+  };
+}
+
+/** Registers `docqa eval`. */
+export function registerEvalCommand(program: Command): void {
+  program
+    .command("eval")
+    .description(
+      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl)",
+    )
+    .argument("<folder>", "data set folder")
+    .option(
+      "--configs <names>",
+      `retrieval configurations, comma-separated (${retrievalConfigurations.map((configuration) => configuration.name).join(", ")})`,
+    )
+    .option("--raptor", "also evaluate with RAPTOR summary nodes (BEIR), or build them (SQuAD)", false)
+    .option("--limit <n>", "evaluate the first n queries only")
+    .option("--json", "print results as JSON", false)
+    .option("--report <file>", "write an HTML report with a chart")
+    .option("--data-dir <directory>", "where to index the data set (default: a new temporary directory)")
+    .option("--no-progress", "do not draw a progress bar")
+    .action(async (folder: string, options: EvalOptions) => {
+      const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "docqa-eval-"));
+      const limit = options.limit === undefined ? undefined : Number.parseInt(options.limit, 10);
+      const progress = progressBar(options.progress && process.stderr.isTTY === true);
+      const logger = createCliLogger(false);
+      const services: RagService[] = [];
+      const service = (useRaptor: boolean) => {
+        const created = createRagService({ config: { ...loadConfig({ ...process.env, DATA_DIR: dataDir }), useRaptor }, logger });
+        services.push(created);
+        return created;
+      };
+      const details: Record<string, string> = {
+        "data set": folder,
+        machine: `${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, node ${process.version}`,
+        date: new Date().toISOString(),
+      };
+      try {
+        if (existsSync(join(folder, "corpus.jsonl"))) {
+          const dataset = await loadBeirDataset(folder);
+          const base = service(false);
+          await base.ready();
+          const health = await base.health();
+          const hasVectors = health.embeddings.status === "ready";
+          details["embedding model"] = hasVectors
+            ? health.embeddings.model
+            : `none (${health.embeddings.status}): vector configurations skipped`;
+          const requested = options.configs?.split(",").map((name) => name.trim());
+          const unknown = requested?.filter((name) => !retrievalConfigurations.some((configuration) => configuration.name === name)) ?? [];
+          if (unknown.length > 0) throw new Error(`unknown configuration(s): ${unknown.join(", ")}`);
+          const chosen = retrievalConfigurations.filter((configuration) => {
+            if (requested) return requested.includes(configuration.name);
+            if (configuration.raptor && !options.raptor) return false;
+            if (configuration.rerank && !base.config.useReranker) return false;
+            return true;
+          });
+          const rows: RetrievalRow[] = [];
+          const ingested = new Set<string>();
+          for (const configuration of chosen) {
+            if (configuration.needsVectors && !hasVectors) {
+              process.stderr.write(`skipping ${configuration.name}: no embedding model\n`);
+              continue;
+            }
+            const target = configuration.raptor ? service(true) : base;
+            const orgId = configuration.raptor ? "eval-raptor" : "eval";
+            const result = await evaluateRetrieval(target, dataset, {
+              orgId,
+              limit,
+              skipIngestion: ingested.has(orgId),
+              retrieval: configuration.retrieval,
+              rerank: configuration.rerank,
+              onProgress: (phase, done, total) => progress.update(`${configuration.name}: ${phase}`, done, total),
+            });
+            ingested.add(orgId);
+            const { rankings: _rankings, ...metrics } = result;
+            rows.push({
+              name: configuration.name,
+              description: configuration.description,
+              metrics,
+              msPerQuery: result.queryMs / Math.max(1, result.queries),
+            });
+          }
+          progress.stop();
+          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "beir", details, results: rows }, null, 2)}\n`);
+          else process.stdout.write(retrievalTable(rows));
+          if (options.report) writeFileSync(options.report, htmlReport("docqa retrieval evaluation", details, rows));
+        } else if (existsSync(join(folder, "contexts.jsonl")) && existsSync(join(folder, "questions.jsonl"))) {
+          const dataset = await loadSquadDataset(folder);
+          const answerService = service(options.raptor);
+          const result = await evaluateAnswers(answerService, dataset, {
+            limit,
+            onProgress: (phase, done, total) => progress.update(phase, done, total),
+          });
+          progress.stop();
+          details.answerer = (await answerService.health()).answerer;
+          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "squad", details, ...result }, null, 2)}\n`);
+          else process.stdout.write(answerTable(result));
+          if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
+        } else {
+          throw new Error(
+            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl)`,
+          );
+        }
+      } finally {
+        for (const created of services) await created.close();
+      }
+    });
+}

@@ -1,0 +1,98 @@
+/**
+ * Approximate nearest-neighbour search with HNSW (Malkov & Yashunin, 2018, "Efficient and robust
+ * approximate nearest neighbor search using Hierarchical Navigable Small World graphs"), through
+ * the `usearch` package (prebuilt native binaries shipped in the npm package). Used by the
+ * embedded store beside its exact index for large organisations; see `VECTOR_INDEX`.
+ */
+import { createRequire } from "node:module";
+import type { IdScore } from "../retrieval/top-k.js";
+
+/** HNSW parameters. */
+export interface HnswSettings {
+  /** Graph degree M (`HNSW_CONNECTIVITY`); default 16. */
+  connectivity: number;
+  /** Candidate list size while building, efConstruction; default 128. */
+  expansionAdd: number;
+  /** Candidate list size while searching, ef (`HNSW_EXPANSION_SEARCH`); default 64. */
+  expansionSearch: number;
+}
+
+interface UsearchIndex {
+  add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
+  remove(keys: bigint): number;
+  search(vector: Float32Array, k: number, threads?: number): { keys: BigUint64Array; distances: Float32Array };
+  size(): number;
+}
+
+type UsearchModule = { Index: new (configuration: Record<string, unknown>) => UsearchIndex };
+
+let loaded: UsearchModule | null | undefined;
+
+function usearch(): UsearchModule | null {
+  if (loaded === undefined) {
+    try {
+      loaded = createRequire(import.meta.url)("usearch") as UsearchModule;
+    } catch {
+      loaded = null;
+    }
+  }
+  return loaded ?? null;
+}
+
+/** Whether the HNSW backend (`usearch`) can be loaded on this machine. */
+export function isHnswAvailable(): boolean {
+  return usearch() !== null;
+}
+
+/** An HNSW graph over unit vectors keyed by slot, scored by inner product. */
+export class HnswVectorIndex {
+  private readonly index: UsearchIndex;
+
+  /** @throws {Error} when `usearch` cannot be loaded; check {@link isHnswAvailable} first. */
+  constructor(
+    readonly dimension: number,
+    settings: HnswSettings,
+  ) {
+    const module = usearch();
+    if (!module) throw new Error("usearch is not available");
+    this.index = new module.Index({
+      dimensions: dimension,
+      metric: "ip",
+      quantization: "f32",
+      connectivity: settings.connectivity,
+      expansion_add: settings.expansionAdd,
+      expansion_search: settings.expansionSearch,
+    });
+  }
+
+  /** Number of vectors in the graph. */
+  get size(): number {
+    return Number(this.index.size());
+  }
+
+  /** Adds unit vectors (`vectors` holds `slots.length` rows of `dimension` floats). */
+  add(slots: readonly number[], vectors: Float32Array): void {
+    if (slots.length === 0) return;
+    this.index.add(
+      BigUint64Array.from(slots, (slot) => BigInt(slot)),
+      vectors,
+      1,
+    );
+  }
+
+  /** Removes a slot; a slot not in the graph is ignored. */
+  remove(slot: number): void {
+    this.index.remove(BigInt(slot));
+  }
+
+  /** The approximate `k` nearest slots with their inner products, best first. */
+  search(query: Float32Array, k: number): IdScore[] {
+    const { keys, distances } = this.index.search(query, Math.min(k, Math.max(1, this.size)), 1);
+    const results: IdScore[] = [];
+    for (let index = 0; index < keys.length; index++) {
+      // usearch's inner-product distance is 1 - dot.
+      results.push({ id: Number(keys[index]), score: 1 - (distances[index] as number) });
+    }
+    return results;
+  }
+}
