@@ -43,7 +43,7 @@ export function answerTable(result: AnswerEvaluation): string {
   ].join("\n")}\n`;
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 }
 
@@ -76,14 +76,14 @@ export function retrievalChart(rows: readonly RetrievalRow[]): string {
       const barHeight = v * plot;
       const x = x0 + seriesIndex * barWidth;
       parts.push(
-        `<rect x="${x}" y="${top + plot - barHeight}" width="${barWidth - 3}" height="${barHeight}" fill="${color}"><title>${escape(row.name)}: ${v.toFixed(4)}</title></rect>`,
+        `<rect x="${x}" y="${top + plot - barHeight}" width="${barWidth - 3}" height="${barHeight}" fill="${color}"><title>${escapeHtml(row.name)}: ${v.toFixed(4)}</title></rect>`,
       );
       parts.push(
         `<text x="${x + (barWidth - 3) / 2}" y="${top + plot - barHeight - 3}" font-size="8" text-anchor="middle">${v.toFixed(3)}</text>`,
       );
     });
     parts.push(
-      `<text x="${x0 + (series.length * barWidth) / 2}" y="${top + plot + 14}" font-size="10" text-anchor="middle">${escape(row.name)}</text>`,
+      `<text x="${x0 + (series.length * barWidth) / 2}" y="${top + plot + 14}" font-size="10" text-anchor="middle">${escapeHtml(row.name)}</text>`,
     );
   });
   series.forEach(([name, , color], index) => {
@@ -103,8 +103,8 @@ export function htmlReport(
   answers?: AnswerEvaluation,
 ): string {
   const table = (header: string[], body: string[][]) =>
-    `<table><thead><tr>${header.map((cell) => `<th>${escape(cell)}</th>`).join("")}</tr></thead><tbody>${body
-      .map((row) => `<tr>${row.map((cell) => `<td>${escape(cell)}</td>`).join("")}</tr>`)
+    `<table><thead><tr>${header.map((cell) => `<th>${escapeHtml(cell)}</th>`).join("")}</tr></thead><tbody>${body
+      .map((row) => `<tr>${row.map((cell) => `<td>${escapeHtml(cell)}</td>`).join("")}</tr>`)
       .join("")}</tbody></table>`;
   const sections: string[] = [];
   if (rows.length > 0) {
@@ -127,11 +127,11 @@ export function htmlReport(
     );
   }
   if (answers) {
-    sections.push("<h2>Answers</h2>", `<pre>${escape(answerTable(answers))}</pre>`);
+    sections.push("<h2>Answers</h2>", `<pre>${escapeHtml(answerTable(answers))}</pre>`);
   }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:72rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}th{background:#f3f3f3}dt{font-weight:600}</style>
-</head><body><h1>${escape(title)}</h1><dl>${Object.entries(details)
-    .map(([key, value]) => `<dt>${escape(key)}</dt><dd>${escape(value)}</dd>`)
+</head><body><h1>${escapeHtml(title)}</h1><dl>${Object.entries(details)
+    .map(([key, value]) => `<dt>${escapeHtml(key)}</dt><dd>${escapeHtml(value)}</dd>`)
     .join("")}</dl>${sections.join("\n")}</body></html>\n`;
 }
