@@ -69,7 +69,7 @@ export interface DocqaConfig {
   weightVector: number;
   /** `WEIGHT_BM25`, default 0.5. */
   weightBm25: number;
-  /** `SCORE_NORMALIZATION`, default `min-max`; see `normalizeScores`. */
+  /** `SCORE_NORMALIZATION`, default `z-score` (chosen on SciFact, see docs/retrieval.md); see `normalizeScores`. */
   scoreNormalization: ScoreNormalization;
   /** `BM25_K1`, default 0.9 (Anserini's BEIR setting): term-frequency saturation of Okapi BM25. */
   bm25K1: number;

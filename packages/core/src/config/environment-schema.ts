@@ -53,7 +53,7 @@ export const environmentSchema = z.object({
   RETRIEVER_TOP_K: integer(5, 1),
   WEIGHT_VECTOR: z.coerce.number().min(0).default(0.5),
   WEIGHT_BM25: z.coerce.number().min(0).default(0.5),
-  SCORE_NORMALIZATION: z.enum(["min-max", "z-score"]).default("min-max"),
+  SCORE_NORMALIZATION: z.enum(["min-max", "z-score"]).default("z-score"),
   BM25_K1: z.coerce.number().min(0).default(0.9),
   BM25_B: fraction(0.4),
   VECTOR_INDEX: z.enum(["auto", "exact", "hnsw"]).default("exact"),
