@@ -11,7 +11,10 @@ interface PackageEntry {
 }
 
 const packages: PackageEntry[] = [
-  { folder: "core", entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" } },
+  {
+    folder: "core",
+    entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts", "contract/index": "src/contract/index.ts" },
+  },
   { folder: "http", entry: { index: "src/index.ts" } },
   { folder: "predict-api", entry: { index: "src/index.ts" } },
   { folder: "cli", entry: { index: "src/index.ts", bin: "src/bin.ts" } },

@@ -33,6 +33,7 @@ import {
   normalizeQuery,
   retrieveChunks,
   splitSentences,
+  transactionalDocumentStores,
 } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
 import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
@@ -326,14 +327,13 @@ export async function benchmarkIndexSpeed(): Promise<BenchmarkRow[]> {
       retrieverTopK: 5,
       weightVector: 0.5,
       weightBm25: 0.5,
-      normalization: "min-max" as const,
+      normalization: "z-score" as const,
     };
     const path = async (query: string) => {
       const normalized = normalizeQuery(query);
       const retrieval = await retrieveChunks(
         {
-          vectorIndex: store,
-          keywordIndex: store,
+          stores: transactionalDocumentStores(store),
           embeddings: { status: "ready", embeddings, model },
           logger: { debug() {}, info() {}, warn() {}, error() {} },
         },

@@ -3,6 +3,7 @@
  * per-document access control. Start with {@link createRagService}.
  */
 export { type AccessList, formatAccessList, parseAccessList } from "./acl/access-list.js";
+export { type ChunkAccessTokens, chunkAccessTokens, everyoneToken, principalAccessTokens } from "./acl/access-tokens.js";
 export { type AccessControlled, type AccessDecision, type AccessRule, canRead, evaluateAccess } from "./acl/evaluate-access.js";
 export { normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
@@ -25,10 +26,18 @@ export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./embedded-store/hnsw-vector-index.js";
 export type { VectorIndexSettings } from "./embedded-store/organisation-store.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
+export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
 export { type BeirDataset, loadBeirDataset } from "./evaluation/beir-dataset.js";
+export {
+  checkDenseModel,
+  type DenseModelCheck,
+  denseModelCheckTolerance,
+  type PublishedDenseScore,
+  publishedDenseScores,
+} from "./evaluation/check-dense-model.js";
 export {
   type AnswerEvaluation,
   type AnswerOutcome,
@@ -123,10 +132,37 @@ export type {
   UpsertRequest,
   UpsertResult,
 } from "./service/rag-service.js";
-export type { ChunkFilter, MetadataCondition } from "./stores/chunk-filter.js";
+export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./stores/chunk-filter.js";
 export { type ChunkRecord, chunkId, type DocumentVersion, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
+export type { DocumentRegistry } from "./stores/document-registry.js";
+export {
+  type DocumentStores,
+  type StagedStoreParts,
+  stagedDocumentStores,
+  transactionalDocumentStores,
+} from "./stores/document-stores.js";
 export { organisationCollectionName, organisationSuffix } from "./stores/organisation-names.js";
-export type { ChunkIndex, EmbeddingModelInfo, KeywordIndex, SearchOptions, UpsertOptions, VectorIndex } from "./stores/vector-index.js";
+export {
+  importBackend,
+  type MilvusPackage,
+  type SearchEnginePackage,
+  type ServerKeywordStore,
+  type ServerVectorStore,
+  storesFromConfig,
+} from "./stores/stores-from-config.js";
+export type {
+  ChunkIndex,
+  EmbeddingModelInfo,
+  KeywordIndex,
+  RegisteredDocument,
+  SearchOptions,
+  StagedIndex,
+  StagedRegistry,
+  TransactionalStore,
+  UpsertOptions,
+  VectorIndex,
+  WriteOptions,
+} from "./stores/vector-index.js";
 export { type Analyzer, createEnglishAnalyzer, type EnglishAnalyzerOptions } from "./text/analyzer.js";
 export { englishStopWords } from "./text/english-stop-words.js";
 export { splitBlocks, splitSentences, stripMarkup } from "./text/split-sentences.js";

@@ -48,7 +48,7 @@ function harness(overrides: { secret?: string | undefined; enableTestPredict?: b
       perfLog: true,
       logLevel: "silent",
     },
-    stores: { vector: counting, keyword: counting },
+    stores: counting,
     embeddings: new DeterministicEmbeddings({ dimension: 64 }),
     perfLog: (event) => perf.push(event),
   });

@@ -6,11 +6,14 @@
  */
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import {
+  checkDenseModel,
   createRagService,
+  type DenseModelCheck,
   evaluateAnswers,
   evaluateRetrieval,
+  findEmbeddingModels,
   loadBeirDataset,
   loadConfig,
   loadSquadDataset,
@@ -29,7 +32,46 @@ interface EvalOptions {
   json: boolean;
   report?: string;
   dataDir?: string;
+  modelsDir?: string;
   progress: boolean;
+}
+
+/** Model directories `docqa eval` searches: `--models-dir`, `$DOCQA_MODELS_DIR`, and a `models/` folder beside the data set or its parents. */
+function modelDirectories(folder: string, modelsDir: string | undefined): string[] {
+  const directories = [modelsDir, process.env.DOCQA_MODELS_DIR].filter((directory): directory is string => directory !== undefined);
+  let current = resolve(folder);
+  for (let level = 0; level < 3; level += 1) {
+    current = dirname(current);
+    directories.push(join(current, "models"));
+  }
+  return directories;
+}
+
+/**
+ * The environment of the evaluated service. Unless `EMBED_MODEL_PATH` is set or embeddings are
+ * off (`EMBED_PROVIDER=none`), an embedding model found on disk is used (the configured
+ * `EMBED_MODEL_NAME` when present, otherwise the first found), so the dense model check runs
+ * against real vectors with no download.
+ */
+function evaluationEnvironment(folder: string, options: EvalOptions, dataDir: string): Record<string, string | undefined> {
+  const environment: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir };
+  if (environment.EMBED_MODEL_PATH || environment.EMBED_PROVIDER === "none") return environment;
+  const wanted = environment.EMBED_MODEL_NAME;
+  const model = findEmbeddingModels(modelDirectories(folder, options.modelsDir), wanted ? [wanted] : [])[0];
+  if (!model) return environment;
+  return {
+    ...environment,
+    EMBED_MODEL_NAME: model.id,
+    EMBED_MODEL_PATH: model.root,
+    EMBED_DIMENSION: String(model.dimension),
+    EMBED_DTYPE: model.dtype,
+  };
+}
+
+function describeCheck(check: DenseModelCheck): string {
+  if (check.status === "unknown")
+    return `dense model check: no published figure for ${check.model} on ${check.dataset} (measured nDCG@10 ${check.measured.toFixed(4)})`;
+  return `dense model check ${check.status}: ${check.model} on ${check.dataset} nDCG@10 ${check.measured.toFixed(4)}, published ${check.published.toFixed(4)} (${check.source}), tolerance ${check.tolerance}`;
 }
 
 function progressBar(enabled: boolean) {
@@ -68,6 +110,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--json", "print results as JSON", false)
     .option("--report <file>", "write an HTML report with a chart")
     .option("--data-dir <directory>", "where to index the data set (default: a new temporary directory)")
+    .option("--models-dir <directory>", "where to look for embedding models (default: $DOCQA_MODELS_DIR, then models/ beside the data set)")
     .option("--no-progress", "do not draw a progress bar")
     .action(async (folder: string, options: EvalOptions) => {
       const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "docqa-eval-"));
@@ -76,7 +119,7 @@ export function registerEvalCommand(program: Command): void {
       const logger = createCliLogger(false);
       const services: RagService[] = [];
       const service = (useRaptor: boolean) => {
-        const created = createRagService({ config: { ...loadConfig({ ...process.env, DATA_DIR: dataDir }), useRaptor }, logger });
+        const created = createRagService({ config: { ...loadConfig(evaluationEnvironment(folder, options, dataDir)), useRaptor }, logger });
         services.push(created);
         return created;
       };
@@ -131,8 +174,18 @@ export function registerEvalCommand(program: Command): void {
             });
           }
           progress.stop();
-          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "beir", details, results: rows }, null, 2)}\n`);
+          const vectorRow = rows.find((row) => row.name === "vector");
+          const denseModelCheck =
+            vectorRow && health.embeddings.status === "ready"
+              ? checkDenseModel(health.embeddings.model, basename(resolve(folder)), vectorRow.metrics.ndcgAt10)
+              : undefined;
+          if (options.json)
+            process.stdout.write(`${JSON.stringify({ layout: "beir", details, results: rows, denseModelCheck }, null, 2)}\n`);
           else process.stdout.write(retrievalTable(rows));
+          if (denseModelCheck) {
+            process.stderr.write(`${describeCheck(denseModelCheck)}\n`);
+            if (denseModelCheck.status === "failed") process.exitCode = 3;
+          }
           if (options.report) writeFileSync(options.report, htmlReport("docqa retrieval evaluation", details, rows));
         } else if (existsSync(join(folder, "contexts.jsonl")) && existsSync(join(folder, "questions.jsonl"))) {
           const dataset = await loadSquadDataset(folder);

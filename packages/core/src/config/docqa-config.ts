@@ -12,10 +12,22 @@ export type ScoreNormalization = "min-max" | "z-score";
 export interface DocqaConfig {
   /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation. */
   dataDir: string;
-  /** `VECTOR_STORE`: `embedded`, or `milvus`; `auto` (default) picks Milvus when `VECTORDB_URI` is set. */
-  vectorStore: "embedded" | "milvus";
-  /** `KEYWORD_STORE`: `embedded`, `elasticsearch`, `opensearch` or `milvus`; `auto` picks Elasticsearch when `FULLTEXT_URI` is set. */
-  keywordStore: "embedded" | "elasticsearch" | "opensearch" | "milvus";
+  /**
+   * `VECTOR_STORE`: `embedded`, `milvus`, or `none` (BM25 only on a full-text server). `auto`
+   * (default) picks Milvus when `VECTORDB_URI` is set, else the embedded store.
+   */
+  vectorStore: "embedded" | "milvus" | "none";
+  /**
+   * `KEYWORD_STORE`: `embedded`, `search-engine` (Elasticsearch or OpenSearch at `FULLTEXT_URI`)
+   * or `milvus` (Milvus's BM25 function). `auto` (default) picks the search engine when
+   * `FULLTEXT_URI` is set, else Milvus when `VECTORDB_URI` is set, else the embedded store.
+   */
+  keywordStore: "embedded" | "search-engine" | "milvus";
+  /**
+   * Which client speaks to `FULLTEXT_URI`: `KEYWORD_STORE=elasticsearch` or `opensearch`; with
+   * `auto`, the engine's `GET /` answer decides.
+   */
+  fullTextEngine: "auto" | "elasticsearch" | "opensearch";
   /** `VECTORDB_URI`, default `http://localhost:19530` (used only when the Milvus store is selected). */
   vectorDbUri: string;
   /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
@@ -24,6 +36,15 @@ export interface DocqaConfig {
   fullTextUri: string;
   /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
   fullTextIndex: string;
+  /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
+  vectorDbToken: string | undefined;
+  /** `FULLTEXT_API_KEY`, or `FULLTEXT_USERNAME` and `FULLTEXT_PASSWORD`: search engine credentials; default none. */
+  fullTextAuth: { apiKey: string | undefined; username: string | undefined; password: string | undefined };
+  /**
+   * `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the
+   * request fails with 503 (`store_unavailable`).
+   */
+  storeTimeoutMs: number;
   /** `RAG_LLM_PROVIDER`: `openai` (default; any OpenAI-compatible API), `ollama`, or `extractive` (no model). */
   llmProvider: "openai" | "ollama" | "extractive";
   /** `RAG_GENERATOR_MODEL`, default `gpt-4o-mini`: hosted model name. */
@@ -191,12 +212,29 @@ export interface DocqaConfig {
 /** Maps a parsed environment to a {@link DocqaConfig}. */
 export function configFromEnvironment(environment: Environment): DocqaConfig {
   const vectorStore = environment.VECTOR_STORE === "auto" ? (environment.VECTORDB_URI ? "milvus" : "embedded") : environment.VECTOR_STORE;
-  const keywordStore =
-    environment.KEYWORD_STORE === "auto" ? (environment.FULLTEXT_URI ? "elasticsearch" : "embedded") : environment.KEYWORD_STORE;
+  const keywordStore: DocqaConfig["keywordStore"] =
+    environment.KEYWORD_STORE === "auto"
+      ? environment.FULLTEXT_URI
+        ? "search-engine"
+        : environment.VECTORDB_URI
+          ? "milvus"
+          : "embedded"
+      : environment.KEYWORD_STORE === "elasticsearch" || environment.KEYWORD_STORE === "opensearch"
+        ? "search-engine"
+        : environment.KEYWORD_STORE;
   return {
     dataDir: environment.DATA_DIR,
     vectorStore,
     keywordStore,
+    fullTextEngine:
+      environment.KEYWORD_STORE === "elasticsearch" || environment.KEYWORD_STORE === "opensearch" ? environment.KEYWORD_STORE : "auto",
+    vectorDbToken: environment.VECTORDB_TOKEN,
+    fullTextAuth: {
+      apiKey: environment.FULLTEXT_API_KEY,
+      username: environment.FULLTEXT_USERNAME,
+      password: environment.FULLTEXT_PASSWORD,
+    },
+    storeTimeoutMs: environment.STORE_TIMEOUT_MS,
     vectorDbUri: environment.VECTORDB_URI ?? "http://localhost:19530",
     vectorDbCollection: environment.VECTORDB_COLLECTION,
     fullTextUri: environment.FULLTEXT_URI ?? "http://localhost:9200",

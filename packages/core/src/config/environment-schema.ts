@@ -18,14 +18,19 @@ const flag = (defaultValue: boolean) => z.stringbool().default(defaultValue);
 export const environmentSchema = z.object({
   // Storage selection and the embedded store
   DATA_DIR: z.string().default("./data"),
-  VECTOR_STORE: z.enum(["auto", "embedded", "milvus"]).default("auto"),
+  VECTOR_STORE: z.enum(["auto", "embedded", "milvus", "none"]).default("auto"),
   KEYWORD_STORE: z.enum(["auto", "embedded", "elasticsearch", "opensearch", "milvus"]).default("auto"),
   VECTORDB_URI: z.string().optional(),
   VECTORDB_COLLECTION: z
     .string()
     .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
     .default("docs_collection"),
+  VECTORDB_TOKEN: z.string().optional(),
   FULLTEXT_URI: z.string().optional(),
+  FULLTEXT_API_KEY: z.string().optional(),
+  FULLTEXT_USERNAME: z.string().optional(),
+  FULLTEXT_PASSWORD: z.string().optional(),
+  STORE_TIMEOUT_MS: integer(10_000, 1),
   FULLTEXT_INDEX: z
     .string()
     .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")

@@ -12,6 +12,8 @@ interface Row {
   /** A different valid value, to show the variable feeds this field. */
   set: string;
   parsed: unknown;
+  /** Variables the set value needs beside it to be a valid configuration. */
+  companions?: Record<string, string>;
 }
 
 /** The spec's "Configuration defaults (set A)" table, with the camelCase field each variable feeds. */
@@ -71,6 +73,8 @@ const setA: Row[] = [
     defaultValue: "http://localhost:9200",
     set: "http://search:9200",
     parsed: "http://search:9200",
+    // A full-text server alone cannot hold vectors: say so (tested below) or run BM25 only.
+    companions: { VECTOR_STORE: "none" },
   },
 ];
 
@@ -95,12 +99,19 @@ describe("loadConfig defaults (spec set A)", () => {
     expect(field(loadConfig({}))).toBe(defaultValue);
   });
 
-  it.each(setA)("$variable=$set sets its field and leaves the other set A fields at their defaults", ({ variable, field, set, parsed }) => {
-    const config = loadConfig({ [variable]: set });
+  it.each(setA)("$variable=$set sets its field and leaves the other set A fields at their defaults", ({ variable, field, set, parsed, companions }) => {
+    const config = loadConfig({ [variable]: set, ...companions });
     expect(field(config)).toBe(parsed);
     for (const other of setA) {
       if (other.variable !== variable) expect(other.field(config), other.variable).toBe(other.defaultValue);
     }
+  });
+
+  it("refuses FULLTEXT_URI alone, naming the combinations that work", () => {
+    const error = captureError(() => loadConfig({ FULLTEXT_URI: "http://search:9200" }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toMatch(/VECTORDB_URI/);
+    expect(error.message).toMatch(/VECTOR_STORE=none/);
   });
 
   it("selects the embedded vector store when VECTORDB_URI is unset, and Milvus when it is set", () => {

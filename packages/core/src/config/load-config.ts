@@ -48,6 +48,21 @@ export function loadConfig(environment: EnvironmentVariables = process.env): Doc
       { component: "config" },
     );
   }
+  const embeddedStores = [config.vectorStore === "embedded", config.keywordStore === "embedded"];
+  if (embeddedStores[0] !== embeddedStores[1] && config.vectorStore !== "none") {
+    throw new DocqaError(
+      "config_invalid",
+      `invalid configuration: the embedded store holds both indexes, so it cannot be combined with a server (vector store ${config.vectorStore}, keyword store ${config.keywordStore}): set both VECTORDB_URI and FULLTEXT_URI, or VECTORDB_URI alone (Milvus for both), or neither; for BM25 only on a full-text server set VECTOR_STORE=none`,
+      { component: "config" },
+    );
+  }
+  if (config.vectorStore === "none" && config.keywordStore === "embedded") {
+    throw new DocqaError(
+      "config_invalid",
+      "invalid configuration: VECTOR_STORE=none needs a server keyword store (FULLTEXT_URI or VECTORDB_URI); for BM25 only with the embedded store set EMBED_PROVIDER=none",
+      { component: "config" },
+    );
+  }
   if (config.weightVector + config.weightBm25 === 0) {
     throw new DocqaError("config_invalid", "invalid configuration: WEIGHT_VECTOR and WEIGHT_BM25 are both 0", {
       component: "config",

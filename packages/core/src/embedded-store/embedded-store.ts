@@ -9,7 +9,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import type { DocumentVersion, ScoredChunk } from "../stores/chunk-record.js";
 import { organisationCollectionName } from "../stores/organisation-names.js";
-import type { EmbeddingModelInfo, KeywordIndex, SearchOptions, UpsertOptions, VectorIndex } from "../stores/vector-index.js";
+import type { EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Bm25Parameters } from "./bm25-index.js";
@@ -35,9 +35,11 @@ export interface EmbeddedStoreSettings {
   logger?: Logger;
 }
 
-/** The embedded store: a {@link VectorIndex} and a {@link KeywordIndex} in one. */
-export interface EmbeddedStore extends VectorIndex, KeywordIndex {
+/** The embedded store: vector index, keyword index and document registry in one transactional store. */
+export interface EmbeddedStore extends TransactionalStore {
   readonly name: "embedded";
+  /** Deletes every chunk of the given documents; deleting a missing id is a no-op. */
+  delete(orgId: string, docIds: readonly string[]): Promise<void>;
   /** Absolute path of the data directory. */
   readonly dataDir: string;
   /** Number of chunks of `orgId` stored without an embedding. */
@@ -89,6 +91,7 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
 
   return {
     name: "embedded",
+    writes: "transactional",
     dataDir,
     async upsert(orgId: string, documents: readonly DocumentVersion[], options: UpsertOptions = {}) {
       organisation(orgId).upsert(documents, options.embeddingModel, options.deleteDocIds);

@@ -159,7 +159,7 @@ export class OrganisationStore {
     return this.model;
   }
 
-  /** Replaces each document's chunks, and deletes `deleteDocIds`, in one transaction; see {@link ChunkIndex.upsert}. */
+  /** Replaces each document's chunks, and deletes `deleteDocIds`, in one transaction; see {@link TransactionalStore.upsert}. */
   upsert(
     documents: readonly DocumentVersion[],
     embeddingModel: EmbeddingModelInfo | undefined,
@@ -620,28 +620,31 @@ export class OrganisationStore {
     return mask;
   }
 
-  /** Row ids whose metadata satisfies every condition, evaluated by SQLite's JSON functions. */
+  /**
+   * Row ids whose metadata satisfies every condition, evaluated by SQLite's JSON functions with
+   * a type check, so values compare only with values of the same type (see `MetadataCondition`).
+   */
   private rowsMatching(conditions: readonly MetadataCondition[]): Set<number> {
     const clauses: string[] = [];
     const parameters: (string | number)[] = [];
+    const typed = (path: string, value: string | number | boolean, operator: "=" | ">=" | "<=") => {
+      parameters.push(path, path, sqlValue(value));
+      return `(json_type(metadata, ?) IN (${sqlTypes(value)}) AND json_extract(metadata, ?) ${operator} ?)`;
+    };
     for (const condition of conditions) {
       const path = `$."${condition.key.replaceAll('"', "")}"`;
       switch (condition.op) {
         case "eq":
-          clauses.push("json_extract(metadata, ?) = ?");
-          parameters.push(path, sqlValue(condition.value));
+          clauses.push(typed(path, condition.value, "="));
           break;
         case "in":
-          clauses.push(`json_extract(metadata, ?) IN (${condition.values.map(() => "?").join(", ") || "NULL"})`);
-          parameters.push(path, ...condition.values.map(sqlValue));
+          clauses.push(`(${condition.values.map((value) => typed(path, value, "=")).join(" OR ") || "0"})`);
           break;
         case "gte":
-          clauses.push("json_extract(metadata, ?) >= ?");
-          parameters.push(path, condition.value);
+          clauses.push(typed(path, condition.value, ">="));
           break;
         case "lte":
-          clauses.push("json_extract(metadata, ?) <= ?");
-          parameters.push(path, condition.value);
+          clauses.push(typed(path, condition.value, "<="));
           break;
       }
     }
@@ -659,6 +662,13 @@ export class OrganisationStore {
     }
     return scored;
   }
+}
+
+/** The `json_type` names of a value's type, as an SQL list. */
+function sqlTypes(value: string | number | boolean): string {
+  if (typeof value === "string") return "'text'";
+  if (typeof value === "number") return "'integer', 'real'";
+  return "'true', 'false'";
 }
 
 function sqlValue(value: string | number | boolean): string | number {

@@ -1,7 +1,7 @@
 /**
  * The indexing pipeline shared by `/upsert` and file ingestion: chunk, skip unchanged documents,
  * embed, build RAPTOR summary nodes, and write everything (with the removal of summaries made
- * stale by the write) to the stores in one atomic write per call.
+ * stale by the write) to the stores in one write per call (see `DocumentStores.write`).
  */
 
 import { chunkDocument } from "../chunking/chunk-document.js";
@@ -13,15 +13,14 @@ import type { Logger } from "../logging/logger.js";
 import { buildRaptorNodes } from "../raptor/build-raptor-nodes.js";
 import type { Summarizer } from "../raptor/summarizer.js";
 import type { DocumentVersion } from "../stores/chunk-record.js";
-import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
+import type { DocumentStores } from "../stores/document-stores.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { embedChunks } from "./embed-chunks.js";
 
 /** What indexing writes to and works with. */
 export interface IndexingDependencies {
   config: DocqaConfig;
-  vectorIndex: VectorIndex | undefined;
-  keywordIndex: KeywordIndex;
+  stores: DocumentStores;
   embeddings: EmbeddingState;
   summarizer: Summarizer;
   analyzer: Analyzer;
@@ -71,12 +70,12 @@ export function storedHash(config: DocqaConfig, embeddings: EmbeddingState, cont
 }
 
 /**
- * Indexes documents atomically. Unchanged documents (same {@link storedHash}) are not rewritten.
+ * Indexes documents; each document is replaced as a unit (see `DocumentStores.write`). Unchanged documents (same {@link storedHash}) are not rewritten.
  *
  * @throws {DocqaError} from the stores (`store_unavailable`, `embedding_model_mismatch`).
  */
 export async function indexDocuments(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
-  const { config, embeddings, keywordIndex, vectorIndex } = dependencies;
+  const { config, embeddings, stores } = dependencies;
   const split =
     config.useSemanticSplit && embeddings.status === "ready"
       ? createSemanticSplit({
@@ -95,7 +94,7 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
     );
     versions.push(version);
   }
-  const stored = await keywordIndex.contentHashes(
+  const stored = await stores.registry.contentHashes(
     request.orgId,
     versions.map((version) => version.docId),
   );
@@ -118,14 +117,13 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
         },
       );
     }
-    const stale = await keywordIndex.derivedDocuments(request.orgId, [...changed.map((version) => version.docId), ...deleteDocIds]);
+    const stale = await stores.registry.derivedDocuments(request.orgId, [...changed.map((version) => version.docId), ...deleteDocIds]);
     const written = new Set([...changed, ...summaries].map((version) => version.docId));
     for (const docId of stale) if (!written.has(docId)) deleteDocIds.add(docId);
     const writes = [...changed, ...summaries];
     const options = { embeddingModel: embeddings.status === "ready" ? embeddings.model : undefined, deleteDocIds: [...deleteDocIds] };
     request.signal?.throwIfAborted();
-    if (vectorIndex && (vectorIndex as object) !== (keywordIndex as object)) await vectorIndex.upsert(request.orgId, writes, options);
-    await keywordIndex.upsert(request.orgId, writes, options);
+    await stores.write(request.orgId, writes, options);
   }
   const changedIds = new Set(changed.map((version) => version.docId));
   return {

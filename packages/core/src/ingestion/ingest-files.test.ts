@@ -18,7 +18,7 @@ function newService(overrides: Record<string, unknown> = {}, jobStore = createIn
   const store = createEmbeddedStore({ dataDir });
   const service = createRagService({
     config: { dataDir, embedProvider: "none", logLevel: "silent", useRaptor: false, ...overrides },
-    stores: { vector: store, keyword: store },
+    stores: store,
     jobStore,
   });
   services.push(service);

@@ -102,7 +102,7 @@ async function ingestOne(
   run: IngestionRun,
   file: FileSource,
 ): Promise<{ unchanged: boolean; documents: number; chunks: number; warnings: string[] }> {
-  const { config, keywordIndex, embeddings } = run.dependencies;
+  const { config, stores, embeddings } = run.dependencies;
   const name = file.name ?? (file.path ? basename(file.path) : undefined);
   if (!name) throw new DocqaError("invalid_request", "a file needs a name or a path", { component: "ingestion" });
   let bytes = file.bytes;
@@ -121,7 +121,7 @@ async function ingestOne(
   const baseId = file.docId ?? name;
   const fileHash = createHash("sha256").update(bytes).digest("hex");
   const contentHash = (suffix: string) => hashOf(fileHash, loaderVersion, suffix, run.metadata, config.jsonRecordsAsDocuments);
-  const stored = await keywordIndex.contentHashes(run.job.orgId, [baseId, `${baseId}#0`]);
+  const stored = await stores.registry.contentHashes(run.job.orgId, [baseId, `${baseId}#0`]);
   if (
     stored.get(baseId) === storedHash(config, embeddings, contentHash("")) ||
     stored.get(`${baseId}#0`) === storedHash(config, embeddings, contentHash("#0"))
@@ -146,7 +146,7 @@ async function ingestOne(
     derivedFrom: split ? [baseId] : undefined,
   }));
   // Documents an earlier version of this file produced and this one does not (fewer JSON records).
-  const previous = new Set([baseId, ...(await keywordIndex.derivedDocuments(run.job.orgId, [baseId]))]);
+  const previous = new Set([baseId, ...(await stores.registry.derivedDocuments(run.job.orgId, [baseId]))]);
   for (const source of sources) previous.delete(source.docId);
   const result = await indexDocuments(run.dependencies, {
     orgId: run.job.orgId,

@@ -5,6 +5,10 @@
  * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25`; optional reranking; the seven ACL rules as the
  * final word; then `RETRIEVER_TOP_K`.
  *
+ * With staged stores (server engines), chunks of uncommitted document versions are dropped
+ * before fusion (see `DocumentStores.visible`); filters an engine could not push down are checked
+ * again here ({@link matchesChunkFilter}).
+ *
  * ACL-aware top-k: when the post-filter leaves fewer than `RETRIEVER_TOP_K` chunks while an
  * index returned a full list (so more candidates may exist), the search is repeated with twice
  * the depth, up to {@link maximumRefillRounds} times.
@@ -15,9 +19,9 @@ import type { Principal } from "../acl/principal.js";
 import type { ScoreNormalization } from "../config/docqa-config.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
-import type { ChunkFilter } from "../stores/chunk-filter.js";
+import { type ChunkFilter, matchesChunkFilter } from "../stores/chunk-filter.js";
 import type { ScoredChunk } from "../stores/chunk-record.js";
-import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
+import type { DocumentStores } from "../stores/document-stores.js";
 import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { Reranker } from "./reranker.js";
 
@@ -74,8 +78,7 @@ export interface RetrievalOutput {
 
 /** What retrieval runs on. */
 export interface RetrievalDependencies {
-  vectorIndex: VectorIndex | undefined;
-  keywordIndex: KeywordIndex;
+  stores: DocumentStores;
   embeddings: EmbeddingState;
   logger: Logger;
 }
@@ -87,23 +90,30 @@ export const maximumRefillRounds = 3;
 export async function retrieveChunks(dependencies: RetrievalDependencies, input: RetrievalInput): Promise<RetrievalOutput> {
   const { settings } = input;
   const filter: ChunkFilter = { ...input.filter, principal: input.principal };
+  const { stores } = dependencies;
   const queryVector = await embedQuery(dependencies, input);
   let vectorDepth = settings.vectorTopK;
   let keywordDepth = settings.bm25TopK;
   let output: RetrievalOutput = { chunks: [], vectorUsed: queryVector !== undefined, candidates: 0 };
   for (let round = 0; round <= maximumRefillRounds; round++) {
-    const [vector, keyword] = await Promise.all([
-      queryVector && dependencies.embeddings.status === "ready" && dependencies.vectorIndex
-        ? dependencies.vectorIndex.searchByVector(input.orgId, queryVector, dependencies.embeddings.model, {
+    let [vector, keyword] = await Promise.all([
+      queryVector && dependencies.embeddings.status === "ready" && stores.vector
+        ? stores.vector.searchByVector(input.orgId, queryVector, dependencies.embeddings.model, {
             topK: vectorDepth,
             filter,
             signal: input.signal,
           })
         : Promise.resolve([] as ScoredChunk[]),
       settings.weightBm25 > 0
-        ? dependencies.keywordIndex.searchByText(input.orgId, input.query, { topK: keywordDepth, filter, signal: input.signal })
+        ? stores.keyword.searchByText(input.orgId, input.query, { topK: keywordDepth, filter, signal: input.signal })
         : Promise.resolve([] as ScoredChunk[]),
     ]);
+    const returned = { vector: vector.length, keyword: keyword.length };
+    if (stores.writes === "staged") {
+      const visible = new Set(await stores.visible(input.orgId, [...vector, ...keyword]));
+      vector = vector.filter((result) => visible.has(result));
+      keyword = keyword.filter((result) => visible.has(result));
+    }
     let fused =
       settings.fusion === "rrf"
         ? fuseReciprocalRank([
@@ -124,11 +134,11 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
     const readable: RetrievedChunk[] = [];
     for (const candidate of fused) {
       const decision = evaluateAccess(input.principal, candidate.chunk);
-      if (!decision.granted) continue;
+      if (!decision.granted || !matchesChunkFilter(candidate.chunk, { ...input.filter, principal: undefined })) continue;
       readable.push({ ...candidate, accessRule: decision.rule, rerankScore: rerankScores?.get(candidate.chunk.id) });
     }
     output = { chunks: readable.slice(0, settings.retrieverTopK), vectorUsed: queryVector !== undefined, candidates: fused.length };
-    const exhausted = vector.length < vectorDepth && (settings.weightBm25 === 0 || keyword.length < keywordDepth);
+    const exhausted = returned.vector < vectorDepth && (settings.weightBm25 === 0 || returned.keyword < keywordDepth);
     if (readable.length >= settings.retrieverTopK || exhausted) break;
     vectorDepth *= 2;
     keywordDepth *= 2;
@@ -137,7 +147,7 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
 }
 
 async function embedQuery(dependencies: RetrievalDependencies, input: RetrievalInput): Promise<Float32Array | undefined> {
-  if (dependencies.embeddings.status !== "ready" || !dependencies.vectorIndex || input.settings.weightVector === 0) return undefined;
+  if (dependencies.embeddings.status !== "ready" || !dependencies.stores.vector || input.settings.weightVector === 0) return undefined;
   try {
     return Float32Array.from(await dependencies.embeddings.embeddings.embedQuery(input.query));
   } catch (error) {

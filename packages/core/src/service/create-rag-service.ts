@@ -15,7 +15,6 @@ import { resolveCitations } from "../answering/resolve-citations.js";
 import { sourceFromInput } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/docqa-config.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
-import { embeddedStoreFromConfig } from "../embedded-store/embedded-store-from-config.js";
 import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { documentIdSchema, documentInputSchema } from "../ingestion/document-input.js";
@@ -32,7 +31,9 @@ import { CrossEncoderReranker } from "../retrieval/cross-encoder-reranker.js";
 import { normalizeQuery } from "../retrieval/normalize-query.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-chunks.js";
-import type { KeywordIndex, VectorIndex } from "../stores/vector-index.js";
+import { type DocumentStores, transactionalDocumentStores } from "../stores/document-stores.js";
+import { storesFromConfig } from "../stores/stores-from-config.js";
+import type { TransactionalStore } from "../stores/vector-index.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type {
   IntentRequest,
@@ -52,10 +53,12 @@ export interface RagServiceOptions {
   /** Configuration: a full {@link DocqaConfig} from `loadConfig`, or overrides of the defaults. */
   config?: DocqaConfig | DocqaConfigOverrides;
   /**
-   * Indexes. Default: the embedded store under `DATA_DIR` for both. Pass the same object twice
-   * for a store that does both (it is then written once per upsert).
+   * Stores: a {@link TransactionalStore} (such as `createEmbeddedStore()`), or a
+   * {@link DocumentStores} bundle (`stagedDocumentStores` over server indexes). Default: from the
+   * configuration (`storesFromConfig`): the embedded store under `DATA_DIR`, or the server
+   * backends selected by `VECTORDB_URI` and `FULLTEXT_URI`.
    */
-  stores?: { vector?: VectorIndex | undefined; keyword?: KeywordIndex | undefined };
+  stores?: DocumentStores | TransactionalStore;
   /** Embeddings: default per `EMBED_PROVIDER` (transformers.js with `EMBED_MODEL_NAME`); `null` for BM25 only. */
   embeddings?: EmbeddingsInterface | null;
   /** Model id recorded with vectors of user-supplied embeddings. */
@@ -78,8 +81,6 @@ export interface RagServiceOptions {
  * Creates a docqa service. Nothing is loaded until first use or {@link RagService.ready}, so
  * creating a service never throws for missing models or secrets.
  *
- * @throws {DocqaError} `config_invalid` when a server store is selected (`VECTORDB_URI`,
- *   `FULLTEXT_URI`) but no `stores` are passed.
  * @example
  * ```ts
  * const service = createRagService({ config: loadConfig() });
@@ -91,16 +92,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const config = isFullConfig(options.config) ? options.config : resolveConfig(options.config);
   const logger = options.logger ?? createConsoleLogger(config.logLevel);
   const perfLog = options.perfLog ?? createPerfLog(config.perfLog);
-  if (!options.stores && (config.vectorStore !== "embedded" || config.keywordStore !== "embedded")) {
-    throw new DocqaError(
-      "config_invalid",
-      `VECTOR_STORE=${config.vectorStore} and KEYWORD_STORE=${config.keywordStore} need a server backend package, which this release does not include: unset VECTORDB_URI and FULLTEXT_URI (or set VECTOR_STORE=embedded and KEYWORD_STORE=embedded) to use the embedded store, or pass stores to createRagService`,
-      { component: "service" },
-    );
-  }
-  const embedded = options.stores?.vector && options.stores.keyword ? undefined : embeddedStoreFromConfig(config, logger);
-  const vectorIndex = options.stores?.vector ?? embedded;
-  const keywordIndex = (options.stores?.keyword ?? embedded) as KeywordIndex;
+  let stores: DocumentStores | undefined =
+    options.stores === undefined ? undefined : "visible" in options.stores ? options.stores : transactionalDocumentStores(options.stores);
   const answerer = options.answerer ?? createExtractiveAnswerer({ minimumCoverage: config.extractiveMinCoverage });
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
   const analyzer = createEnglishAnalyzer();
@@ -137,10 +130,15 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     }
   };
 
+  const prepareStores = async () => {
+    stores ??= await storesFromConfig(config, logger);
+  };
+
   const ready = (): Promise<void> => {
     readyPromise ??= Promise.all([
       prepareEmbeddings(config, { embeddings: options.embeddings, embeddingModelId: options.embeddingModelId }, logger),
       prepareReranker(),
+      prepareStores(),
     ]).then(
       ([state]) => {
         embeddingState = state;
@@ -154,10 +152,11 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   };
 
   const embeddings = (): EmbeddingState => embeddingState as EmbeddingState;
+  /** The stores; call after {@link ready}. */
+  const readyStores = (): DocumentStores => stores as DocumentStores;
   const indexing = (): IndexingDependencies => ({
     config,
-    vectorIndex,
-    keywordIndex,
+    stores: readyStores(),
     embeddings: embeddings(),
     summarizer,
     analyzer,
@@ -360,7 +359,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
       const retrievalStarted = performance.now();
       const retrieval = await retrieveChunks(
-        { vectorIndex, keywordIndex, embeddings: embeddings(), logger },
+        { stores: readyStores(), embeddings: embeddings(), logger },
         { orgId: request.orgId, principal, query, settings: retrievalSettings(), signal: request.signal },
       );
       const retrievalMs = Math.round(performance.now() - retrievalStarted);
@@ -431,7 +430,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       await ready();
       const limit = request.limit ?? config.retrieverTopK;
       const retrieval = await retrieveChunks(
-        { vectorIndex, keywordIndex, embeddings: embeddings(), logger },
+        { stores: readyStores(), embeddings: embeddings(), logger },
         {
           orgId: request.orgId,
           principal: normalizePrincipal(request.principal),
@@ -457,10 +456,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async deleteDocuments(context: RequestContext, docIds: readonly string[]) {
-      const derived = await keywordIndex.derivedDocuments(context.orgId, docIds);
-      const all = [...new Set([...docIds, ...derived])];
-      if (vectorIndex && (vectorIndex as object) !== (keywordIndex as object)) await vectorIndex.delete(context.orgId, all);
-      await keywordIndex.delete(context.orgId, all);
+      await ready();
+      const derived = await readyStores().registry.derivedDocuments(context.orgId, docIds);
+      await readyStores().write(context.orgId, [], { deleteDocIds: [...new Set([...docIds, ...derived])] });
     },
 
     async health(): Promise<ServiceHealth> {
@@ -473,7 +471,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       return {
         status: state?.status === "unavailable" ? "degraded" : "ok",
         embeddings: embeddingsHealth,
-        stores: { vector: vectorIndex?.name ?? null, keyword: keywordIndex.name },
+        stores: stores
+          ? { vector: stores.vector?.name ?? null, keyword: stores.keyword.name }
+          : { vector: config.vectorStore === "none" ? null : config.vectorStore, keyword: config.keywordStore },
         answerer: answerer.name,
         reranker: config.useReranker && reranker ? reranker.name : null,
       };
@@ -482,8 +482,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     async close() {
       stopping.abort();
       await Promise.allSettled([...backgroundJobs]);
-      const closing = new Set([vectorIndex, keywordIndex].filter((index) => index !== undefined));
-      for (const index of closing) await index.close();
+      await stores?.close();
       await jobStore?.close();
     },
   };

@@ -1,9 +1,13 @@
 /**
- * The interfaces every store implements. An index keeps one isolated collection per
- * organisation; nothing written under one `orgId` is ever returned for another.
+ * The search interfaces every index implements. An index keeps one isolated collection per
+ * organisation; nothing written under one `orgId` is ever returned for another. How documents
+ * are written depends on the store: see {@link TransactionalStore} (one store, one transaction)
+ * and {@link StagedIndex} (server engines, written in stages and committed in a
+ * {@link DocumentRegistry}); `createDocumentStores` runs the right protocol.
  */
 import type { ChunkFilter } from "./chunk-filter.js";
 import type { DocumentVersion, ScoredChunk } from "./chunk-record.js";
+import type { DocumentRegistry } from "./document-registry.js";
 
 /** Identity of the embedding model whose vectors an index holds. */
 export interface EmbeddingModelInfo {
@@ -17,7 +21,11 @@ export interface EmbeddingModelInfo {
 export interface SearchOptions {
   /** Number of results wanted. */
   topK: number;
-  /** Filters applied before scoring. */
+  /**
+   * Filters applied before scoring, so that top-k is filled with chunks that pass them (ACL
+   * pre-filtering). An index that cannot express a condition natively still returns only chunks
+   * that satisfy {@link matchesChunkFilter}.
+   */
   filter: ChunkFilter;
   /** Cancels the search. */
   signal?: AbortSignal | undefined;
@@ -27,34 +35,20 @@ export interface SearchOptions {
 export interface ChunkIndex {
   /** Name used in logs and errors, for example `embedded`, `milvus`, `opensearch`. */
   readonly name: string;
-  /**
-   * Writes documents. Each {@link DocumentVersion} replaces every chunk of its `docId`
-   * atomically: readers see the old version or the new one, never a mix. Resolves only once the
-   * write is durable.
-   *
-   * @throws {DocqaError} `store_unavailable` when the backend fails; `embedding_model_mismatch`
-   *   when the vectors come from a different model than the index holds.
-   */
-  upsert(orgId: string, documents: readonly DocumentVersion[], options?: UpsertOptions): Promise<void>;
-  /** Deletes every chunk of the given documents; deleting a missing id is a no-op. */
-  delete(orgId: string, docIds: readonly string[]): Promise<void>;
-  /**
-   * Ids of derived documents (RAPTOR summaries) recorded as built from any of `sourceDocIds`
-   * (their {@link DocumentVersion.derivedFrom}).
-   */
-  derivedDocuments(orgId: string, sourceDocIds: readonly string[]): Promise<string[]>;
-  /** The stored content hash of each given document that exists. */
-  contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>>;
-  /** Number of chunks stored for the organisation. */
+  /** Number of chunks stored for the organisation (all versions, committed or not). */
   count(orgId: string): Promise<number>;
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }
 
-/** Options of {@link ChunkIndex.upsert}. */
-export interface UpsertOptions {
+/** Options of a write. */
+export interface WriteOptions {
   /** The model that produced the chunks' embeddings, recorded with the index. */
   embeddingModel?: EmbeddingModelInfo | undefined;
+}
+
+/** Options of {@link TransactionalStore.upsert}. */
+export interface UpsertOptions extends WriteOptions {
   /** Documents to delete in the same atomic write (derived documents made stale by this write). */
   deleteDocIds?: readonly string[] | undefined;
 }
@@ -62,15 +56,85 @@ export interface UpsertOptions {
 /** Nearest-neighbour search over chunk embeddings. Scores are cosine similarities in [-1, 1]. */
 export interface VectorIndex extends ChunkIndex {
   /**
-   * The `topK` chunks most similar to `vector` among those passing `options.filter`.
+   * The `topK` chunks most similar to `vector` among those passing `options.filter`, best first.
    *
-   * @throws {DocqaError} `embedding_model_mismatch` when `model` differs from the index's.
+   * @throws {DocqaError} `embedding_model_mismatch` when `model` differs from the index's;
+   *   `store_unavailable` when the backend fails or times out.
    */
   searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]>;
 }
 
 /** Keyword search with Okapi BM25 scores (non-negative, unbounded). */
 export interface KeywordIndex extends ChunkIndex {
-  /** The `topK` chunks with the highest BM25 score for `query` among those passing `options.filter`. */
+  /**
+   * The `topK` chunks with the highest BM25 score for `query` among those passing
+   * `options.filter`, best first.
+   *
+   * @throws {DocqaError} `store_unavailable` when the backend fails or times out.
+   */
   searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]>;
+}
+
+/**
+ * A store holding the vector index, the keyword index and the document registry in one place,
+ * written in one transaction (the embedded store).
+ */
+export interface TransactionalStore extends VectorIndex, KeywordIndex, DocumentRegistry {
+  readonly writes: "transactional";
+  /**
+   * Replaces every chunk of each given document and deletes `options.deleteDocIds`, atomically:
+   * readers see the old state or the new one, never a mix, also after a crash. Resolves once the
+   * write is durable.
+   *
+   * @throws {DocqaError} `store_unavailable`; `embedding_model_mismatch` when the vectors come
+   *   from a different model than the index holds.
+   */
+  upsert(orgId: string, documents: readonly DocumentVersion[], options?: UpsertOptions): Promise<void>;
+}
+
+/**
+ * An index on a server engine, written in stages: {@link StagedIndex.write} adds the chunks of
+ * new document versions beside the old ones, the {@link StagedRegistry} commits the new version,
+ * and {@link StagedIndex.prune} removes the others. Searches may return chunks of any stored
+ * version; callers keep only committed ones (`DocumentStores.visible`).
+ */
+export interface StagedIndex extends ChunkIndex {
+  readonly writes: "staged";
+  /**
+   * Adds the chunks of these document versions, keyed by document, position and version, so that
+   * other versions of the same documents stay untouched. Idempotent. Resolves once the chunks are
+   * durable and searchable.
+   *
+   * @throws {DocqaError} `store_unavailable` (including a partial bulk failure, with the failed
+   *   items in its message); `embedding_model_mismatch`.
+   */
+  write(orgId: string, documents: readonly DocumentVersion[], options?: WriteOptions): Promise<void>;
+  /**
+   * For each entry of `keep`: deletes the document's chunks whose version (`contentHash`) is not
+   * the given one; `null` deletes all of the document's chunks.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  prune(orgId: string, keep: ReadonlyMap<string, string | null>): Promise<void>;
+}
+
+/** A {@link DocumentRegistry} that commits document versions (on a server engine). */
+export interface StagedRegistry extends DocumentRegistry {
+  /**
+   * Records `write` as the committed versions and removes `remove`. Each document's entry is
+   * written atomically; when the call fails, some documents may be committed and others not
+   * ({@link DocumentRegistry.contentHashes} tells which).
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  commit(orgId: string, change: { write: readonly RegisteredDocument[]; remove: readonly string[] }): Promise<void>;
+}
+
+/** A document's committed version, as a registry records it. */
+export interface RegisteredDocument {
+  docId: string;
+  /** The committed version (the {@link DocumentVersion.contentHash}). */
+  contentHash: string;
+  /** For derived documents (RAPTOR summaries): the documents they were built from. */
+  derivedFrom?: readonly string[] | undefined;
 }
