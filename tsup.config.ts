@@ -16,7 +16,11 @@ const packages: PackageEntry[] = [
     entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts", "contract/index": "src/contract/index.ts" },
   },
   { folder: "http", entry: { index: "src/index.ts" } },
+  { folder: "milvus", entry: { index: "src/index.ts" } },
+  { folder: "elasticsearch", entry: { index: "src/index.ts" } },
+  { folder: "redis", entry: { index: "src/index.ts" } },
   { folder: "predict-api", entry: { index: "src/index.ts" } },
+  { folder: "chat-api", entry: { index: "src/index.ts" } },
   { folder: "cli", entry: { index: "src/index.ts", bin: "src/bin.ts" } },
 ];
 

@@ -13,7 +13,11 @@ const alias = {
   "@docqa/core/contract": source("./packages/core/src/contract/index.ts"),
   "@docqa/core": source("./packages/core/src/index.ts"),
   "@docqa/http": source("./packages/http/src/index.ts"),
+  "@docqa/milvus": source("./packages/milvus/src/index.ts"),
+  "@docqa/elasticsearch": source("./packages/elasticsearch/src/index.ts"),
+  "@docqa/redis": source("./packages/redis/src/index.ts"),
   "@docqa/predict-api": source("./packages/predict-api/src/index.ts"),
+  "@docqa/chat-api": source("./packages/chat-api/src/index.ts"),
 };
 
 export default defineConfig({

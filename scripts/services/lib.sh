@@ -6,7 +6,12 @@
 #     a pidfile, a log file, the data directory and any locally installed tooling;
 #   - servers bind to 127.0.0.1 only;
 #   - start scripts are idempotent (exit 0 at once when the service already answers) and
-#     stop scripts kill by pidfile only and tolerate a missing pidfile or process.
+#     stop scripts kill by pidfile only and tolerate a missing pidfile or process;
+#   - a start script that succeeds writes "$DOCQA_SERVICES_DIR/<service>.ready" (the server's URL);
+#     the stop script removes it first;
+#   - run them from the repository root (the default state dir is relative to $PWD), and give a
+#     second instance (e.g. a fault test that kills its server) both its own port variable
+#     (DOCQA_REDIS_PORT, DOCQA_MILVUS_PORT, DOCQA_OPENSEARCH_PORT) and its own DOCQA_SERVICES_DIR.
 
 # Absolute path of the services state directory (created on demand).
 docqa_services_dir() {
@@ -65,13 +70,24 @@ docqa_port_open() {
 
 # docqa_start_background PIDFILE LOGFILE COMMAND...: start COMMAND detached from this shell
 # (own session via setsid, stdin from /dev/null, stdout+stderr appended to LOGFILE) and record its pid.
-# In a non-interactive script a background job is not a process-group leader, so setsid does not
-# fork again and $! is the server's own pid.
+# The pid is written by a tiny bash wrapper that then `exec`s COMMAND, so the recorded pid is the
+# server's own pid even when setsid has to fork (it forks when the caller is a process-group leader,
+# e.g. when this runs from an interactive shell with job control).
 docqa_start_background() {
   local pidfile="$1" logfile="$2"
   shift 2
-  nohup setsid "$@" >>"$logfile" 2>&1 </dev/null &
-  echo "$!" >"$pidfile"
+  rm -f "$pidfile"
+  # shellcheck disable=SC2016 # $$ and $@ are expanded by the inner bash, on purpose.
+  nohup setsid bash -c 'echo "$$" >"$0.tmp" && mv "$0.tmp" "$0" && exec "$@"' "$pidfile" "$@" \
+    >>"$logfile" 2>&1 </dev/null &
+  # Wait (max 5 s) for the wrapper to record the pid, so callers can check it right away.
+  local i
+  for ((i = 0; i < 50; i++)); do
+    [ -s "$pidfile" ] && return 0
+    sleep 0.1
+  done
+  docqa_log "background process did not record its pid in $pidfile"
+  return 1
 }
 
 # docqa_wait_until TIMEOUT_SECONDS PIDFILE PATTERN CHECK_COMMAND...: poll CHECK_COMMAND every second
@@ -135,4 +151,92 @@ docqa_fail_with_log() {
     tail -n 80 "$1" >&2
   fi
   return 1
+}
+
+# docqa_mark_ready SERVICE URL: write "$DOCQA_SERVICES_DIR/SERVICE.ready" containing URL, so other
+# processes (test runners, other scripts) can wait for a service without knowing how to probe it.
+docqa_mark_ready() {
+  local file
+  file="$(docqa_services_dir)/$1.ready"
+  printf '%s\n' "$2" >"$file.tmp"
+  mv "$file.tmp" "$file"
+}
+
+# docqa_unmark_ready SERVICE: remove the marker written by docqa_mark_ready (stop scripts call it first,
+# so nobody starts using a server that is going away).
+docqa_unmark_ready() {
+  rm -f "$(docqa_services_dir)/$1.ready"
+}
+
+# docqa_java_major JAVA_BINARY: print the Java feature version of JAVA_BINARY (8 for "1.8.0_x",
+# 17 for "17.0.15", 25 for "25.0.3"); nothing when it cannot be run.
+docqa_java_major() {
+  local line version
+  line="$("$1" -version 2>&1 | grep -m1 -E 'version "' || true)"
+  version="${line#*version \"}"
+  version="${version%%\"*}"
+  [ -n "$version" ] || return 0
+  case "$version" in
+    1.*) version="${version#1.}" ;;
+  esac
+  printf '%s' "${version%%[.+-]*}"
+}
+
+# docqa_find_jdk MIN_MAJOR: print the home of the newest JDK (java + javac) whose feature version is
+# at least MIN_MAJOR, followed by a space and that version ("/usr/lib/jvm/x 25"); fails when none.
+# Looks at $DOCQA_JAVA_HOME (used alone when set), $JAVA_HOME, the JDK of `java` on PATH and every
+# /usr/lib/jvm/* (Debian packages and vendor tarballs are unpacked there, often off the PATH).
+docqa_find_jdk() {
+  local min="$1" candidates=() home best="" best_major=0 major java_on_path
+  if [ -n "${DOCQA_JAVA_HOME:-}" ]; then
+    candidates=("$DOCQA_JAVA_HOME")
+  else
+    [ -n "${JAVA_HOME:-}" ] && candidates+=("$JAVA_HOME")
+    if java_on_path="$(command -v java 2>/dev/null)"; then
+      candidates+=("$(dirname "$(dirname "$(readlink -f "$java_on_path")")")")
+    fi
+    for home in /usr/lib/jvm/*; do
+      [ -d "$home" ] && candidates+=("$home")
+    done
+  fi
+  for home in "${candidates[@]}"; do
+    if [ ! -x "$home/bin/java" ] || [ ! -x "$home/bin/javac" ]; then continue; fi
+    major="$(docqa_java_major "$home/bin/java")"
+    [ -n "$major" ] || continue
+    if [ "$major" -ge "$min" ] && [ "$major" -gt "$best_major" ]; then
+      best="$(readlink -f "$home")"
+      best_major="$major"
+    fi
+  done
+  [ -n "$best" ] || return 1
+  printf '%s %s' "$best" "$best_major"
+}
+
+# docqa_http_get URL: print the body of GET URL; fails unless the answer is 2xx. Uses curl when present, else
+# python3 (always there on our CI images; curl is not part of a minimal Debian).
+docqa_http_get() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS --max-time 5 "$1"
+  else
+    python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1"
+  fi
+}
+
+# docqa_record_port PIDFILE PORT: remember which port the process of PIDFILE serves (PIDFILE with
+# ".pid" replaced by ".port"), for docqa_refuse_other_port.
+docqa_record_port() {
+  printf '%s\n' "$2" >"${1%.pid}.port"
+}
+
+# docqa_refuse_other_port PIDFILE PATTERN PORT: fail (return 1, with a message) when this state dir's
+# server is alive but serves another port than PORT. Without this check a start script called with a
+# new port would wait for a server that never answers there, then kill the healthy one.
+docqa_refuse_other_port() {
+  local pidfile="$1" pattern="$2" port="$3" recorded
+  docqa_pidfile_alive "$pidfile" "$pattern" || return 0
+  recorded="$({ tr -dc '0-9' <"${pidfile%.pid}.port"; } 2>/dev/null || true)"
+  if [ -n "$recorded" ] && [ "$recorded" != "$port" ]; then
+    docqa_log "the server of state dir $(dirname "$pidfile") already runs on port ${recorded}, not ${port}; stop it first or use another DOCQA_SERVICES_DIR for a second instance"
+    return 1
+  fi
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Stop the Redis server started by start-redis.sh (by pidfile only; a missing pidfile/process is fine).
+# Honours DOCQA_SERVICES_DIR like the start script, so it stops the instance of that state dir.
 set -euo pipefail
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -9,6 +10,7 @@ DOCQA_SERVICE=redis
 
 state_dir="$(docqa_services_dir)/redis"
 
-# SIGTERM makes redis shut down cleanly (it saves its RDB snapshot per its defaults and removes the
-# pidfile); lib.sh escalates to SIGKILL after 20 s.
+# Remove the readiness marker first so nobody starts using a server that is going away.
+docqa_unmark_ready redis
+# On SIGTERM redis flushes the append-only file and exits; lib.sh escalates to SIGKILL after 20 s.
 docqa_stop_pidfile "$state_dir/redis.pid" "redis-server" TERM

@@ -95,6 +95,87 @@ export {
   type RagStartEvent,
   type RetrievalDoneEvent,
 } from "./logging/perf-log.js";
+export { createInMemoryMemoryStore, type InMemoryMemoryStoreSettings } from "./memory/in-memory-memory-store.js";
+export type { AppendOptions, Conversation, ConversationKey, ConversationTurn, MemoryStore } from "./memory/memory-store.js";
+export {
+  callWithResilience,
+  defaultResiliencePolicy,
+  type ResilienceOptions,
+  type ResiliencePolicy,
+  type ResilientResult,
+  resiliencePolicy,
+} from "./models/call-with-resilience.js";
+export {
+  type ChatModelChoice,
+  type ChatModelConfig,
+  type ChatModelOptions,
+  chatModelFromConfig,
+  placeholderApiKey,
+} from "./models/chat-model-from-config.js";
+export {
+  classifyModelError,
+  type ModelErrorDetails,
+  type ModelFailure,
+  type ModelFailureKind,
+  modelFailureError,
+  modelTimeoutCode,
+  parseRetryAfter,
+} from "./models/classify-model-error.js";
+export { createModelAnswerer, type ModelAnswererSettings } from "./models/create-model-answerer.js";
+export {
+  createModelIntentClassifier,
+  createRuleIntentClassifier,
+  type IntentClassifier,
+  type ModelIntentClassifierSettings,
+} from "./models/create-model-intent-classifier.js";
+export {
+  type DecomposeSettings,
+  type Decomposition,
+  decomposeQuestion,
+  isSingleClause,
+  splitQuestion,
+} from "./models/decompose-question.js";
+export {
+  embeddingsFromProvider,
+  type ProviderEmbeddingsConfig,
+  type ProviderEmbeddingsOptions,
+} from "./models/embeddings-from-provider.js";
+export { evaluateIntentClassifier, type IntentEvaluation, type IntentScore } from "./models/evaluate-intent-classifier.js";
+export { type IntentExample, intentExamples } from "./models/intent-examples.js";
+export {
+  defaultStructuredOutputMethod,
+  invokeStructured,
+  type StructuredCall,
+  type StructuredOutput,
+  type StructuredOutputMethod,
+} from "./models/invoke-structured.js";
+export {
+  type MergeableResult,
+  mergeSubqueryResults,
+  retrieveSubqueries,
+  type SubqueryRetrieval,
+  type SubqueryRetrievalSettings,
+} from "./models/merge-subquery-results.js";
+export type {
+  AnswerStreamEvent,
+  ModelAnswerer,
+  ModelAnswerRequest,
+  ModelFallbackReason,
+  ModelGeneratedAnswer,
+} from "./models/model-answerer.js";
+export {
+  type AnswerPromptInput,
+  answerJsonSchema,
+  answerMessages,
+  condenseHistory,
+  decompositionMessages,
+  type HistoryLimits,
+  type HistoryTurn,
+  intentMessages,
+  PROMPT_VERSION,
+} from "./models/prompts.js";
+export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableReason } from "./models/repair-answer.js";
+export { streamModelAnswer } from "./models/stream-model-answer.js";
 export {
   buildRaptorNodes,
   isSummaryChunk,
@@ -132,6 +213,7 @@ export type {
   UpsertRequest,
   UpsertResult,
 } from "./service/rag-service.js";
+export { type CacheStores, cacheStoresFromConfig, isRedisConfigured, type RedisPackage } from "./stores/cache-stores-from-config.js";
 export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./stores/chunk-filter.js";
 export { type ChunkRecord, chunkId, type DocumentVersion, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
 export type { DocumentRegistry } from "./stores/document-registry.js";

@@ -99,13 +99,16 @@ describe("loadConfig defaults (spec set A)", () => {
     expect(field(loadConfig({}))).toBe(defaultValue);
   });
 
-  it.each(setA)("$variable=$set sets its field and leaves the other set A fields at their defaults", ({ variable, field, set, parsed, companions }) => {
-    const config = loadConfig({ [variable]: set, ...companions });
-    expect(field(config)).toBe(parsed);
-    for (const other of setA) {
-      if (other.variable !== variable) expect(other.field(config), other.variable).toBe(other.defaultValue);
-    }
-  });
+  it.each(setA)(
+    "$variable=$set sets its field and leaves the other set A fields at their defaults",
+    ({ variable, field, set, parsed, companions }) => {
+      const config = loadConfig({ [variable]: set, ...companions });
+      expect(field(config)).toBe(parsed);
+      for (const other of setA) {
+        if (other.variable !== variable) expect(other.field(config), other.variable).toBe(other.defaultValue);
+      }
+    },
+  );
 
   it("refuses FULLTEXT_URI alone, naming the combinations that work", () => {
     const error = captureError(() => loadConfig({ FULLTEXT_URI: "http://search:9200" }));

@@ -10,3 +10,18 @@ export {
   contractEmbeddingModel,
   describeDocumentStoresContract,
 } from "./describe-document-stores-contract.js";
+export {
+  contractJob,
+  describeJobStoreContract,
+  type JobStoreContractOptions,
+  type JobStoreContractSubject,
+} from "./describe-job-store-contract.js";
+export {
+  type ContractClock,
+  contractTurn,
+  createManualClock,
+  describeMemoryStoreContract,
+  type ManualClock,
+  type MemoryStoreContractOptions,
+  type MemoryStoreContractSubject,
+} from "./describe-memory-store-contract.js";

@@ -7,22 +7,24 @@ import type { JobStore } from "./job-store.js";
 
 /** Creates an in-memory job store. */
 export function createInMemoryJobStore(maximumJobs = 10_000): JobStore {
+  // Keyed by organisation and job id, so organisations never share a job.
   const jobs = new Map<string, IngestionJob>();
+  const key = (orgId: string, jobId: string) => JSON.stringify([orgId, jobId]);
   return {
     name: "memory",
     async save(job) {
-      jobs.delete(job.jobId);
-      jobs.set(job.jobId, structuredClone(job));
+      jobs.delete(key(job.orgId, job.jobId));
+      jobs.set(key(job.orgId, job.jobId), structuredClone(job));
       if (jobs.size > maximumJobs) {
-        for (const [jobId, stored] of jobs) {
+        for (const [storedKey, stored] of jobs) {
           if (jobs.size <= maximumJobs) break;
-          if (isFinished(stored.state)) jobs.delete(jobId);
+          if (isFinished(stored.state)) jobs.delete(storedKey);
         }
       }
     },
     async get(orgId, jobId) {
-      const job = jobs.get(jobId);
-      return job && job.orgId === orgId ? structuredClone(job) : undefined;
+      const job = jobs.get(key(orgId, jobId));
+      return job ? structuredClone(job) : undefined;
     },
     async unfinished() {
       return [...jobs.values()].filter((job) => !isFinished(job.state)).map((job) => structuredClone(job));

@@ -1,6 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { describe, expect, it } from "vitest";
 import { createInMemoryJobStore } from "./in-memory-job-store.js";
 import type { IngestionJob } from "./ingestion-job.js";
@@ -45,5 +46,19 @@ describe("sqlite job store", () => {
     const second = createSqliteJobStore(path);
     expect(await second.get("org-a", "j1")).toMatchObject({ jobId: "j1", state: "running" });
     await second.close();
+  });
+
+  it("migrates the release 0.1 table, keyed by job id alone, to organisation-scoped keys", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "docqa-jobs-")), "jobs.sqlite");
+    const legacy = new DatabaseSync(path);
+    legacy.exec("CREATE TABLE jobs (job_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, state TEXT NOT NULL, body TEXT NOT NULL) STRICT");
+    legacy.prepare("INSERT INTO jobs VALUES (?, ?, ?, ?)").run("j1", "org-a", "running", JSON.stringify(job("j1", "org-a", "running")));
+    legacy.close();
+    const store = createSqliteJobStore(path);
+    expect(await store.get("org-a", "j1")).toMatchObject({ state: "running" });
+    await store.save(job("j1", "org-b", "queued"));
+    expect(await store.get("org-a", "j1")).toMatchObject({ orgId: "org-a", state: "running" });
+    expect(await store.get("org-b", "j1")).toMatchObject({ orgId: "org-b", state: "queued" });
+    await store.close();
   });
 });

@@ -12,21 +12,32 @@ import type { JobStore } from "./job-store.js";
 export function createSqliteJobStore(path: string): JobStore {
   mkdirSync(dirname(path), { recursive: true });
   const database = new DatabaseSync(path);
+  // Jobs are keyed by organisation and job id, so one organisation can never read or overwrite
+  // another's job, whatever the ids. Release 0.1's table (`jobs`, keyed by job id alone) is
+  // migrated once.
   database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;
-    CREATE TABLE IF NOT EXISTS jobs (job_id TEXT PRIMARY KEY, org_id TEXT NOT NULL, state TEXT NOT NULL, body TEXT NOT NULL) STRICT;
-    CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs(state);`);
+    CREATE TABLE IF NOT EXISTS organisation_jobs (org_id TEXT NOT NULL, job_id TEXT NOT NULL, state TEXT NOT NULL, body TEXT NOT NULL,
+      PRIMARY KEY (org_id, job_id)) STRICT;
+    CREATE INDEX IF NOT EXISTS organisation_jobs_by_state ON organisation_jobs(state);`);
+  const legacy = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'jobs'").get();
+  if (legacy) {
+    database.exec(`BEGIN IMMEDIATE;
+      INSERT OR IGNORE INTO organisation_jobs (org_id, job_id, state, body) SELECT org_id, job_id, state, body FROM jobs;
+      DROP TABLE jobs;
+      COMMIT;`);
+  }
   const put = database.prepare(
-    "INSERT INTO jobs (job_id, org_id, state, body) VALUES (?, ?, ?, ?) ON CONFLICT(job_id) DO UPDATE SET state = excluded.state, body = excluded.body",
+    "INSERT INTO organisation_jobs (org_id, job_id, state, body) VALUES (?, ?, ?, ?) ON CONFLICT(org_id, job_id) DO UPDATE SET state = excluded.state, body = excluded.body",
   );
-  const select = database.prepare("SELECT body FROM jobs WHERE job_id = ? AND org_id = ?");
-  const unfinished = database.prepare("SELECT body FROM jobs WHERE state IN ('queued', 'running')");
+  const select = database.prepare("SELECT body FROM organisation_jobs WHERE org_id = ? AND job_id = ?");
+  const unfinished = database.prepare("SELECT body FROM organisation_jobs WHERE state IN ('queued', 'running')");
   return {
     name: "sqlite",
     async save(job) {
-      put.run(job.jobId, job.orgId, job.state, JSON.stringify(job));
+      put.run(job.orgId, job.jobId, job.state, JSON.stringify(job));
     },
     async get(orgId, jobId) {
-      const row = select.get(jobId, orgId) as { body: string } | undefined;
+      const row = select.get(orgId, jobId) as { body: string } | undefined;
       return row ? (JSON.parse(row.body) as IngestionJob) : undefined;
     },
     async unfinished() {

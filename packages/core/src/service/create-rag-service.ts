@@ -23,7 +23,6 @@ import { type FileSource, runIngestionJob } from "../ingestion/ingest-files.js";
 import { classifyIntent } from "../intent/classify-intent.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
-import { createSqliteJobStore } from "../jobs/sqlite-job-store.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
 import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
@@ -31,6 +30,7 @@ import { CrossEncoderReranker } from "../retrieval/cross-encoder-reranker.js";
 import { normalizeQuery } from "../retrieval/normalize-query.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-chunks.js";
+import { type CacheStores, cacheStoresFromConfig } from "../stores/cache-stores-from-config.js";
 import { type DocumentStores, transactionalDocumentStores } from "../stores/document-stores.js";
 import { storesFromConfig } from "../stores/stores-from-config.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
@@ -69,7 +69,7 @@ export interface RagServiceOptions {
   summarizer?: Summarizer;
   /** Reranker used when `USE_RERANKER` is true. */
   reranker?: Reranker;
-  /** Where ingestion jobs are kept; default SQLite at `DATA_DIR/jobs.sqlite`. */
+  /** Where ingestion jobs are kept; default Redis when `CACHE_URL`/`CACHE_HOST` is set, else SQLite at `DATA_DIR/jobs.sqlite`. */
   jobStore?: JobStore;
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
   logger?: Logger;
@@ -97,8 +97,16 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const answerer = options.answerer ?? createExtractiveAnswerer({ minimumCoverage: config.extractiveMinCoverage });
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
   const analyzer = createEnglishAnalyzer();
-  let jobStore = options.jobStore;
-  const jobs = (): JobStore => (jobStore ??= createSqliteJobStore(join(resolve(config.dataDir), "jobs.sqlite")));
+  // Jobs and conversation memory: the caller's job store, else SQLite or Redis per `CACHE_*`.
+  let cacheStores: Promise<CacheStores> | undefined;
+  const cache = (): Promise<CacheStores> => {
+    cacheStores ??= cacheStoresFromConfig(config, logger).catch((error: unknown) => {
+      cacheStores = undefined;
+      throw error;
+    });
+    return cacheStores;
+  };
+  const jobs = async (): Promise<JobStore> => options.jobStore ?? (await cache()).jobStore;
   const uploadsDirectory = join(resolve(config.dataDir), "uploads");
   const backgroundJobs = new Set<Promise<unknown>>();
   const stopping = new AbortController();
@@ -223,7 +231,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     try {
       return await runIngestionJob({
         dependencies: indexing(),
-        jobStore: jobs(),
+        jobStore: await jobs(),
         job,
         files,
         uploader,
@@ -236,7 +244,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       job.state = "failed";
       job.failure = DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message;
       job.finishedAt = new Date().toISOString();
-      await jobs().save(job);
+      await (await jobs()).save(job);
       return job;
     }
   };
@@ -248,7 +256,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     const task = runJob(job, files, resume.uploader, resume.metadata).then(async (finished) => {
       if (finished.state === "running" || finished.state === "queued") return;
       finished.resume = undefined;
-      await jobs().save(finished);
+      await (await jobs()).save(finished);
       await rm(join(uploadsDirectory, finished.jobId), { recursive: true, force: true });
     });
     const tracked = task.catch((error: unknown) =>
@@ -304,7 +312,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async ingestFiles(request, ingestOptions) {
       const job = newJob(request.orgId, request.files.length);
-      await jobs().save(job);
+      await (await jobs()).save(job);
       const uploader = request.uploader ?? request.principal.userName;
       return runJob(job, request.files, uploader, request.metadata ?? {}, ingestOptions);
     },
@@ -325,21 +333,21 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
       }
       job.resume = { uploader: request.uploader ?? request.principal.userName, metadata: request.metadata ?? {}, files };
-      await jobs().save(job);
+      await (await jobs()).save(job);
       runInBackground(structuredClone(job));
       const { resume: _internal, ...visible } = job;
       return visible;
     },
 
     async getIngestionJob(context: RequestContext, jobId: string) {
-      const job = await jobs().get(context.orgId, jobId);
+      const job = await (await jobs()).get(context.orgId, jobId);
       if (!job) return undefined;
       const { resume: _internal, ...visible } = job;
       return visible;
     },
 
     async resumeIngestions() {
-      const unfinished = (await jobs().unfinished()).filter((job) => job.resume !== undefined);
+      const unfinished = (await (await jobs()).unfinished()).filter((job) => job.resume !== undefined);
       for (const job of unfinished) {
         logger.info("resuming an interrupted ingestion job", { component: "ingestion", job_id: job.jobId });
         runInBackground(job);
@@ -483,7 +491,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       stopping.abort();
       await Promise.allSettled([...backgroundJobs]);
       await stores?.close();
-      await jobStore?.close();
+      await options.jobStore?.close();
+      if (cacheStores) await (await cacheStores.catch(() => undefined))?.close();
     },
   };
   return service;

@@ -90,7 +90,6 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
   const logger = parts.logger ?? silentLogger;
   const indexes = unique<StagedIndex>([parts.vector, parts.keyword]);
   const closeables = unique<{ close(): Promise<void> }>([parts.vector, parts.keyword]);
-  const names = unique<{ name: string }>([parts.vector, parts.keyword, parts.registry]).map((item) => item.name);
 
   const removeUncommitted = async (orgId: string, documents: readonly DocumentVersion[], before: Map<string, string>) => {
     let committed: Map<string, string>;
@@ -116,7 +115,12 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
     keyword: parts.keyword,
     registry: parts.registry,
     writes: "staged",
-    description: names.join("+"),
+    // A getter: a store may learn its engine (Elasticsearch or OpenSearch) on first use.
+    get description() {
+      return unique<{ name: string }>([parts.vector, parts.keyword, parts.registry])
+        .map((item) => item.name)
+        .join("+");
+    },
     async write(orgId, documents, options = {}) {
       const remove = options.deleteDocIds ?? [];
       if (documents.length === 0 && remove.length === 0) return;
@@ -133,8 +137,22 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
         await removeUncommitted(orgId, documents, before);
         throw storeError(error, "write");
       }
+      // Prune only documents still at the version this write committed: a concurrent write that
+      // committed a newer version since must not lose its chunks to this prune.
       const keep = new Map<string, string | null>(documents.map((document) => [document.docId, document.contentHash]));
       for (const docId of remove) keep.set(docId, null);
+      let current: Map<string, string>;
+      try {
+        current = await parts.registry.contentHashes(orgId, [...keep.keys()]);
+      } catch (error) {
+        logger.warn("pruning old document versions skipped; they stay invisible and are removed by the next write", {
+          component: "stores",
+          error: (error as Error).message,
+        });
+        return;
+      }
+      for (const [docId, version] of keep) if ((current.get(docId) ?? null) !== version) keep.delete(docId);
+      if (keep.size === 0) return;
       const pruned = await Promise.allSettled(indexes.map((index) => index.prune(orgId, keep)));
       for (const result of pruned) {
         if (result.status === "rejected")

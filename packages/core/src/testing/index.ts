@@ -3,4 +3,22 @@
  */
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
 export { findLocalModels, type LocalModel, modelRoots } from "./local-models.js";
+export {
+  type OllamaChatScript,
+  type OllamaEmbedScript,
+  type OllamaWireServer,
+  type OllamaWireServerSettings,
+  startOllamaWireServer,
+} from "./ollama-wire-server.js";
+export {
+  deterministicVector,
+  type OpenAIChatScript,
+  type OpenAIEmbeddingsScript,
+  type OpenAIWireServer,
+  type OpenAIWireServerSettings,
+  startOpenAIWireServer,
+  type WireRequest,
+  type WireTiming,
+} from "./openai-wire-server.js";
 export { isContinuousIntegration, sharedDataDirectory, sharedDataPath } from "./shared-data.js";
+export { type FaultMode, startTcpFaultProxy, type TcpFaultProxy } from "./tcp-fault-proxy.js";

@@ -47,12 +47,16 @@ public final class OpenSearchServer {
             settings.put("network.host", host);
             settings.put("http.port", String.valueOf(httpPort));
             settings.put("transport.port", transportPort);
+            // Never look for or join other nodes: the 2.x runner does not set this itself, and without
+            // it a node finds any other test node on 127.0.0.1:9300-9305 with the same cluster name
+            // (e.g. a second instance started by a fault test) and waits for an election forever.
+            settings.put("discovery.type", "single-node");
             // Test machines often have nearly full disks; never flip indices to read-only for that.
             settings.put("cluster.routing.allocation.disk.threshold_enabled", "false");
         });
         runner.build(OpenSearchRunner.newConfigs()
                 .basePath(basePath)
-                .numOfNode(1) // single node: the runner also sets discovery.type=single-node
+                .numOfNode(1)
                 .clusterName(clusterName)
                 .printOnFailure());
 

@@ -1,0 +1,157 @@
+/**
+ * The seam between docqa's index code and an engine's client: one `request` method that sends a
+ * REST call (method, path, query string, JSON or NDJSON body) and answers with the status and the
+ * parsed body. Every request body is built by shared pure functions (`search-queries.ts`,
+ * `index-definitions.ts`, `chunk-documents.ts`), so Elasticsearch and OpenSearch differ only in
+ * how the connection is made: see `elasticsearch-client.ts` and `opensearch-client.ts`.
+ */
+import { DocqaError } from "@docqa/core";
+
+/** The engines this package speaks to. */
+export type SearchEngine = "elasticsearch" | "opensearch";
+
+/** One REST call. */
+export interface SearchEngineRequest {
+  method: "GET" | "HEAD" | "POST" | "PUT" | "DELETE";
+  /** Path starting with `/`, its segments already URL-encoded (see {@link encodePathSegment}). */
+  path: string;
+  /** Query-string parameters. */
+  querystring?: Record<string, string | number | boolean> | undefined;
+  /** A JSON body. */
+  body?: unknown;
+  /** An NDJSON body (`_bulk`): one JSON value per line. */
+  bulkBody?: readonly unknown[] | undefined;
+}
+
+/** Options of {@link SearchEngineClient.request}. */
+export interface SearchEngineRequestOptions {
+  /**
+   * HTTP statuses (besides 2xx) answered as a response instead of an error, for example `[404]`
+   * for a search of an index that does not exist yet. Default none.
+   */
+  allowStatus?: readonly number[] | undefined;
+  /** Cancels the request; the call then rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+/** The answer to a {@link SearchEngineRequest}. */
+export interface SearchEngineResponse {
+  statusCode: number;
+  /** The parsed JSON body (`true`/`false` for `HEAD`). */
+  body: unknown;
+}
+
+/** A connection to one Elasticsearch or OpenSearch cluster. */
+export interface SearchEngineClient {
+  /** Which engine this client speaks to (also the component named in errors). */
+  readonly engine: SearchEngine;
+  /**
+   * Sends `request`.
+   *
+   * @throws {DocqaError} `store_unavailable` (component {@link engine}) when the server cannot be
+   *   reached, times out (the client's request timeout) or answers with a status that is neither
+   *   2xx nor in `options.allowStatus`; the message holds the status, the error type and reason.
+   *   When `options.signal` aborts the request, the signal's reason is thrown instead.
+   */
+  request(request: SearchEngineRequest, options?: SearchEngineRequestOptions): Promise<SearchEngineResponse>;
+  /** Closes the connections. */
+  close(): Promise<void>;
+}
+
+/** How to reach and authenticate to a cluster. */
+export interface SearchEngineConnectionSettings {
+  /** Base URL, for example `http://localhost:9200` (`FULLTEXT_URI`). */
+  node: string;
+  /** Elasticsearch API key, sent as `Authorization: ApiKey <key>` (`FULLTEXT_API_KEY`). */
+  apiKey?: string | undefined;
+  /** Basic-auth user (`FULLTEXT_USERNAME`); used with {@link password} when no API key is set. */
+  username?: string | undefined;
+  /** Basic-auth password (`FULLTEXT_PASSWORD`). */
+  password?: string | undefined;
+  /**
+   * Time a request may take, in milliseconds, before it fails with `store_unavailable`
+   * (`STORE_TIMEOUT_MS`, default 10,000). Requests are not retried, so this bounds every call.
+   */
+  requestTimeoutMs: number;
+}
+
+/** What a client error looks like, in both engines' clients (same shape since the 7.x fork). */
+interface TransportErrorShape {
+  name?: unknown;
+  message?: unknown;
+  statusCode?: unknown;
+  meta?: { statusCode?: unknown; body?: unknown } | undefined;
+}
+
+/**
+ * Turns an error thrown by either engine's client into a `store_unavailable` {@link DocqaError}
+ * whose message names the node, the operation and the cause, and says what to do.
+ *
+ * @param engine - the engine (the error's component).
+ * @param node - the cluster URL, shown with credentials removed.
+ * @param operation - what was attempted, for example `search of index docs_bm25_x`.
+ */
+export function transportFailure(engine: SearchEngine, node: string, operation: string, error: unknown): DocqaError {
+  if (DocqaError.isInstance(error)) return error;
+  const shape = (typeof error === "object" && error !== null ? error : {}) as TransportErrorShape;
+  const name = typeof shape.name === "string" ? shape.name : "Error";
+  const message = typeof shape.message === "string" ? shape.message : String(error);
+  const where = redactUrl(node);
+  const product = engine === "elasticsearch" ? "Elasticsearch" : "OpenSearch";
+  let text: string;
+  switch (name) {
+    case "ResponseError": {
+      const status = typeof shape.meta?.statusCode === "number" ? shape.meta.statusCode : shape.statusCode;
+      text = `${operation} failed: HTTP ${String(status)} ${describeErrorBody(shape.meta?.body) ?? message}`;
+      break;
+    }
+    case "TimeoutError":
+      text = `${operation} timed out at ${where} (STORE_TIMEOUT_MS): check that ${product} is healthy, or raise STORE_TIMEOUT_MS`;
+      break;
+    case "ProductNotSupportedError":
+      text = `${where} is not Elasticsearch (${message}): set KEYWORD_STORE=opensearch, or auto to detect the engine`;
+      break;
+    case "ConnectionError":
+    case "NoLivingConnectionsError":
+      text = `FULLTEXT_URI ${where} is unreachable (${message}) during ${operation}: start ${product} or unset FULLTEXT_URI`;
+      break;
+    default:
+      text = `${operation} failed at ${where}: ${name}: ${message}`;
+  }
+  return new DocqaError("store_unavailable", text, { component: engine, cause: error });
+}
+
+/**
+ * The `type: reason` of an engine's error body (`{ error: { type, reason, caused_by } }`), or
+ * undefined when the body has no such error.
+ */
+export function describeErrorBody(body: unknown): string | undefined {
+  if (typeof body !== "object" || body === null) return undefined;
+  const error = (body as { error?: unknown }).error;
+  if (typeof error === "string") return error;
+  if (typeof error !== "object" || error === null) return undefined;
+  const { type, reason, caused_by: causedBy } = error as { type?: unknown; reason?: unknown; caused_by?: unknown };
+  let text = `${String(type ?? "error")}: ${String(reason ?? "")}`;
+  if (typeof causedBy === "object" && causedBy !== null) {
+    const cause = causedBy as { type?: unknown; reason?: unknown };
+    text += ` (caused by ${String(cause.type)}: ${String(cause.reason)})`;
+  }
+  return text;
+}
+
+/** The URL without user name and password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = "";
+    parsed.password = "";
+    return parsed.toString().replace(/\/$/, "");
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/** URL-encodes one path segment (an index name or a document id). */
+export function encodePathSegment(segment: string): string {
+  return encodeURIComponent(segment);
+}

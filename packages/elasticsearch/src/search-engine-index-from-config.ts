@@ -1,0 +1,28 @@
+/**
+ * The entry point `@docqa/core`'s `storesFromConfig` loads when `FULLTEXT_URI` selects a search
+ * engine (`KEYWORD_STORE=auto|elasticsearch|opensearch`).
+ */
+import type { DocqaConfig, Logger, ServerKeywordStore } from "@docqa/core";
+import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine-index.js";
+
+/**
+ * The Elasticsearch/OpenSearch keyword index and registry of a configuration: `FULLTEXT_URI`,
+ * `FULLTEXT_INDEX`, `KEYWORD_STORE` (engine), `FULLTEXT_API_KEY` or `FULLTEXT_USERNAME` and
+ * `FULLTEXT_PASSWORD`, `STORE_TIMEOUT_MS`, `BM25_K1` and `BM25_B`. Connects lazily.
+ *
+ * @throws {DocqaError} `config_invalid` when `FULLTEXT_INDEX` is not a valid index base name.
+ */
+export function searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger): ServerKeywordStore & SearchEngineIndex {
+  return createSearchEngineIndex({
+    node: config.fullTextUri,
+    engine: config.fullTextEngine,
+    indexBase: config.fullTextIndex,
+    apiKey: config.fullTextAuth.apiKey,
+    username: config.fullTextAuth.username,
+    password: config.fullTextAuth.password,
+    requestTimeoutMs: config.storeTimeoutMs,
+    k1: config.bm25K1,
+    b: config.bm25B,
+    logger,
+  });
+}

@@ -1,0 +1,28 @@
+/**
+ * The Milvus store a docqa configuration describes: the entry point `@docqa/core` loads when
+ * `VECTORDB_URI` selects Milvus (see `storesFromConfig`).
+ */
+import type { DocqaConfig, Logger, ServerVectorStore } from "@docqa/core";
+import { createMilvusStore, type MilvusStore } from "./milvus-store.js";
+
+/** HNSW efConstruction of new collections (Milvus's documented default range is 8 to 512). */
+export const hnswConstruction = 200;
+
+/**
+ * Creates the Milvus store of `config`: `VECTORDB_URI`, `VECTORDB_TOKEN`, `VECTORDB_COLLECTION`,
+ * `STORE_TIMEOUT_MS`, `BM25_K1`, `BM25_B`, `HNSW_CONNECTIVITY` and `HNSW_EXPANSION_SEARCH`.
+ * Connects lazily: never fails because the server is down.
+ *
+ * @throws {DocqaError} `config_invalid` when `VECTORDB_COLLECTION` is not a valid collection name.
+ */
+export function milvusStoreFromConfig(config: DocqaConfig, logger: Logger): ServerVectorStore & MilvusStore {
+  return createMilvusStore({
+    address: config.vectorDbUri,
+    token: config.vectorDbToken,
+    collection: config.vectorDbCollection,
+    timeoutMs: config.storeTimeoutMs,
+    bm25: { k1: config.bm25K1, b: config.bm25B },
+    hnsw: { connectivity: config.hnswConnectivity, construction: hnswConstruction, expansionSearch: config.hnswExpansionSearch },
+    logger,
+  });
+}
