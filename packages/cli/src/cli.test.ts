@@ -203,7 +203,7 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
       dataDir: string,
       environment: Record<string, string> = {},
     ): Promise<{ url: string; process: ChildProcess; stdout: string[] }> {
-      const child = spawn(process.execPath, [docqa, "serve", "--port", "0", "--host", "127.0.0.1"], {
+      const child = spawn(process.execPath, [docqa, "serve", "--api", "a", "--port", "0", "--host", "127.0.0.1"], {
         cwd: repositoryRoot,
         env: { ...process.env, ...bm25Only, DATA_DIR: dataDir, JWT_SECRET: "serve-secret", LOG_LEVEL: "warn", ...environment },
         stdio: ["ignore", "pipe", "pipe"],

@@ -1,17 +1,24 @@
 /**
- * The document stores contract and this backend's own cases against Elasticsearch at
- * `DOCQA_TEST_ELASTICSEARCH_URL` (no default: port 9200 usually serves OpenSearch in docqa's test
- * set-up). Skipped with a message when the variable is unset; when it is set in CI
- * (`CI=true`), an unreachable server fails the run.
+ * The document stores contract and this backend's own cases through the Elasticsearch client
+ * (`@elastic/elasticsearch`): against Elasticsearch at `DOCQA_TEST_ELASTICSEARCH_URL` when set;
+ * otherwise against the OpenSearch test server through the test-only compatibility proxy
+ * (`startElasticsearchCompatibilityProxy`), because Elasticsearch cannot be installed on docqa's
+ * CI machines. In CI (`CI=true`) a missing server fails the run.
  */
 import { isContinuousIntegration } from "@docqa/core/testing";
+import { afterAll } from "vitest";
 import { describeSearchEngineIntegration } from "./describe-search-engine-integration.js";
+import { startElasticsearchCompatibilityProxy } from "./testing/start-elasticsearch-compatibility-proxy.js";
 
-const url = process.env.DOCQA_TEST_ELASTICSEARCH_URL;
+const direct = process.env.DOCQA_TEST_ELASTICSEARCH_URL;
+const proxy = direct
+  ? undefined
+  : await startElasticsearchCompatibilityProxy(process.env.DOCQA_TEST_OPENSEARCH_URL ?? "http://127.0.0.1:9200");
+afterAll(() => proxy?.close());
 
 await describeSearchEngineIntegration({
   engine: "elasticsearch",
-  url,
-  variable: "DOCQA_TEST_ELASTICSEARCH_URL",
-  required: isContinuousIntegration() && url !== undefined,
+  url: direct ?? proxy?.url,
+  variable: direct ? "DOCQA_TEST_ELASTICSEARCH_URL" : "DOCQA_TEST_OPENSEARCH_URL (through the Elasticsearch compatibility proxy)",
+  required: isContinuousIntegration(),
 });

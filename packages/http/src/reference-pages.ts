@@ -4,10 +4,12 @@
  * `swagger-ui-dist` and `redoc` packages, never from a CDN, so the pages work on an air-gapped
  * network.
  */
+
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { Hono } from "hono";
+import { referencePagesContentSecurityPolicy } from "./offline-reference-pages.js";
 
 /** Settings of {@link mountReferencePages}. */
 export interface ReferencePagesSettings {
@@ -42,9 +44,13 @@ function escapeHtml(text: string): string {
 }
 
 /**
- * Adds `GET /docs`, `GET /redoc` and their assets under `/docs/assets/` to `app`.
+ * Adds `GET /docs`, `GET /redoc` and their assets under `/docs/assets/` to `app`. The pages
+ * refer to their assets by relative URLs, so they also work when `app` is mounted under a prefix,
+ * and carry a Content-Security-Policy that keeps every request on the server.
  */
 export function mountReferencePages(app: Hono, settings: ReferencePagesSettings): void {
+  // The pages load nothing from outside the server (ReDoc's sidebar logo would come from a CDN).
+  const offlineHeaders = { "Content-Security-Policy": referencePagesContentSecurityPolicy };
   const title = escapeHtml(settings.title);
   const specUrl = JSON.stringify(settings.openApiPath);
   app.get("/docs/assets/:name", async (c) => {
@@ -56,20 +62,28 @@ export function mountReferencePages(app: Hono, settings: ReferencePagesSettings)
     return c.body(new Uint8Array(await content), 200, { "Content-Type": asset.type, "Cache-Control": "public, max-age=86400" });
   });
   app.get("/docs", (c) =>
-    c.html(`<!doctype html>
+    c.html(
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
+<title>${title}</title><link rel="stylesheet" href="docs/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
+<script src="docs/assets/swagger-ui-bundle.js"></script>
 <script>window.ui = SwaggerUIBundle({ url: ${specUrl}, dom_id: "#swagger-ui", deepLinking: true, tryItOutEnabled: false });</script>
-</body></html>`),
+</body></html>`,
+      200,
+      offlineHeaders,
+    ),
   );
   app.get("/redoc", (c) =>
-    c.html(`<!doctype html>
+    c.html(
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><style>body { margin: 0; padding: 0; }</style></head>
 <body><redoc spec-url=${specUrl}></redoc>
-<script src="/docs/assets/redoc.standalone.js"></script>
-</body></html>`),
+<script src="docs/assets/redoc.standalone.js"></script>
+</body></html>`,
+      200,
+      offlineHeaders,
+    ),
   );
 }

@@ -500,10 +500,10 @@ describe("other routes", () => {
     const openApi = (await (await h.app.request("/openapi.json")).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(openApi.paths).sort()).toEqual(["/healthz", "/predict", "/query", "/upsert"]);
     const docs = await (await h.app.request("/docs")).text();
-    expect(docs).toContain('src="/docs/assets/swagger-ui-bundle.js"');
+    expect(docs).toContain('src="docs/assets/swagger-ui-bundle.js"');
     expect(docs).not.toMatch(/https?:\/\//);
     const redoc = await (await h.app.request("/redoc")).text();
-    expect(redoc).toContain('src="/docs/assets/redoc.standalone.js"');
+    expect(redoc).toContain('src="docs/assets/redoc.standalone.js"');
     const script = await h.app.request("/docs/assets/redoc.standalone.js");
     expect(script.status).toBe(200);
     expect(script.headers.get("Content-Type")).toContain("javascript");

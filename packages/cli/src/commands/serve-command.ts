@@ -1,49 +1,320 @@
 /**
- * `docqa serve`: serves endpoint set A (default port 8002) over the configured stores.
+ * `docqa serve`: serves endpoint set A (default port 8002), set B (default port 8000) or both
+ * (`--api a|b|both`, default both) over one service and the configured stores.
  */
-import { createRagService, loadConfig } from "@docqa/core";
+import type { AddressInfo } from "node:net";
+import { chatRoutes } from "@docqa/chat-api";
+import {
+  createRagService,
+  type DocqaConfig,
+  DocqaError,
+  type EnvironmentVariables,
+  importBackend,
+  type Logger,
+  loadConfig,
+  type RagService,
+} from "@docqa/core";
+import {
+  bearerTokenUserKey,
+  createMemoryRateLimiter,
+  createRateLimiters,
+  offlineReferencePages,
+  type RateLimiter,
+  type RateLimitPolicy,
+  rateLimit,
+} from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
-import { serve } from "@hono/node-server";
+import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
+import { type Env, Hono } from "hono";
 import { createCliLogger } from "../cli-logger.js";
+
+/** Which endpoint sets to serve. */
+export type ServedApi = "a" | "b" | "both";
+
+/** What {@link startServers} serves, and how. */
+export interface ServeSettings {
+  /** Endpoint sets to serve; default both. */
+  api: ServedApi;
+  /** Interface to listen on (`HOST`, default 127.0.0.1). */
+  host: string;
+  /** Port of set A (`PORT`, default 8002); 0 picks a free port. */
+  portA: number;
+  /** Port of set B (`PORT_B`, default 8000); 0 picks a free port. */
+  portB: number;
+  /** Per-user budgets (`RATE_LIMIT_PER_MINUTE`, default 100; `RATE_LIMIT_PER_HOUR`, default 1000); 0 disables a window. */
+  rateLimits: RateLimitPolicy;
+  /** Apply the same per-user budgets to set A's authenticated routes too (`RATE_LIMIT_SET_A`, default false). */
+  rateLimitSetA: boolean;
+  /**
+   * The counters of `rateLimits`; default one in-memory limiter per window (per process). Pass
+   * Redis-backed ones ({@link sharedRateLimiters}) to share budgets across instances.
+   */
+  limiters?: readonly RateLimiter[] | undefined;
+}
+
+/** Settings of `docqa serve` that `loadConfig` does not hold yet. */
+export interface ServeEnvironment {
+  portB: number;
+  rateLimits: RateLimitPolicy;
+  rateLimitSetA: boolean;
+}
+
+function integerVariable(environment: EnvironmentVariables, name: string, fallback: number): number {
+  const raw = environment[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw)) {
+    throw new DocqaError("config_invalid", `invalid configuration: ${name}=${JSON.stringify(raw)}: expected a whole number ≥ 0`, {
+      component: "config",
+    });
+  }
+  return Number(raw);
+}
+
+function booleanVariable(environment: EnvironmentVariables, name: string, fallback: boolean): boolean {
+  const raw = environment[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["true", "1", "yes"].includes(raw)) return true;
+  if (["false", "0", "no"].includes(raw)) return false;
+  throw new DocqaError("config_invalid", `invalid configuration: ${name}=${JSON.stringify(raw)}: expected true or false`, {
+    component: "config",
+  });
+}
+
+/**
+ * Reads the serve settings that are not in `DocqaConfig` yet: `PORT_B` (default 8000),
+ * `RATE_LIMIT_PER_MINUTE` (100), `RATE_LIMIT_PER_HOUR` (1000), `RATE_LIMIT_SET_A` (false).
+ *
+ * NOTE: the one place outside `loadConfig` where environment variables are read; these move into
+ * `loadConfig` (and `docs/configuration.md`) when the core adds them.
+ *
+ * @throws {DocqaError} `config_invalid` for a value that is not a whole number or a boolean.
+ */
+export function serveEnvironment(environment: EnvironmentVariables = process.env): ServeEnvironment {
+  return {
+    portB: integerVariable(environment, "PORT_B", 8000),
+    rateLimits: {
+      perMinute: integerVariable(environment, "RATE_LIMIT_PER_MINUTE", 100),
+      perHour: integerVariable(environment, "RATE_LIMIT_PER_HOUR", 1000),
+    },
+    rateLimitSetA: booleanVariable(environment, "RATE_LIMIT_SET_A", false),
+  };
+}
+
+/**
+ * Set A's app as `docqa serve` serves it: its reference pages under the offline
+ * Content-Security-Policy (`offlineReferencePages`) and, when `limiters` are given, the per-user
+ * rate limits in front of its authenticated routes. The limits run before set A's own
+ * authentication, so they verify the token themselves (`bearerTokenUserKey`); requests without a
+ * valid token are not counted and set A answers them. 429 bodies use set A's error shape,
+ * `{"detail": ..., "code": "rate_limited"}`.
+ */
+export function servedSetA<E extends Env>(app: Hono<E>, service: RagService, limiters: readonly RateLimiter[], logger?: Logger): Hono {
+  const outer = new Hono();
+  outer.use("/docs", offlineReferencePages());
+  outer.use("/redoc", offlineReferencePages());
+  if (limiters.length > 0) {
+    const limit = rateLimit({
+      limiters,
+      key: bearerTokenUserKey(() => service.config),
+      logger,
+      onLimited: (c, decision) =>
+        c.json({ detail: `rate limit exceeded: retry after ${decision.retryAfterSeconds} s`, code: "rate_limited" }, 429),
+    });
+    for (const path of ["/query", "/predict", "/upsert"]) outer.use(path, limit);
+  }
+  outer.route("/", app);
+  return outer;
+}
+
+/** The part of `@docqa/redis` used here (an optional backend, imported when Redis is configured). */
+interface RedisPackage {
+  redisClientFromConfig(config: DocqaConfig, options?: { logger?: Logger; connectionName?: string }): { quit(): Promise<unknown> };
+  createRateLimiter(settings: {
+    client?: unknown;
+    limits?: readonly { points: number; durationSeconds: number }[];
+    logger?: Logger;
+  }): RateLimiter;
+}
+
+/**
+ * Rate-limit counters for `policy`: in Redis when `CACHE_URL` or `CACHE_HOST` is set (every
+ * instance shares each user's budget; `@docqa/redis`'s `createRateLimiter`, which falls back to
+ * per-process counters while Redis is down), else in this process.
+ *
+ * @returns the limiters, where they count, and a function releasing the Redis connection.
+ * @throws {DocqaError} `config_invalid` when Redis is configured but `@docqa/redis` is not installed.
+ */
+export async function sharedRateLimiters(
+  config: DocqaConfig,
+  policy: RateLimitPolicy,
+  logger?: Logger,
+): Promise<{ limiters: RateLimiter[]; store: "redis" | "memory"; close(): Promise<void> }> {
+  const limits = [
+    ...(policy.perMinute > 0 ? [{ points: policy.perMinute, durationSeconds: 60 }] : []),
+    ...(policy.perHour > 0 ? [{ points: policy.perHour, durationSeconds: 3600 }] : []),
+  ];
+  if (limits.length === 0) return { limiters: [], store: "memory", close: async () => {} };
+  if (!config.cache.url && !config.cache.host) {
+    return { limiters: createRateLimiters(policy, createMemoryRateLimiter), store: "memory", close: async () => {} };
+  }
+  const redis = await importBackend<RedisPackage>("@docqa/redis", config.cache.url ? "CACHE_URL" : "CACHE_HOST");
+  const client = redis.redisClientFromConfig(config, { logger, connectionName: "docqa-rate-limit" });
+  return {
+    limiters: [redis.createRateLimiter({ client, limits, logger })],
+    store: "redis",
+    close: async () => {
+      await client.quit().catch(() => {});
+    },
+  };
+}
+
+/** A running server. */
+export interface RunningServer {
+  api: "a" | "b";
+  /** For example `http://127.0.0.1:8000`. */
+  url: string;
+  server: ServerType;
+}
+
+/** The servers started by {@link startServers}. */
+export interface RunningServers {
+  servers: RunningServer[];
+  /** Stops accepting connections and waits for open ones to finish. */
+  close(): Promise<void>;
+}
+
+function listen(app: { fetch: (request: Request) => Response | Promise<Response> }, host: string, port: number): Promise<ServerType> {
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, port, hostname: host });
+    server.once("listening", () => resolve(server));
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new DocqaError(
+          "config_invalid",
+          error.code === "EADDRINUSE"
+            ? `port ${port} on ${host} is in use: choose another with --port / --port-b (PORT / PORT_B)`
+            : `cannot listen on ${host}:${port}: ${error.message}`,
+          { component: "serve", cause: error },
+        ),
+      ),
+    );
+  });
+}
+
+/**
+ * Starts set A and/or set B over `service`. Set B's routes are limited per user; set A's too when
+ * `settings.rateLimitSetA` is true, drawing on the same budgets (a user's requests to both sets
+ * count together).
+ *
+ * @throws {DocqaError} `config_invalid` when a port is in use (servers already started are closed).
+ */
+export async function startServers(service: RagService, settings: ServeSettings, logger?: Logger): Promise<RunningServers> {
+  const limiters = settings.limiters ?? createRateLimiters(settings.rateLimits, createMemoryRateLimiter);
+  const servers: RunningServer[] = [];
+  const close = async () => {
+    await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
+  };
+  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  const url = (server: ServerType) => `http://${host}:${(server.address() as AddressInfo).port}`;
+  try {
+    if (settings.api !== "b") {
+      const app = servedSetA(predictRoutes(service, { logger }), service, settings.rateLimitSetA ? limiters : [], logger);
+      const server = await listen(app, settings.host, settings.portA);
+      servers.push({ api: "a", url: url(server), server });
+    }
+    if (settings.api !== "a") {
+      const server = await listen(chatRoutes(service, { logger, rateLimit: { limiters } }), settings.host, settings.portB);
+      servers.push({ api: "b", url: url(server), server });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { servers, close };
+}
+
+function parseApi(value: string): ServedApi {
+  const api = value.trim().toLowerCase();
+  if (api !== "a" && api !== "b" && api !== "both") {
+    throw new DocqaError("config_invalid", `--api must be a, b or both, not ${JSON.stringify(value)}`, { component: "serve" });
+  }
+  return api;
+}
 
 /** Registers `docqa serve`. */
 export function registerServeCommand(program: Command): void {
   program
     .command("serve")
-    .description("serve endpoint set A (/healthz, /query, /predict, /upsert; /docs, /redoc)")
-    .option("--port <port>", "port (PORT)")
+    .description(
+      "serve endpoint set A (/healthz, /query, /predict, /upsert) and/or set B (/health, /api/chat, /api/search, /api/ingest), each with /docs and /redoc",
+    )
+    .option("--api <sets>", "endpoint sets to serve: a, b or both", "both")
+    .option("--port <port>", "port of set A (PORT, default 8002)")
+    .option("--port-b <port>", "port of set B (PORT_B, default 8000)")
     .option("--host <host>", "interface to listen on (HOST); 0.0.0.0 for all")
     .option("--data-dir <directory>", "data directory (DATA_DIR)")
-    .action(async (options: { port?: string; host?: string; dataDir?: string }) => {
-      const config = loadConfig({
+    .action(async (options: { api: string; port?: string; portB?: string; host?: string; dataDir?: string }) => {
+      const api = parseApi(options.api);
+      const environment = {
         ...process.env,
         ...(options.port ? { PORT: options.port } : {}),
+        ...(options.portB ? { PORT_B: options.portB } : {}),
         ...(options.host ? { HOST: options.host } : {}),
         ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
-      });
+      };
+      const config = loadConfig(environment);
+      const extra = serveEnvironment(environment);
       const logger = createCliLogger(config.logLevel === "debug");
       const service = createRagService({ config, logger });
       await service.ready();
       const resumed = await service.resumeIngestions();
       if (resumed > 0) process.stderr.write(`resumed ${resumed} interrupted ingestion job(s)\n`);
       const health = await service.health();
-      const app = predictRoutes(service, { logger });
-      const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (address) => {
-        process.stderr.write(
-          `docqa set A listening on http://${config.host}:${address.port} (data: ${config.dataDir}; embeddings: ${
-            health.embeddings.status === "ready" ? health.embeddings.model : "unavailable, retrieval uses BM25 only"
-          }; answerer: ${health.answerer}${config.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"})\n`,
+      const counters = await sharedRateLimiters(config, extra.rateLimits, logger);
+      let running: RunningServers;
+      try {
+        running = await startServers(
+          service,
+          {
+            api,
+            host: config.host,
+            portA: config.port,
+            portB: extra.portB,
+            rateLimits: extra.rateLimits,
+            rateLimitSetA: extra.rateLimitSetA,
+            limiters: counters.limiters,
+          },
+          logger,
         );
-      });
+      } catch (error) {
+        await counters.close();
+        await service.close();
+        throw error;
+      }
+      const limits =
+        counters.limiters.length > 0
+          ? `${extra.rateLimits.perMinute}/min, ${extra.rateLimits.perHour}/h per user, counted in ${counters.store}${extra.rateLimitSetA ? ", sets A and B" : ", set B"}`
+          : "off";
+      for (const { api: set, url } of running.servers) {
+        process.stderr.write(
+          `docqa set ${set.toUpperCase()} listening on ${url} (data: ${config.dataDir}; embeddings: ${
+            health.embeddings.status === "ready" ? health.embeddings.model : "unavailable, retrieval uses BM25 only"
+          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !extra.rateLimitSetA ? "off" : limits}${
+            config.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"
+          })\n`,
+        );
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         process.stderr.write(`received ${signal}, stopping\n`);
-        server.close(() => {
-          void service.close().then(() => process.exit(0));
-        });
+        void running
+          .close()
+          .then(() => counters.close())
+          .then(() => service.close())
+          .then(() => process.exit(0));
         setTimeout(() => process.exit(0), 10_000).unref();
       };
       process.on("SIGINT", () => stop("SIGINT"));

@@ -1,0 +1,362 @@
+/**
+ * Endpoint set B as Hono routes: `GET /health`, `POST /api/chat`, `POST /api/search`,
+ * `POST /api/ingest`, `GET /api/ingest/{jobId}`; plus `/openapi.json`, `/docs` and `/redoc`.
+ * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
+ * validate, call one service method, and map the result; retrieval, access control and answering
+ * live in `@docqa/core`.
+ */
+import {
+  DocqaError,
+  formatFromName,
+  type IngestionJob,
+  type Logger,
+  type PredictRequest,
+  type RagService,
+  type RetrievedChunk,
+  silentLogger,
+} from "@docqa/core";
+import {
+  type AuthVariables,
+  bearerAuth,
+  createRateLimiters,
+  defaultJsonContentType,
+  defaultRateLimitPolicy,
+  mountReferencePages,
+  offlineReferencePages,
+  type RateLimiter,
+  type RateLimitPolicy,
+  rateLimit,
+} from "@docqa/http";
+import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import packageJson from "../package.json" with { type: "json" };
+import { answerConfidence } from "./answer-confidence.js";
+import { errorResponse, rateLimitedResponse, validationErrorResponse } from "./error-responses.js";
+import { renderAnswer, sourceFileNames } from "./render-answer.js";
+import {
+  type ChatMessage,
+  chatRequestSchema,
+  chatResponseSchema,
+  errorResponseSchema,
+  healthResponseSchema,
+  ingestFormSchema,
+  ingestJobResponseSchema,
+  ingestQuerySchema,
+  ingestResponseSchema,
+  jobParamsSchema,
+  searchRequestSchema,
+  searchResponseSchema,
+} from "./schemas.js";
+import { searchConditions } from "./search-conditions.js";
+
+/** Options of {@link chatRoutes}. */
+export interface ChatRoutesOptions {
+  /**
+   * Per-user rate limits of every `/api` route. Default {@link defaultRateLimitPolicy} (100 per
+   * minute and 1,000 per hour, spec "Limits") counted in this process. Pass a
+   * {@link RateLimitPolicy} for other budgets, `{ limiters }` for counters in a shared store
+   * (Redis: every instance shares the budget), or `false` to disable.
+   */
+  rateLimit?: RateLimitPolicy | { limiters: readonly RateLimiter[] } | false | undefined;
+  /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
+  referencePages?: boolean | undefined;
+  logger?: Logger | undefined;
+}
+
+/**
+ * What `POST /api/chat` passes to `RagService.predict`: the request plus `history`, the client's
+ * previous messages (`context`), oldest first. The core reads `history` once conversation memory
+ * supports it; until then it is passed through unused.
+ */
+export type ChatPredictRequest = PredictRequest & { history?: readonly ChatMessage[] | undefined };
+
+const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
+const rateLimitHeaders = {
+  "RateLimit-Limit": { schema: { type: "integer" as const }, description: "Requests allowed in the window closest to exhaustion." },
+  "RateLimit-Remaining": { schema: { type: "integer" as const }, description: "Requests left in that window." },
+  "RateLimit-Reset": { schema: { type: "integer" as const }, description: "Seconds until that window resets." },
+  "RateLimit-Policy": { schema: { type: "string" as const }, description: "The windows, for example `100;w=60, 1000;w=3600`." },
+};
+const errors = {
+  400: errorContent("Invalid request parameters (`invalid_request`, `invalid_json`); `details` lists invalid fields."),
+  401: errorContent("Missing, invalid or expired bearer token (`missing_token`, `invalid_token`, `token_expired`)."),
+  413: errorContent("Request body larger than `MAX_UPLOAD_BYTES` (`payload_too_large`)."),
+  415: errorContent(
+    "Wrong `Content-Type` (`unsupported_media_type`) or an uploaded file of an unsupported type (`unsupported_file_type`).",
+  ),
+  429: {
+    ...errorContent("Rate limit exceeded (`rate_limited`): wait `Retry-After` seconds."),
+    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." }, ...rateLimitHeaders },
+  },
+  500: errorContent("Server error (`internal_error`)."),
+  503: errorContent("`JWT_SECRET` is not configured (`auth_not_configured`), or a store or model is unavailable."),
+};
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
+const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description: `${description} Carries the \`RateLimit-*\` headers.`,
+  headers: rateLimitHeaders,
+});
+
+function rateLimiters(option: ChatRoutesOptions["rateLimit"]): readonly RateLimiter[] {
+  if (option === false) return [];
+  if (option === undefined) return createRateLimiters(defaultRateLimitPolicy);
+  return "limiters" in option ? option.limiters : createRateLimiters(option);
+}
+
+function searchResult(result: RetrievedChunk) {
+  const metadata = result.chunk.metadata;
+  return {
+    id: result.chunk.id,
+    content: result.chunk.text,
+    score: result.rerankScore ?? result.score,
+    metadata: {
+      ...metadata,
+      filename: typeof metadata.filename === "string" ? metadata.filename : sourceFileNames(metadata, result.chunk.title).join(", "),
+      type: typeof metadata.type === "string" ? metadata.type : "text",
+    },
+  };
+}
+
+function ingestResponse(job: IngestionJob, queued: boolean) {
+  return {
+    success: queued ? job.state === "queued" || job.state === "running" || job.state === "succeeded" : job.state === "succeeded",
+    documentsProcessed: job.documents,
+    jobId: job.jobId,
+    state: job.state,
+    files: job.files,
+    errors: job.errors,
+  };
+}
+
+/** The file name without any directory a client sent with it. */
+function baseName(name: string): string {
+  return name.split(/[\\/]/).at(-1) ?? name;
+}
+
+function parseMetadata(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DocqaError("invalid_request", "the form field metadata must be a JSON object", { component: "chat-api" });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new DocqaError("invalid_request", "the form field metadata must be a JSON object", { component: "chat-api" });
+  }
+  return value as Record<string, unknown>;
+}
+
+/**
+ * Builds the set B app over `service`. Serve it directly, or mount it in your own Hono app with
+ * `app.route("/", chatRoutes(service))` (its paths already start with `/api`).
+ *
+ * @example
+ * ```ts
+ * const service = createRagService({ config: loadConfig() });
+ * serve({ fetch: chatRoutes(service).fetch, port: 8000 });
+ * ```
+ */
+export function chatRoutes(service: RagService, options: ChatRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
+  const config = service.config;
+  const logger = options.logger ?? silentLogger;
+  const app = new OpenAPIHono<{ Variables: AuthVariables }>({
+    defaultHook: (result, c) => {
+      if (!result.success) return validationErrorResponse(c, result.error);
+    },
+  });
+  app.onError(errorResponse(logger));
+  app.notFound((c) => c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.use(
+    "/api/*",
+    bearerAuth(() => service.config),
+  );
+  app.use("/api/*", rateLimit({ limiters: rateLimiters(options.rateLimit), onLimited: rateLimitedResponse, logger }));
+  app.use("/api/chat", defaultJsonContentType());
+  app.use("/api/search", defaultJsonContentType());
+  app.use(
+    "/api/*",
+    bodyLimit({
+      maxSize: config.maxUploadBytes,
+      onError: () => {
+        throw new DocqaError("payload_too_large", `the request body exceeds ${config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`, {
+          component: "chat-api",
+        });
+      },
+    }),
+  );
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/health",
+      summary: "Health check",
+      description: "No authentication and no rate limit. `status` is `degraded` when retrieval runs on BM25 alone.",
+      responses: { 200: { content: { "application/json": { schema: healthResponseSchema } }, description: "The service is up." } },
+    }),
+    async (c) => {
+      const health = await service.health();
+      return c.json({ status: health.status, timestamp: new Date().toISOString(), version: packageJson.version }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/chat",
+      summary: "Chat message",
+      description:
+        "Answers `message` from the organisation's documents the user may read, with numbered citations. `sessionId` names the conversation; `context` carries previous messages.",
+      security: [{ bearerAuth: [] }],
+      request: { body: jsonBody(chatRequestSchema) },
+      responses: { 200: jsonResponse(chatResponseSchema, "The answer, the cited files and a confidence."), ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const auth = c.get("auth");
+      const request: ChatPredictRequest = {
+        orgId: auth.orgId,
+        principal: auth.principal,
+        query: body.message,
+        threadId: body.sessionId,
+        history: body.context,
+        requestId: c.req.header("X-Request-Id"),
+        signal: c.req.raw.signal,
+      };
+      const result = await service.predict(request);
+      const rendered = renderAnswer(result.answer, result.sources);
+      const { confidence } = answerConfidence(result.answer, result.sources, config);
+      return c.json({ response: rendered.text, sources: rendered.files, confidence, sessionId: body.sessionId }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/search",
+      summary: "Semantic search",
+      description:
+        "Hybrid search (vector and BM25, fused) over the chunks the user may read, without answering. `filters` narrows by type, `created_at` range, source or any metadata key.",
+      security: [{ bearerAuth: [] }],
+      request: { body: jsonBody(searchRequestSchema) },
+      responses: { 200: jsonResponse(searchResponseSchema, "Matching chunks, best first."), ...errors },
+    }),
+    async (c) => {
+      const body = c.req.valid("json");
+      const auth = c.get("auth");
+      const result = await service.search({
+        orgId: auth.orgId,
+        principal: auth.principal,
+        query: body.query,
+        limit: body.limit,
+        metadata: searchConditions(body.filters),
+        requestId: c.req.header("X-Request-Id"),
+        signal: c.req.raw.signal,
+      });
+      return c.json({ results: result.results.map(searchResult), total: result.total }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/api/ingest",
+      summary: "Document ingestion",
+      description:
+        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns the documents; share them with an `acl` in `metadata`. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+      security: [{ bearerAuth: [] }],
+      request: {
+        query: ingestQuerySchema,
+        body: { content: { "multipart/form-data": { schema: ingestFormSchema } }, required: true },
+      },
+      responses: {
+        200: jsonResponse(ingestResponseSchema, "The job has finished (`wait=true`, the default)."),
+        202: jsonResponse(ingestResponseSchema, "The job is queued (`wait=false`)."),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const form = c.req.valid("form");
+      const wait = c.req.valid("query").wait !== "false";
+      const auth = c.get("auth");
+      const uploads = Array.isArray(form.files) ? form.files : [form.files];
+      const names = new Set<string>();
+      for (const upload of uploads) {
+        const name = baseName(upload.name);
+        if (name === "") throw new DocqaError("invalid_request", "every uploaded file needs a file name", { component: "chat-api" });
+        if (names.has(name)) throw new DocqaError("invalid_request", `${name} is uploaded twice in one request`, { component: "chat-api" });
+        names.add(name);
+        formatFromName(name);
+      }
+      const metadata = parseMetadata(form.metadata);
+      const files = await Promise.all(
+        uploads.map(async (upload) => ({ name: baseName(upload.name), bytes: new Uint8Array(await upload.arrayBuffer()) })),
+      );
+      const request = { orgId: auth.orgId, principal: auth.principal, files, metadata, requestId: c.req.header("X-Request-Id") };
+      if (!wait) return c.json(ingestResponse(await service.startIngestion(request), true), 202);
+      return c.json(ingestResponse(await service.ingestFiles(request), false), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/ingest/{jobId}",
+      summary: "Ingestion job state",
+      description: "State and counts of an ingestion job of the token's organisation; another organisation's job id answers 404.",
+      security: [{ bearerAuth: [] }],
+      request: { params: jobParamsSchema },
+      responses: {
+        200: jsonResponse(ingestJobResponseSchema, "The job."),
+        404: errorContent("No such job in the organisation (`not_found`)."),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { jobId } = c.req.valid("param");
+      const auth = c.get("auth");
+      const job = await service.getIngestionJob({ orgId: auth.orgId, principal: auth.principal }, jobId);
+      if (!job) throw new DocqaError("not_found", `no ingestion job ${jobId} in this organisation`, { component: "chat-api" });
+      return c.json(
+        {
+          jobId: job.jobId,
+          state: job.state,
+          success: job.state === "succeeded",
+          documentsProcessed: job.documents,
+          chunks: job.chunks,
+          files: job.files,
+          errors: job.errors,
+          warnings: job.warnings,
+          createdAt: job.createdAt,
+          startedAt: job.startedAt,
+          finishedAt: job.finishedAt,
+          failure: job.failure,
+        },
+        200,
+      );
+    },
+  );
+
+  if (options.referencePages ?? true) {
+    app.doc31("/openapi.json", {
+      openapi: "3.1.0",
+      info: {
+        title: "docqa: endpoint set B",
+        version: packageJson.version,
+        description: [
+          "Chat, search and ingestion over an organisation's documents, with citations and per-document access control.",
+          "Authenticate every `/api` route with `Authorization: Bearer <JWT>` (the same token as set A; `org_id` selects the organisation).",
+          'Errors are `{"error": {"code": "...", "message": "..."}}`.',
+          "Rate limits: per user, 100 requests per minute and 1,000 per hour by default; excess gives 429 with `Retry-After`.",
+        ].join(" "),
+      },
+    });
+    app.use("/docs", offlineReferencePages());
+    app.use("/redoc", offlineReferencePages());
+    mountReferencePages(app as unknown as Hono, { title: "docqa: endpoint set B", openApiPath: "/openapi.json" });
+  }
+  return app;
+}

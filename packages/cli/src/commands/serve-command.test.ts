@@ -1,0 +1,163 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
+import { Command } from "commander";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type RunningServers,
+  registerServeCommand,
+  type ServeSettings,
+  serveEnvironment,
+  sharedRateLimiters,
+  startServers,
+} from "./serve-command.js";
+
+const secret = "serve-command-secret-0123456789-0123456789";
+const running: RunningServers[] = [];
+const services: RagService[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((servers) => servers.close()));
+  await Promise.all(services.splice(0).map((service) => service.close()));
+});
+
+function newService(): RagService {
+  const service = createRagService({
+    config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-command-")), jwt: { secret }, logLevel: "silent", useRaptor: false },
+    embeddings: null,
+    jobStore: createInMemoryJobStore(),
+  });
+  services.push(service);
+  return service;
+}
+
+const settings = (overrides: Partial<ServeSettings> = {}): ServeSettings => ({
+  api: "both",
+  host: "127.0.0.1",
+  portA: 0,
+  portB: 0,
+  rateLimits: { perMinute: 100, perHour: 1000 },
+  rateLimitSetA: false,
+  ...overrides,
+});
+
+async function start(service: RagService, overrides: Partial<ServeSettings> = {}) {
+  const servers = await startServers(service, settings(overrides));
+  running.push(servers);
+  return Object.fromEntries(servers.servers.map((server) => [server.api, server.url])) as { a?: string; b?: string };
+}
+
+const token = () => mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email: "ann@example.org", orgId: "org-1" });
+const predict = (url: string, bearer: string) =>
+  fetch(`${url}/predict`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ query: "anything", user_info: { user_name: "ann@example.org" } }),
+  });
+const search = (url: string, bearer: string) =>
+  fetch(`${url}/api/search`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${bearer}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ query: "anything" }),
+  });
+
+describe("startServers", () => {
+  it("serves set A and set B on their own ports over one service; only set B is rate limited by default", async () => {
+    const urls = await start(newService());
+    expect(urls.a).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(urls.b).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(urls.a).not.toBe(urls.b);
+    expect(await (await fetch(`${urls.a}/healthz`)).json()).toMatchObject({ status: "ok" });
+    expect((await fetch(`${urls.a}/health`)).status).toBe(404);
+    expect(await (await fetch(`${urls.b}/health`)).json()).toMatchObject({ status: "ok", version: "0.1.0" });
+    expect((await fetch(`${urls.b}/healthz`)).status).toBe(404);
+    const bearer = await token();
+    const answer = await predict(urls.a as string, bearer);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("RateLimit-Limit")).toBeNull();
+    const found = await search(urls.b as string, bearer);
+    expect(found.status).toBe(200);
+    expect(found.headers.get("RateLimit-Policy")).toBe("100;w=60, 1000;w=3600");
+    for (const url of [urls.a, urls.b]) {
+      expect((await fetch(`${url}/docs`)).status).toBe(200);
+      expect((await fetch(`${url}/redoc`)).status).toBe(200);
+    }
+  });
+
+  it("serves one set with --api a or --api b", async () => {
+    expect(Object.keys(await start(newService(), { api: "a" }))).toEqual(["a"]);
+    expect(Object.keys(await start(newService(), { api: "b" }))).toEqual(["b"]);
+  });
+
+  it("with RATE_LIMIT_SET_A, set A is limited in its own error shape, from the same per-user budget as set B", async () => {
+    const urls = await start(newService(), { rateLimitSetA: true, rateLimits: { perMinute: 2, perHour: 100 } });
+    const bearer = await token();
+    // Requests without a valid token are not counted; set A answers them.
+    expect((await predict(urls.a as string, "not-a-token")).status).toBe(401);
+    const first = await predict(urls.a as string, bearer);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("RateLimit-Remaining")).toBe("1");
+    expect((await search(urls.b as string, bearer)).status).toBe(200);
+    const limited = await predict(urls.a as string, bearer);
+    expect(limited.status).toBe(429);
+    expect(await limited.json()).toEqual({
+      detail: expect.stringMatching(/^rate limit exceeded: retry after \d+ s$/),
+      code: "rate_limited",
+    });
+    expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect((await search(urls.b as string, bearer)).status).toBe(429);
+    expect((await fetch(`${urls.a}/healthz`)).status).toBe(200);
+  });
+
+  it("fails with a clear message when a port is in use, closing what it started", async () => {
+    const first = await start(newService(), { api: "b" });
+    const port = Number(new URL(first.b as string).port);
+    const error = await startServers(newService(), settings({ portB: port })).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "config_invalid", message: expect.stringContaining(`port ${port} on 127.0.0.1 is in use`) });
+  });
+});
+
+describe("sharedRateLimiters", () => {
+  it("counts in this process without CACHE_URL or CACHE_HOST, one limiter per window, none when both are 0", async () => {
+    const config = resolveConfig({ dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-command-")) });
+    const counters = await sharedRateLimiters(config, { perMinute: 100, perHour: 1000 });
+    expect(counters.store).toBe("memory");
+    expect(counters.limiters.map((limiter) => limiter.limits)).toEqual([
+      [{ points: 100, durationSeconds: 60 }],
+      [{ points: 1000, durationSeconds: 3600 }],
+    ]);
+    expect((await sharedRateLimiters(config, { perMinute: 0, perHour: 0 })).limiters).toEqual([]);
+  });
+});
+
+describe("serveEnvironment", () => {
+  it("reads PORT_B and the rate limits with their defaults", () => {
+    expect(serveEnvironment({})).toEqual({ portB: 8000, rateLimits: { perMinute: 100, perHour: 1000 }, rateLimitSetA: false });
+    expect(serveEnvironment({ PORT_B: "9000", RATE_LIMIT_PER_MINUTE: "10", RATE_LIMIT_PER_HOUR: "0", RATE_LIMIT_SET_A: "true" })).toEqual({
+      portB: 9000,
+      rateLimits: { perMinute: 10, perHour: 0 },
+      rateLimitSetA: true,
+    });
+  });
+
+  it("rejects values that are not whole numbers or booleans", () => {
+    expect(() => serveEnvironment({ RATE_LIMIT_PER_MINUTE: "lots" })).toThrow(/RATE_LIMIT_PER_MINUTE="lots": expected a whole number/);
+    expect(() => serveEnvironment({ RATE_LIMIT_SET_A: "maybe" })).toThrow(/RATE_LIMIT_SET_A="maybe": expected true or false/);
+  });
+});
+
+describe("docqa serve options", () => {
+  it("rejects an --api other than a, b or both", async () => {
+    const program = new Command().exitOverride();
+    registerServeCommand(program);
+    await expect(program.parseAsync(["node", "docqa", "serve", "--api", "c"])).rejects.toMatchObject({ code: "config_invalid" });
+  });
+
+  it("documents --api, --port and --port-b", () => {
+    const program = new Command();
+    registerServeCommand(program);
+    const serveCommand = program.commands.find((command) => command.name() === "serve");
+    expect(serveCommand?.options.map((option) => option.long)).toEqual(["--api", "--port", "--port-b", "--host", "--data-dir"]);
+    expect(serveCommand?.options[0]?.defaultValue).toBe("both");
+  });
+});
