@@ -8,12 +8,12 @@
  * (addresses from `scripts/services/env.sh`).
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocumentInput, loadConfig, loadFile, mintAccessToken } from "@docqa/core";
-import { DeterministicEmbeddings, sharedDataPath } from "@docqa/core/testing";
+import { createRagService, loadConfig, mintAccessToken } from "@docqa/core";
+import { DeterministicEmbeddings, sharedDocumentInputs } from "@docqa/core/testing";
 import { predictRoutes } from "@docqa/predict-api";
 import { type BenchmarkRow, percentile } from "./statistics.ts";
 
@@ -27,35 +27,9 @@ const questions = [
   "Where does Norwich City play?",
 ];
 
-async function sharedDocuments(): Promise<Record<string, DocumentInput>> {
-  const root = sharedDataPath("documents");
-  if (!root) throw new Error("backends benchmark: ../shared/data/documents is missing");
-  const documents: Record<string, DocumentInput> = {};
-  for (const format of ["md", "txt", "docx"]) {
-    for (const name of readdirSync(join(root, format)).sort()) {
-      const path = join(root, format, name);
-      if (statSync(path).size > 400_000) continue;
-      try {
-        const loaded = await loadFile(
-          { name, bytes: readFileSync(path) },
-          { limits: { maxFileBytes: 1_000_000, maxExtractedChars: 2_000_000 }, chunkSize: 1000 },
-        );
-        for (const document of loaded.documents) {
-          const content = document.sections.map((section) => section.text).join("\n\n");
-          if (content.trim() !== "")
-            documents[`${name}${document.idSuffix}`] = { title: document.title, content, metadata: { acl: "|user:_all_|" } };
-        }
-      } catch {
-        // Deliberately broken files of the shared data are skipped.
-      }
-    }
-  }
-  return documents;
-}
-
 /** Runs the benchmark against the embedded store and the servers; one row per deployment. */
 export async function benchmarkBackends(iterations = 100): Promise<BenchmarkRow[]> {
-  const documents = await sharedDocuments();
+  const documents = await sharedDocumentInputs();
   const base = `docqa_bench_${randomUUID().replaceAll("-", "").slice(0, 10)}`;
   const deployments: [string, Record<string, string>][] = [
     ["embedded", {}],

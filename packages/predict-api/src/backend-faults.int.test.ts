@@ -8,11 +8,16 @@
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRagService, loadConfig, mintAccessToken, type RagService } from "@docqa/core";
-import { DeterministicEmbeddings, isContinuousIntegration, startTcpFaultProxy, type TcpFaultProxy } from "@docqa/core/testing";
+import {
+  DeterministicEmbeddings,
+  isContinuousIntegration,
+  isTcpReachable,
+  startTcpFaultProxy,
+  type TcpFaultProxy,
+} from "@docqa/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -30,18 +35,7 @@ function hostPort(url: string): string {
   return `${hostname}:${port}`;
 }
 
-function reachable(address: string): Promise<boolean> {
-  const [host, port] = address.split(":");
-  return new Promise((resolve) => {
-    const socket = connect({ host, port: Number(port) }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on("error", () => resolve(false));
-  });
-}
-
-const available = (await Promise.all([hostPort(milvusUri), hostPort(openSearchUrl)].map(reachable))).every(Boolean);
+const available = (await Promise.all([milvusUri, openSearchUrl].map((url) => isTcpReachable(url)))).every(Boolean);
 if (!available && isContinuousIntegration()) throw new Error("backend fault test: Milvus or OpenSearch not reachable in CI");
 if (!available) console.warn("skipping backend fault test: start scripts/services/start-all.sh");
 

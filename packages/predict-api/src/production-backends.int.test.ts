@@ -8,13 +8,18 @@
  * skipped with a message outside CI when they are absent, failing in CI.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocumentInput, loadConfig, loadFile, mintAccessToken, type RagService } from "@docqa/core";
-import { DeterministicEmbeddings, isContinuousIntegration, sharedDataPath } from "@docqa/core/testing";
+import { createRagService, type DocumentInput, loadConfig, mintAccessToken, type RagService } from "@docqa/core";
+import {
+  DeterministicEmbeddings,
+  isContinuousIntegration,
+  isTcpReachable,
+  sharedDataPath,
+  sharedDocumentInputs,
+} from "@docqa/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -35,22 +40,7 @@ const questions = [
   { question: "Where does Norwich City football club play its home games?", file: "norwich-city-wikipedia.txt" },
 ];
 
-function reachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url.replace(/^redis:/, "http:"));
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.end();
-      resolve(true);
-    });
-    socket.on("error", () => resolve(false));
-    socket.setTimeout(2000, () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
-
-const servers = await Promise.all([redisUrl, milvusUri, openSearchUrl].map(reachable));
+const servers = await Promise.all([redisUrl, milvusUri, openSearchUrl].map((url) => isTcpReachable(url)));
 const available = servers.every(Boolean) && documentsDirectory !== undefined;
 if (!available && isContinuousIntegration()) {
   throw new Error(
@@ -58,36 +48,6 @@ if (!available && isContinuousIntegration()) {
   );
 }
 if (!available) console.warn("skipping production backends test: start scripts/services/start-all.sh and provide ../shared/data");
-
-/** The shared documents small enough for a test run, loaded into `/upsert` documents. */
-async function sharedDocuments(): Promise<Record<string, DocumentInput>> {
-  const documents: Record<string, DocumentInput> = {};
-  for (const format of ["md", "txt", "docx"]) {
-    const folder = join(documentsDirectory as string, format);
-    for (const name of readdirSync(folder).sort()) {
-      const path = join(folder, name);
-      if (statSync(path).size > 400_000) continue;
-      try {
-        const loaded = await loadFile(
-          { name, bytes: readFileSync(path) },
-          { limits: { maxFileBytes: 1_000_000, maxExtractedChars: 2_000_000 }, chunkSize: 1000 },
-        );
-        for (const document of loaded.documents) {
-          const content = document.sections.map((section) => section.text).join("\n\n");
-          if (content.trim() === "") continue;
-          documents[`${name}${document.idSuffix}`] = {
-            title: document.title,
-            content,
-            metadata: { acl: "|user:_all_|", source: "shared-data", type: format, filename: name },
-          };
-        }
-      } catch {
-        // Broken files are part of the shared data on purpose; their errors are tested elsewhere.
-      }
-    }
-  }
-  return documents;
-}
 
 interface Deployment {
   name: string;
@@ -134,7 +94,7 @@ describe.skipIf(!available)("production backends end to end (Milvus + OpenSearch
   let documents: Record<string, DocumentInput>;
 
   beforeAll(async () => {
-    documents = await sharedDocuments();
+    documents = await sharedDocumentInputs({ metadata: { source: "shared-data" } });
     embedded = deployment("embedded", {});
     servers = deployment("servers", {
       VECTORDB_URI: milvusUri,

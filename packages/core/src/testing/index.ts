@@ -2,6 +2,7 @@
  * Test doubles for docqa and for code built on it: `import { ... } from "@docqa/core/testing"`.
  */
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
+export { isTcpReachable } from "./is-tcp-reachable.js";
 export { findLocalModels, type LocalModel, modelRoots } from "./local-models.js";
 export {
   type OllamaChatScript,
@@ -21,4 +22,5 @@ export {
   type WireTiming,
 } from "./openai-wire-server.js";
 export { isContinuousIntegration, sharedDataDirectory, sharedDataPath } from "./shared-data.js";
+export { type SharedDocumentInputOptions, sharedDocumentInputs } from "./shared-document-inputs.js";
 export { type FaultMode, startTcpFaultProxy, type TcpFaultProxy } from "./tcp-fault-proxy.js";
