@@ -95,8 +95,29 @@ export {
   type RagStartEvent,
   type RetrievalDoneEvent,
 } from "./logging/perf-log.js";
+export {
+  type ConversationMemory,
+  type ConversationMemorySettings,
+  type ConversationRequest,
+  type ConversationStart,
+  createConversationMemory,
+  sessionKey,
+  threadKey,
+} from "./memory/conversation-memory.js";
+export { createTokenCounter, encodingForModel, type TokenCounter } from "./memory/count-tokens.js";
 export { createInMemoryMemoryStore, type InMemoryMemoryStoreSettings } from "./memory/in-memory-memory-store.js";
 export type { AppendOptions, Conversation, ConversationKey, ConversationTurn, MemoryStore } from "./memory/memory-store.js";
+export {
+  type CondenseModel,
+  carryPreviousTerms,
+  condensePromptVersion,
+  condenseQuestionMessages,
+  isFollowUp,
+  type RewriteMethod,
+  type RewrittenQuery,
+  rewriteFollowUp,
+} from "./memory/rewrite-follow-up.js";
+export { trimHistory } from "./memory/trim-history.js";
 export {
   callWithResilience,
   defaultResiliencePolicy,

@@ -2,6 +2,8 @@
  * Contract test suites every store implementation must pass, for Vitest:
  * `import { describeDocumentStoresContract } from "@docqa/core/contract"`.
  */
+
+export { type ConversationMemorySubject, describeConversationMemoryContract } from "./describe-conversation-memory-contract.js";
 export {
   type ContractDocumentOptions,
   type ContractOptions,
