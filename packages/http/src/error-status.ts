@@ -1,10 +1,16 @@
 /**
  * The one table from docqa error codes to HTTP status codes, shared by every HTTP adapter.
+ *
+ * Model errors: `model_unavailable` is 502 Bad Gateway (the chat model, an upstream server, is
+ * down, failing, rate-limiting beyond the retry budget, or rejecting the request) and
+ * `model_timeout` 504 Gateway Timeout (RFC 9110 §15.6.3 and §15.6.5). The embedding model and
+ * the reranker raise `model_unavailable` only while loading, which the service turns into
+ * BM25-only retrieval or no reranking at start-up, so their failures do not reach clients.
  */
 import type { DocqaErrorCode } from "@docqa/core";
 
 /** HTTP status for each {@link DocqaErrorCode}. */
-export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 413 | 415 | 500 | 502 | 503>> = {
+export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 413 | 415 | 500 | 502 | 503 | 504>> = {
   config_invalid: 500,
   invalid_request: 400,
   invalid_json: 400,
@@ -20,7 +26,8 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   embedding_model_mismatch: 500,
   store_unavailable: 503,
   store_corrupt: 500,
-  model_unavailable: 503,
+  model_unavailable: 502,
+  model_timeout: 504,
   internal_error: 500,
   empty_file: 400,
   file_too_large: 413,

@@ -138,9 +138,7 @@ export class MilvusConnection {
     const connecting = this.connecting;
     this.connecting = undefined;
     this.version = undefined;
-    void connecting
-      ?.then((client) => client.closeConnection())
-      .catch(() => undefined);
+    void connecting?.then((client) => client.closeConnection()).catch(() => undefined);
   }
 
   private client(): Promise<MilvusClient> {

@@ -31,14 +31,34 @@ export function validationErrorResponse(c: Context, error: ZodError): Response {
   return c.json({ detail: validationDetails(error), code: "invalid_request" satisfies DocqaErrorCode }, 400);
 }
 
+/** The status and body of a {@link DocqaError} or any other error, as set A reports it. */
+export interface DescribedError {
+  status: (typeof errorStatus)[DocqaErrorCode];
+  body: { detail: string; code: DocqaErrorCode };
+}
+
+/**
+ * Maps an error thrown by the service to its status (table `errorStatus`) and FastAPI-style body,
+ * logging server-side failures. Anything but a {@link DocqaError} is a 500 `internal_error`
+ * whose details are logged, not returned. Used for responses and for SSE `error` events.
+ */
+export function describeError(error: unknown, logger: Logger): DescribedError {
+  if (DocqaError.isInstance(error)) {
+    const status = errorStatus[error.code];
+    if (status >= 500) logger.error(error.message, { component: "predict-api", code: error.code, cause: String(error.cause ?? "") });
+    return { status, body: { detail: error.publicMessage, code: error.code } };
+  }
+  logger.error("unhandled error", { component: "predict-api", error: (error as Error)?.message, stack: (error as Error)?.stack });
+  return { status: 500, body: { detail: "Internal Server Error", code: "internal_error" } };
+}
+
 /** `app.onError` handler of set A. */
 export function errorResponse(logger: Logger) {
   return (error: Error, c: Context): Response => {
     if (DocqaError.isInstance(error)) {
-      const status = errorStatus[error.code];
-      if (status >= 500) logger.error(error.message, { component: "predict-api", code: error.code, cause: String(error.cause ?? "") });
+      const { status, body } = describeError(error, logger);
       const headers: Record<string, string> = status === 401 ? { "WWW-Authenticate": "Bearer" } : {};
-      return c.json({ detail: error.publicMessage, code: error.code }, status, headers);
+      return c.json(body, status, headers);
     }
     if (error instanceof HTTPException) {
       const code: DocqaErrorCode =
@@ -57,7 +77,7 @@ export function errorResponse(logger: Logger) {
             : error.message || "invalid request";
       return c.json({ detail: message, code }, error.status);
     }
-    logger.error("unhandled error", { component: "predict-api", error: error.message, stack: error.stack });
-    return c.json({ detail: "Internal Server Error", code: "internal_error" satisfies DocqaErrorCode }, 500);
+    const { status, body } = describeError(error, logger);
+    return c.json(body, status);
   };
 }

@@ -108,7 +108,37 @@ describe("POST /upsert and /predict", () => {
     );
     expect(response.status).toBe(200);
     const body = (await response.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(["answer", "input", "original_query", "query", "sources", "thread_id"]);
+    expect(Object.keys(body).sort()).toEqual(
+      [
+        // The spec's fields
+        "answer",
+        "input",
+        "original_query",
+        "query",
+        "sources",
+        "thread_id",
+        // docqa's additions (docs/http-api.md)
+        "answer_mode",
+        "dropped_citations",
+        "fallback_reason",
+        "llm_ms",
+        "model",
+        "num_ctx",
+        "num_predict",
+        "prompt_version",
+        "subqueries",
+      ].sort(),
+    );
+    expect(body).toMatchObject({
+      subqueries: [],
+      answer_mode: "extractive",
+      fallback_reason: null,
+      dropped_citations: [],
+      model: "extractive",
+      num_predict: null,
+      num_ctx: null,
+      prompt_version: null,
+    });
     expect(body.answer).toMatchObject({ callout_answer: "New employees receive 20 vacation days in their first year. [Source: doc_1]" });
     expect(body.sources).toEqual({
       doc_1: {
@@ -535,6 +565,8 @@ describe("PERF lines", () => {
         "context_ms",
         "docs_count",
         "event",
+        "fallback_reason",
+        "prompt_version",
         "llm_ms",
         "model",
         "num_ctx",
@@ -552,6 +584,14 @@ describe("PERF lines", () => {
         if (key === "ts" || key.endsWith("_ms")) expect(Number.isInteger(value), key).toBe(true);
       }
     }
-    expect(end).toMatchObject({ model: "extractive", answer_mode: "extractive", num_predict: null, num_ctx: null, docs_count: 1 });
+    expect(end).toMatchObject({
+      model: "extractive",
+      answer_mode: "extractive",
+      num_predict: null,
+      num_ctx: null,
+      docs_count: 1,
+      fallback_reason: null,
+      prompt_version: null,
+    });
   });
 });

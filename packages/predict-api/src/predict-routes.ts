@@ -2,7 +2,8 @@
  * Endpoint set A as Hono routes: `GET /healthz`, `POST /query`, `POST /predict`,
  * `POST /upsert`, and, only when enabled, the development route `POST /testpredict`; plus
  * `/openapi.json`, `/docs` and `/redoc`. Routes parse and validate, call one service method, and
- * map the result; all logic lives in `@docqa/core`.
+ * map the result; all logic lives in `@docqa/core`. `/predict` and `/testpredict` also answer as
+ * Server-Sent Events (see `stream-prediction.ts`).
  */
 import { type DocqaConfig, DocqaError, type Logger, type PredictResult, type Principal, type RagService, silentLogger } from "@docqa/core";
 import { type AuthVariables, bearerAuth, defaultJsonContentType, mountReferencePages } from "@docqa/http";
@@ -23,6 +24,7 @@ import {
   upsertRequestSchema,
   upsertResponseSchema,
 } from "./schemas.js";
+import { streamPrediction, wantsEventStream } from "./stream-prediction.js";
 
 /** Options of {@link predictRoutes}. */
 export interface PredictRoutesOptions {
@@ -44,6 +46,23 @@ const authErrors = {
   500: errorContent("Server error."),
   503: errorContent("`JWT_SECRET` is not configured, or a store is unavailable."),
 };
+const modelErrors = {
+  502: errorContent(
+    "`model_unavailable`: the chat model stays down, keeps failing, rate-limits beyond the retry budget, or rejects the request.",
+  ),
+  504: errorContent("`model_timeout`: the chat model did not answer within `RAG_LLM_TIMEOUT_MS`."),
+};
+const predictionContent = (schema: z.ZodType, description: string) => ({
+  content: {
+    "application/json": { schema },
+    "text/event-stream": {
+      schema: { type: "string" as const },
+      example:
+        'event: token\ndata: {"text":"{\\"callout_answer\\": \\"New"}\n\nevent: final\ndata: {"answer":{...},"sources":{...},"thread_id":"..."}\n\n',
+    },
+  },
+  description: `${description} With \`Accept: text/event-stream\` or \`"stream": true\`: Server-Sent Events, \`token\` events (\`{"text": ...}\`, a preview of the model's output) then one \`final\` event whose data is the JSON body; an error after the first event is an \`error\` event (\`{"detail", "code"}\`).`,
+});
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
 const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
@@ -80,6 +99,7 @@ function principalFor(config: DocqaConfig, tokenPrincipal: Principal, userName: 
   return { ...tokenPrincipal, userName: config.trustUserInfo ? userName : tokenPrincipal.userName, realName };
 }
 
+/** The `/predict` body: the spec's fields, then docqa's additions (docs/http-api.md). */
 function predictResponse(result: PredictResult) {
   return {
     answer: result.answer,
@@ -88,6 +108,15 @@ function predictResponse(result: PredictResult) {
     original_query: result.originalQuery,
     input: result.input,
     thread_id: result.threadId,
+    subqueries: result.subqueries ?? [],
+    answer_mode: result.answerMode,
+    fallback_reason: result.generation?.fallbackReason ?? null,
+    dropped_citations: result.droppedCitations,
+    model: result.generation?.model ?? null,
+    num_predict: result.generation?.numPredict ?? null,
+    num_ctx: result.generation?.numCtx ?? null,
+    prompt_version: result.generation?.promptVersion ?? null,
+    llm_ms: result.timings.llmMs,
   };
 }
 
@@ -179,24 +208,29 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       path: "/predict",
       summary: "Question answering",
       description:
-        "Answers a question from the organisation's documents the user may read, with citations `[Source: doc_n]` resolved in `sources`.",
+        "Answers a question from the organisation's documents the user may read, with citations `[Source: doc_n]` resolved in `sources`. Streams as Server-Sent Events when asked.",
       security: [{ bearerAuth: [] }],
       request: { body: jsonBody(predictRequestSchema) },
-      responses: { 200: jsonResponse(predictResponseSchema, "The answer and its cited sources."), ...authErrors },
+      responses: { 200: predictionContent(predictResponseSchema, "The answer and its cited sources."), ...authErrors, ...modelErrors },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
       const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
-      const result = await service.predict({
-        orgId: auth.orgId,
-        principal,
-        query: extractQuery(body.query),
-        threadId: body.thread_id,
-        requestId: c.req.header("X-Request-Id"),
-        signal: c.req.raw.signal,
-      });
-      return c.json(predictResponse(result), 200);
+      const predict = async (onToken?: (text: string) => void) =>
+        predictResponse(
+          await service.predict({
+            orgId: auth.orgId,
+            principal,
+            query: extractQuery(body.query),
+            threadId: body.thread_id,
+            requestId: c.req.header("X-Request-Id"),
+            signal: c.req.raw.signal,
+            onToken,
+          }),
+        );
+      if (wantsEventStream(c, body.stream)) return streamPrediction(c, predict, logger);
+      return c.json(await predict(), 200);
     },
   );
 
@@ -230,22 +264,28 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
           "For development only: answers without checking a token, as the user named in `user_info`. Served only when `ENABLE_TESTPREDICT=true`; never enable it in production.",
         request: { body: jsonBody(testPredictRequestSchema) },
         responses: {
-          200: jsonResponse(testPredictResponseSchema, "The answer, its sources and the time taken."),
+          200: predictionContent(testPredictResponseSchema, "The answer, its sources and the time taken."),
           400: authErrors[400],
           500: authErrors[500],
+          ...modelErrors,
         },
       }),
       async (c) => {
         const body = c.req.valid("json");
         const started = performance.now();
-        const result = await service.predict({
-          orgId: body.org_id ?? options.testPredictOrgId ?? "development",
-          principal: { userName: body.user_info.user_name, realName: body.user_info.real_name, roles: [], groups: [] },
-          query: extractQuery(body.query),
-          threadId: body.thread_id,
-          signal: c.req.raw.signal,
-        });
-        return c.json({ ...predictResponse(result), prediction_time: (performance.now() - started) / 1000 }, 200);
+        const predict = async (onToken?: (text: string) => void) => {
+          const result = await service.predict({
+            orgId: body.org_id ?? options.testPredictOrgId ?? "development",
+            principal: { userName: body.user_info.user_name, realName: body.user_info.real_name, roles: [], groups: [] },
+            query: extractQuery(body.query),
+            threadId: body.thread_id,
+            signal: c.req.raw.signal,
+            onToken,
+          });
+          return { ...predictResponse(result), prediction_time: (performance.now() - started) / 1000 };
+        };
+        if (wantsEventStream(c, body.stream)) return streamPrediction(c, predict, logger);
+        return c.json(await predict(), 200);
       },
     );
   }

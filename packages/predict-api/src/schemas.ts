@@ -55,6 +55,11 @@ export const predictRequestSchema = z
     }),
     user_info: userInfoSchema,
     thread_id: threadIdSchema.optional().openapi({ description: "An existing thread to continue (UUID)." }),
+    stream: z.boolean().optional().openapi({
+      description:
+        "Answer as Server-Sent Events (`token` events, then a `final` event holding the JSON body). Default: stream when `Accept` includes `text/event-stream`.",
+      example: false,
+    }),
   })
   .openapi("PredictRequest");
 
@@ -95,6 +100,26 @@ export const predictResponseSchema = z
     original_query: z.string(),
     input: z.string(),
     thread_id: z.string(),
+    subqueries: z.array(z.string()).openapi({
+      description: "Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`); empty for a single-clause question.",
+      example: ["How many vacation days do I get", "how do I request them"],
+    }),
+    answer_mode: z.enum(["model", "extractive", "extractive-fallback", "empty-context"]).openapi({
+      description:
+        "`model`: the language model's answer; `extractive`: no model configured; `extractive-fallback`: the model's output was unusable and the extractive answer replaced it (see `fallback_reason`); `empty-context`: nothing readable was retrieved.",
+    }),
+    fallback_reason: z
+      .enum(["empty_output", "unparseable_output", "empty_answer", "no_valid_citation", "stream_interrupted"])
+      .nullable()
+      .openapi({ description: "Why the extractive answer replaced the model's; null unless `answer_mode` is `extractive-fallback`." }),
+    dropped_citations: z
+      .array(z.string())
+      .openapi({ description: "Source keys the model cited that were not in the context; removed from the answer." }),
+    model: z.string().nullable().openapi({ description: "Model that answered (`extractive` without a model).", example: "gpt-4o-mini" }),
+    num_predict: z.number().int().nullable().openapi({ description: "`LOCALLLM_NUM_PREDICT` sent to the model, or null." }),
+    num_ctx: z.number().int().nullable().openapi({ description: "`LOCALLLM_NUM_CTX` sent to the model, or null." }),
+    prompt_version: z.string().nullable().openapi({ description: "Version of the answer prompt; null when no model was called." }),
+    llm_ms: z.number().int().openapi({ description: "Milliseconds spent generating the answer." }),
   })
   .openapi("PredictResponse");
 
@@ -147,6 +172,15 @@ export const healthResponseSchema = z
         embeddings: z.object({ status: z.string(), model: z.string(), detail: z.string().optional() }),
         stores: z.object({ vector: z.string().nullable(), keyword: z.string() }),
         answerer: z.string(),
+        chatModel: z
+          .object({
+            status: z.enum(["ready", "disabled", "loading"]),
+            provider: z.string().optional(),
+            model: z.string().optional(),
+            detail: z.string().optional(),
+          })
+          .optional()
+          .openapi({ description: "The chat model: `ready` with provider and model, or `disabled` with the reason in `detail`." }),
         reranker: z.string().nullable(),
       })
       .optional(),

@@ -11,6 +11,16 @@ export interface AnswerRequest {
   question: string;
   /** The retrieved context with its source keys. */
   context: AnswerContext;
+  /**
+   * Condensed conversation history (`condenseHistory`), shown to a language model as context
+   * only, never as a source; ignored by the extractive answerer. Default none.
+   */
+  history?: string | undefined;
+  /**
+   * Sub-queries of a decomposed question, given when `SUBQUERY_REASONING_ENABLED` is true so a
+   * language model answers each part; ignored by the extractive answerer. Default none.
+   */
+  subqueries?: readonly string[] | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -28,6 +38,12 @@ export interface GeneratedAnswer {
   /** Model generation settings for PERF lines; null when not applicable. */
   numPredict: number | null;
   numCtx: number | null;
+  /**
+   * Why the extractive answer replaced a model's (`mode: "extractive-fallback"`): `empty_output`,
+   * `unparseable_output`, `empty_answer`, `no_valid_citation` or `stream_interrupted` (see
+   * `createModelAnswerer`); null or absent otherwise. Reported as `fallback_reason`.
+   */
+  fallbackReason?: string | null | undefined;
 }
 
 /** Produces answers from context. */

@@ -66,11 +66,35 @@ export interface DocqaConfig {
   /** `RAG_LLM_TOP_P`, default 0.2. */
   llmTopP: number;
   /**
-   * `EMBED_PROVIDER`: `transformers` (default; a local model run with transformers.js) or `none`
-   * (no embeddings: retrieval uses BM25 only, without a warning).
+   * `RAG_LLM_TIMEOUT_MS`, default 60000: milliseconds one chat model call (one attempt) may take
+   * before it is aborted; a request whose answer call times out fails with 504 `model_timeout`.
+   * Query decomposition and intent detection use the smaller of this and 10000.
    */
-  embedProvider: "transformers" | "none";
-  /** `EMBED_MODEL_NAME`, default `Xenova/bge-base-en-v1.5` (768 dimensions). */
+  llmTimeoutMs: number;
+  /**
+   * `RAG_LLM_MAX_RETRIES`, default 2: retries of a chat model call after HTTP 429, 5xx or a
+   * connection failure (honouring `Retry-After`), within twice `RAG_LLM_TIMEOUT_MS` in total.
+   */
+  llmMaxRetries: number;
+  /**
+   * `RAG_LLM_STRUCTURED_OUTPUT`, default `auto`: how the Answer object is requested:
+   * `function_calling` (a forced tool call), `json_schema` (Ollama's `format` schema or
+   * `response_format: json_schema`), `json_mode` (`response_format: json_object`, schema in the
+   * prompt only); `auto` is `json_schema` for Ollama and `function_calling` otherwise.
+   */
+  llmStructuredOutput: "auto" | "function_calling" | "json_schema" | "json_mode";
+  /**
+   * `EMBED_PROVIDER`: `transformers` (default; a local model run with transformers.js), `openai`
+   * (`OpenAIEmbeddings` at `HOSTEDLLM_BASE_URL` with `HOSTEDLLM_API_KEY`), `ollama`
+   * (`OllamaEmbeddings` at `LOCALLLM_BASE_URL`), or `none` (no embeddings: retrieval uses BM25
+   * only, without a warning). `openai` and `ollama` need `EMBED_MODEL_NAME` set explicitly.
+   */
+  embedProvider: "transformers" | "openai" | "ollama" | "none";
+  /**
+   * `EMBED_MODEL_NAME`, default `Xenova/bge-base-en-v1.5` (768 dimensions) for transformers.js; no
+   * default with `EMBED_PROVIDER=openai` or `ollama` (for example `text-embedding-3-small`,
+   * `nomic-embed-text`).
+   */
   embedModelName: string;
   /** `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js layout). */
   embedModelPath: string | undefined;
@@ -249,6 +273,9 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     localLlmNumCtx: environment.LOCALLLM_NUM_CTX,
     llmTemperature: environment.RAG_LLM_TEMP,
     llmTopP: environment.RAG_LLM_TOP_P,
+    llmTimeoutMs: environment.RAG_LLM_TIMEOUT_MS,
+    llmMaxRetries: environment.RAG_LLM_MAX_RETRIES,
+    llmStructuredOutput: environment.RAG_LLM_STRUCTURED_OUTPUT,
     embedProvider: environment.EMBED_PROVIDER,
     embedModelName: environment.EMBED_MODEL_NAME,
     embedModelPath: environment.EMBED_MODEL_PATH,

@@ -228,3 +228,30 @@ describe("loadConfig validation", () => {
     expect(error.cause).toBeInstanceOf(Error);
   });
 });
+
+describe("model provider settings", () => {
+  it("defaults and parses RAG_LLM_TIMEOUT_MS, RAG_LLM_MAX_RETRIES and RAG_LLM_STRUCTURED_OUTPUT", () => {
+    const defaults = loadConfig({});
+    expect([defaults.llmTimeoutMs, defaults.llmMaxRetries, defaults.llmStructuredOutput]).toEqual([60_000, 2, "auto"]);
+    const set = loadConfig({ RAG_LLM_TIMEOUT_MS: "5000", RAG_LLM_MAX_RETRIES: "0", RAG_LLM_STRUCTURED_OUTPUT: "json_mode" });
+    expect([set.llmTimeoutMs, set.llmMaxRetries, set.llmStructuredOutput]).toEqual([5_000, 0, "json_mode"]);
+  });
+
+  it.each([
+    ["RAG_LLM_TIMEOUT_MS", "0"],
+    ["RAG_LLM_MAX_RETRIES", "-1"],
+    ["RAG_LLM_STRUCTURED_OUTPUT", "tools"],
+    ["EMBED_PROVIDER", "cohere"],
+  ])("rejects %s=%j", (variable, value) => {
+    expect(captureError(() => loadConfig({ [variable]: value })).message).toContain(`${variable}=${JSON.stringify(value)}`);
+  });
+
+  it.each(["openai", "ollama"])("EMBED_PROVIDER=%s needs EMBED_MODEL_NAME set explicitly", (provider) => {
+    const error = captureError(() => loadConfig({ EMBED_PROVIDER: provider }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain(`EMBED_PROVIDER=${provider} needs EMBED_MODEL_NAME`);
+    expect(captureError(() => resolveConfig({ embedProvider: provider as "openai" | "ollama" })).code).toBe("config_invalid");
+    const config = loadConfig({ EMBED_PROVIDER: provider, EMBED_MODEL_NAME: "nomic-embed-text" });
+    expect([config.embedProvider, config.embedModelName]).toEqual([provider, "nomic-embed-text"]);
+  });
+});

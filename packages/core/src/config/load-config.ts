@@ -16,7 +16,9 @@ export type EnvironmentVariables = Record<string, string | undefined>;
  * @param environment - variables to read; default `process.env`.
  * @returns the resolved configuration.
  * @throws {DocqaError} `config_invalid` naming each offending variable, its value's problem,
- *   and the expected form, for example `CHUNK_SIZE: expected a number, received "big"`.
+ *   and the expected form, for example `CHUNK_SIZE: expected a number, received "big"`; also for
+ *   inconsistent settings (`CHUNK_OVERLAP` not below `CHUNK_SIZE`, an embedded store mixed with
+ *   a server, both fusion weights 0, `EMBED_PROVIDER=openai` or `ollama` without `EMBED_MODEL_NAME`).
  * @example
  * ```ts
  * const config = loadConfig({ ...process.env, DATA_DIR: "/var/lib/docqa" });
@@ -41,6 +43,9 @@ export function loadConfig(environment: EnvironmentVariables = process.env): Doc
     });
   }
   const config = configFromEnvironment(parsed.data);
+  if ((config.embedProvider === "openai" || config.embedProvider === "ollama") && present.EMBED_MODEL_NAME === undefined) {
+    throw new DocqaError("config_invalid", providerEmbeddingModelMessage(config.embedProvider), { component: "config" });
+  }
   if (config.chunkOverlap >= config.chunkSize) {
     throw new DocqaError(
       "config_invalid",
@@ -71,11 +76,23 @@ export function loadConfig(environment: EnvironmentVariables = process.env): Doc
   return config;
 }
 
+/** The error message when `EMBED_PROVIDER` names a provider but `EMBED_MODEL_NAME` is unset. */
+function providerEmbeddingModelMessage(provider: "openai" | "ollama"): string {
+  const example = provider === "openai" ? "text-embedding-3-small" : "nomic-embed-text";
+  return `invalid configuration: EMBED_PROVIDER=${provider} needs EMBED_MODEL_NAME set to a model the provider serves (for example ${example}); the default Xenova/bge-base-en-v1.5 is a transformers.js model`;
+}
+
 /**
  * The default configuration (an empty environment) with `overrides` applied, for library users
  * who configure in code rather than through variables. Nested `cache` and `jwt` are merged.
+ *
+ * @throws {DocqaError} `config_invalid` when `embedProvider` is `openai` or `ollama` without an
+ *   `embedModelName`.
  */
 export function resolveConfig(overrides: DocqaConfigOverrides = {}): DocqaConfig {
+  if ((overrides.embedProvider === "openai" || overrides.embedProvider === "ollama") && !overrides.embedModelName) {
+    throw new DocqaError("config_invalid", providerEmbeddingModelMessage(overrides.embedProvider), { component: "config" });
+  }
   const defaults = loadConfig({});
   return {
     ...defaults,

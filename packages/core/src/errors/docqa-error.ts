@@ -23,7 +23,12 @@ const marker = Symbol.for("docqa.error");
  * - `embedding_model_mismatch`: an index holds vectors of another embedding model.
  * - `store_unavailable`: a store (embedded database, Milvus, OpenSearch, Redis) failed or timed out.
  * - `store_corrupt`: the embedded store's files could not be opened.
- * - `model_unavailable`: the embedding or chat model could not be loaded or reached.
+ * - `model_unavailable`: a model could not be loaded or reached. For the chat model (HTTP 502):
+ *   the provider stays down, keeps failing, rate-limits beyond the retry budget, or rejects the
+ *   request (`details.reason`). The embedding model and the reranker also raise it when their
+ *   files cannot be loaded, but the service catches that at start-up (BM25-only retrieval, no
+ *   reranking), so it never reaches a client of the service.
+ * - `model_timeout`: the chat model did not answer within `RAG_LLM_TIMEOUT_MS` (HTTP 504).
  * - `internal_error`: a bug; the cause holds the details.
  *
  * File ingestion (a file is rejected, the rest of its batch goes on):
@@ -56,6 +61,7 @@ export type DocqaErrorCode =
   | "store_unavailable"
   | "store_corrupt"
   | "model_unavailable"
+  | "model_timeout"
   | "internal_error"
   | "empty_file"
   | "file_too_large"

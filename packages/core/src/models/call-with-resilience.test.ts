@@ -113,7 +113,7 @@ describe("callWithResilience", () => {
     expect(performance.now() - started).toBeLessThan(500);
     expect(seen?.aborted).toBe(true);
     expect([error.code, error.details]).toEqual([
-      "model_unavailable",
+      "model_timeout",
       { reason: "timeout", status: undefined, attempts: 1, retryAfterMs: undefined },
     ]);
     expect(error.message).toBe(
@@ -135,7 +135,7 @@ describe("callWithResilience", () => {
     ).catch((caught: unknown) => caught)) as DocqaError;
     expect(second).toBeDefined();
     expect(performance.now() - started).toBeLessThan(600);
-    expect((error.details as { reason: string }).reason).toBe("timeout");
+    expect([error.code, (error.details as { reason: string }).reason]).toEqual(["model_timeout", "timeout"]);
   });
 
   it("rethrows the caller's abort reason, never retried", async () => {

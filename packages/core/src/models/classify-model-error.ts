@@ -106,11 +106,11 @@ export interface ModelErrorDetails {
 }
 
 /**
- * Code of the error raised when a model call times out. `DocqaErrorCode` has no timeout code
- * yet, so timeouts are `model_unavailable` with `details.reason === "timeout"`; HTTP adapters
- * map that to 504 and other `model_unavailable` errors to 502.
+ * Code of the error raised when a model call times out: `model_timeout` (with
+ * `details.reason === "timeout"`), which HTTP adapters map to 504; every other final failure is
+ * `model_unavailable` (502).
  */
-export const modelTimeoutCode: DocqaErrorCode = "model_unavailable";
+export const modelTimeoutCode: DocqaErrorCode = "model_timeout";
 
 /** The {@link DocqaError} for a failure that is final (not retryable, or retries exhausted). */
 export function modelFailureError(

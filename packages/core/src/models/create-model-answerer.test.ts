@@ -247,7 +247,7 @@ describe("createModelAnswerer", () => {
       .catch((caught: unknown) => caught)) as DocqaError;
     expect(performance.now() - started).toBeLessThan(1500);
     expect([error.code, error.details]).toEqual([
-      "model_unavailable",
+      "model_timeout",
       { reason: "timeout", status: undefined, attempts: 1, retryAfterMs: undefined },
     ]);
     await expect.poll(() => server.openResponses()).toBe(0);

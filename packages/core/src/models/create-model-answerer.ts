@@ -15,8 +15,8 @@
  *   timeout, after tokens were sent: it cannot be retried, and the client already has a 200
  *   response). The extractive answerer then answers from the same context; `model` still names
  *   the model that was called.
- * - A thrown {@link DocqaError} `model_unavailable` when the model cannot be reached, keeps
- *   failing, or times out (see `callWithResilience`).
+ * - A thrown {@link DocqaError} `model_unavailable` when the model cannot be reached or keeps
+ *   failing, `model_timeout` when it times out (see `callWithResilience`).
  *
  * Citations to keys that were never in the context are left for `resolveCitations` to drop (the
  * service reports them as `droppedCitations`); a source is never invented.

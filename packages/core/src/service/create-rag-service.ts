@@ -1,6 +1,7 @@
 /**
- * `createRagService`: wires configuration, stores, embeddings, the answerer and the job store
- * into the pipelines of the spec's `POST /upsert` and `POST /predict`, and file ingestion.
+ * `createRagService`: wires configuration, stores, embeddings, the chat model, the answerer and
+ * the job store into the pipelines of the spec's `POST /upsert`, `POST /predict` and
+ * `POST /query`, and file ingestion.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -20,16 +21,28 @@ import { DocqaError } from "../errors/docqa-error.js";
 import { documentIdSchema, documentInputSchema } from "../ingestion/document-input.js";
 import { type IndexingDependencies, indexDocuments } from "../ingestion/index-documents.js";
 import { type FileSource, runIngestionJob } from "../ingestion/ingest-files.js";
-import { classifyIntent } from "../intent/classify-intent.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
-import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
+import { createPerfLog, type PerfLog, type RagEndEvent } from "../logging/perf-log.js";
+import { type ChatModelChoice, chatModelFromConfig } from "../models/chat-model-from-config.js";
+import { createModelAnswerer } from "../models/create-model-answerer.js";
+import {
+  createModelIntentClassifier,
+  createRuleIntentClassifier,
+  type IntentClassifier,
+} from "../models/create-model-intent-classifier.js";
+import { decomposeQuestion } from "../models/decompose-question.js";
+import { embeddingsFromProvider } from "../models/embeddings-from-provider.js";
+import type { StructuredOutputMethod } from "../models/invoke-structured.js";
+import { mergeSubqueryResults, retrieveSubqueries } from "../models/merge-subquery-results.js";
+import { condenseHistory, type HistoryTurn } from "../models/prompts.js";
+import { streamModelAnswer } from "../models/stream-model-answer.js";
 import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
 import { CrossEncoderReranker } from "../retrieval/cross-encoder-reranker.js";
 import { normalizeQuery } from "../retrieval/normalize-query.js";
 import type { Reranker } from "../retrieval/reranker.js";
-import { type RetrievalSettings, retrieveChunks } from "../retrieval/retrieve-chunks.js";
+import { type RetrievalSettings, type RetrievedChunk, retrieveChunks } from "../retrieval/retrieve-chunks.js";
 import { type CacheStores, cacheStoresFromConfig } from "../stores/cache-stores-from-config.js";
 import { type DocumentStores, transactionalDocumentStores } from "../stores/document-stores.js";
 import { storesFromConfig } from "../stores/stores-from-config.js";
@@ -59,11 +72,19 @@ export interface RagServiceOptions {
    * backends selected by `VECTORDB_URI` and `FULLTEXT_URI`.
    */
   stores?: DocumentStores | TransactionalStore;
-  /** Embeddings: default per `EMBED_PROVIDER` (transformers.js with `EMBED_MODEL_NAME`); `null` for BM25 only. */
+  /**
+   * Embeddings: default per `EMBED_PROVIDER`: transformers.js with `EMBED_MODEL_NAME`, or
+   * `OpenAIEmbeddings` / `OllamaEmbeddings` (`embeddingsFromProvider`); `null` for BM25 only.
+   */
   embeddings?: EmbeddingsInterface | null;
   /** Model id recorded with vectors of user-supplied embeddings. */
   embeddingModelId?: string;
-  /** Answerer; default the extractive answerer. */
+  /**
+   * Answerer; default the model answerer (`createModelAnswerer`, with the extractive answerer as
+   * its fallback) when `RAG_LLM_PROVIDER` selects a usable chat model (`chatModelFromConfig`),
+   * else the extractive answerer. A given answerer is used whatever the configuration; the chat
+   * model then still decomposes questions and detects intents.
+   */
   answerer?: Answerer;
   /** Summariser of RAPTOR clusters; default the extractive summariser. */
   summarizer?: Summarizer;
@@ -94,7 +115,17 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const perfLog = options.perfLog ?? createPerfLog(config.perfLog);
   let stores: DocumentStores | undefined =
     options.stores === undefined ? undefined : "visible" in options.stores ? options.stores : transactionalDocumentStores(options.stores);
-  const answerer = options.answerer ?? createExtractiveAnswerer({ minimumCoverage: config.extractiveMinCoverage });
+  const extractiveAnswerer = createExtractiveAnswerer({ minimumCoverage: config.extractiveMinCoverage });
+  // Replaced by the model answerer once `prepareChatModel` finds a usable chat model.
+  let answerer: Answerer = options.answerer ?? extractiveAnswerer;
+  // The `model` of PERF lines and results when the answerer is not called (empty context).
+  let answererModel = answerer.name;
+  let intentClassifier: IntentClassifier = createRuleIntentClassifier();
+  let chatChoice: ChatModelChoice | undefined;
+  let chatModelPromise: Promise<ChatModelChoice> | undefined;
+  const structuredOutputMethod = structuredOutputMethods[config.llmStructuredOutput];
+  // Query decomposition and intent detection are short calls: at most 10 s (or RAG_LLM_TIMEOUT_MS).
+  const auxiliaryTimeoutMs = Math.min(10_000, config.llmTimeoutMs);
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
   const analyzer = createEnglishAnalyzer();
   // Jobs and conversation memory: the caller's job store, else SQLite or Redis per `CACHE_*`.
@@ -142,12 +173,72 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     stores ??= await storesFromConfig(config, logger);
   };
 
+  /** Embeddings per `EMBED_PROVIDER`: provider embeddings for `openai`/`ollama`, else `prepareEmbeddings`' own choice. */
+  const prepareEmbeddingState = async (): Promise<EmbeddingState> => {
+    if (options.embeddings === undefined && (config.embedProvider === "openai" || config.embedProvider === "ollama")) {
+      let reason: string | undefined;
+      const recording: Logger = {
+        ...logger,
+        warn: (message, fields) => {
+          reason = message;
+          logger.warn(message, fields);
+        },
+      };
+      const provided = await embeddingsFromProvider(config, { logger: recording });
+      if (!provided) {
+        return { status: "unavailable", reason: reason ?? `EMBED_PROVIDER is ${config.embedProvider} but no embeddings could be built` };
+      }
+      return prepareEmbeddings(
+        config,
+        { embeddings: provided, embeddingModelId: options.embeddingModelId ?? config.embedModelName },
+        logger,
+      );
+    }
+    return prepareEmbeddings(config, { embeddings: options.embeddings, embeddingModelId: options.embeddingModelId }, logger);
+  };
+
+  /**
+   * Chooses the chat model once (`chatModelFromConfig`; it logs why when there is none) and
+   * builds the model answerer and the model intent classifier on it. Never throws.
+   */
+  const prepareChatModel = (): Promise<ChatModelChoice> => {
+    chatModelPromise ??= chatModelFromConfig(config, { logger, timeoutMs: config.llmTimeoutMs + clientTimeoutMarginMs })
+      .catch((error: unknown): ChatModelChoice => {
+        const reason = `the chat model could not be created: ${(error as Error).message}`;
+        logger.warn(`no chat model; answers use the extractive answerer: ${reason}`, { component: "models" });
+        return { status: "disabled", reason };
+      })
+      .then((choice) => {
+        chatChoice = choice;
+        if (choice.status === "ready") {
+          if (!options.answerer) {
+            answerer = createModelAnswerer({
+              model: choice.model,
+              modelName: choice.modelName,
+              numPredict: choice.numPredict,
+              numCtx: choice.numCtx,
+              structuredOutputMethod,
+              resilience: { timeoutMs: config.llmTimeoutMs, maxRetries: config.llmMaxRetries },
+              logger,
+              fallback: extractiveAnswerer,
+            });
+            answererModel = choice.modelName;
+          }
+          intentClassifier = createModelIntentClassifier(choice.model, {
+            modelName: choice.modelName,
+            structuredOutputMethod,
+            resilience: { timeoutMs: auxiliaryTimeoutMs, maxRetries: 0 },
+            logger,
+          });
+          logger.info("chat model ready", { component: "models", provider: choice.provider, model: choice.modelName });
+        }
+        return choice;
+      });
+    return chatModelPromise;
+  };
+
   const ready = (): Promise<void> => {
-    readyPromise ??= Promise.all([
-      prepareEmbeddings(config, { embeddings: options.embeddings, embeddingModelId: options.embeddingModelId }, logger),
-      prepareReranker(),
-      prepareStores(),
-    ]).then(
+    readyPromise ??= Promise.all([prepareEmbeddingState(), prepareReranker(), prepareStores(), prepareChatModel()]).then(
       ([state]) => {
         embeddingState = state;
       },
@@ -364,23 +455,56 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const threadId = request.threadId ?? randomUUID();
       const principal = normalizePrincipal(request.principal);
       await ready();
+      const model = chatChoice?.status === "ready" ? chatChoice : undefined;
 
+      // Steps 4 to 6 for the question, and for its sub-queries when it asks several things.
+      // Every retrieval applies the ACL rules itself (`retrieveChunks`).
       const retrievalStarted = performance.now();
-      const retrieval = await retrieveChunks(
-        { stores: readyStores(), embeddings: embeddings(), logger },
-        { orgId: request.orgId, principal, query, settings: retrievalSettings(), signal: request.signal },
-      );
+      const dependencies = { stores: readyStores(), embeddings: embeddings(), logger };
+      const settings = retrievalSettings();
+      const retrieve = (text: string, topK = settings.retrieverTopK) =>
+        retrieveChunks(dependencies, {
+          orgId: request.orgId,
+          principal,
+          query: text,
+          settings: { ...settings, retrieverTopK: topK },
+          signal: request.signal,
+        });
+      const [retrieval, decomposition] = await Promise.all([
+        retrieve(query),
+        config.useQueryDecomposition
+          ? decomposeQuestion(query, {
+              model: model?.model,
+              modelName: model?.modelName,
+              structuredOutputMethod,
+              maxSubqueries: config.queryDecompositionN,
+              resilience: { timeoutMs: auxiliaryTimeoutMs, maxRetries: Math.min(1, config.llmMaxRetries) },
+              signal: request.signal,
+              logger,
+            })
+          : undefined,
+      ]);
+      const subqueries = distinctSubqueries(decomposition?.subqueries ?? [], query, config.maxQueryChars);
+      let chunks: RetrievedChunk[] = retrieval.chunks;
+      if (subqueries.length > 0) {
+        const perSubquery = await retrieveSubqueries(subqueries, async (text) => (await retrieve(text, config.subqueryTopK)).chunks, {
+          topK: config.subqueryTopK,
+          concurrency: config.maxRetrievalThreads,
+          signal: request.signal,
+        });
+        chunks = mergeSubqueryResults([retrieval.chunks, perSubquery.merged]);
+      }
       const retrievalMs = Math.round(performance.now() - retrievalStarted);
       perfLog({
         event: "retrieval_done",
         ts: Date.now(),
         request_id: requestId,
         retrieval_ms: retrievalMs,
-        docs_count: retrieval.chunks.length,
+        docs_count: chunks.length,
       });
 
       const contextStarted = performance.now();
-      const context = buildContext(retrieval.chunks, config);
+      const context = buildContext(chunks, config);
       const contextMs = Math.round(performance.now() - contextStarted);
 
       let generated: GeneratedAnswer;
@@ -389,13 +513,21 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         generated = {
           answer: emptyContextAnswer(),
           mode: "empty-context",
-          model: answerer.name,
+          model: answererModel,
           abstained: true,
           numPredict: null,
           numCtx: null,
+          fallbackReason: null,
         };
       } else {
-        generated = await answerer.answer({ question: query, context, signal: request.signal });
+        const answerRequest = {
+          question: query,
+          context,
+          history: request.history && request.history.length > 0 ? condenseHistory(historyTurns(request.history)) : undefined,
+          subqueries: config.subqueryReasoningEnabled && subqueries.length > 0 ? subqueries : undefined,
+          signal: request.signal,
+        };
+        generated = request.onToken ? await streamedAnswer(answerer, answerRequest, request.onToken) : await answerer.answer(answerRequest);
       }
       const llmMs = Math.round(performance.now() - llmStarted);
 
@@ -403,7 +535,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const resolved = resolveCitations(generated.answer, context.sources);
       const postMs = Math.round(performance.now() - postStarted);
       const totalMs = Math.round(performance.now() - started);
-      perfLog({
+      const fallbackReason = generated.fallbackReason ?? null;
+      const promptVersion = "promptVersion" in generated && typeof generated.promptVersion === "string" ? generated.promptVersion : null;
+      const end: RagEndEvent & { fallback_reason: string | null; prompt_version: string | null } = {
         event: "rag_end",
         ts: Date.now(),
         total_ms: totalMs,
@@ -419,7 +553,10 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         num_predict: generated.numPredict,
         num_ctx: generated.numCtx,
         answer_mode: generated.mode,
-      });
+        fallback_reason: fallbackReason,
+        prompt_version: promptVersion,
+      };
+      perfLog(end);
       return {
         answer: resolved.answer,
         sources: resolved.sources,
@@ -430,6 +567,14 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         answerMode: generated.mode,
         droppedCitations: resolved.unknownKeys,
         timings: { retrievalMs, contextMs, llmMs, postMs, totalMs },
+        subqueries,
+        generation: {
+          model: generated.model,
+          numPredict: generated.numPredict,
+          numCtx: generated.numCtx,
+          fallbackReason,
+          promptVersion,
+        },
       };
     },
 
@@ -460,7 +605,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async query(request: IntentRequest) {
-      return classifyIntent(request.text);
+      await prepareChatModel();
+      return intentClassifier.classify(request.text, { signal: request.signal });
     },
 
     async deleteDocuments(context: RequestContext, docIds: readonly string[]) {
@@ -483,6 +629,11 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           ? { vector: stores.vector?.name ?? null, keyword: stores.keyword.name }
           : { vector: config.vectorStore === "none" ? null : config.vectorStore, keyword: config.keywordStore },
         answerer: answerer.name,
+        chatModel: !chatChoice
+          ? { status: "loading" }
+          : chatChoice.status === "ready"
+            ? { status: "ready", provider: chatChoice.provider, model: chatChoice.modelName }
+            : { status: "disabled", detail: chatChoice.reason },
         reranker: config.useReranker && reranker ? reranker.name : null,
       };
     },
@@ -496,6 +647,67 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
   };
   return service;
+}
+
+/** `RAG_LLM_STRUCTURED_OUTPUT` values and the LangChain methods they select (`auto`: the model's default). */
+const structuredOutputMethods: Record<DocqaConfig["llmStructuredOutput"], StructuredOutputMethod | undefined> = {
+  auto: undefined,
+  function_calling: "functionCalling",
+  json_schema: "jsonSchema",
+  json_mode: "jsonMode",
+};
+
+/**
+ * Milliseconds the OpenAI client's own timeout exceeds `RAG_LLM_TIMEOUT_MS`, so that docqa's
+ * per-attempt timeout (`callWithResilience`) fires first and the client's is only a backstop.
+ */
+const clientTimeoutMarginMs = 5_000;
+
+/**
+ * The sub-queries worth retrieving: normalised, non-empty, at most `maxChars` long, neither the
+ * question itself nor a repeat (case-insensitive).
+ */
+function distinctSubqueries(subqueries: readonly string[], question: string, maxChars: number): string[] {
+  const seen = new Set([question.toLowerCase()]);
+  const kept: string[] = [];
+  for (const subquery of subqueries) {
+    const text = normalizeQuery(subquery).slice(0, maxChars);
+    if (text === "" || seen.has(text.toLowerCase())) continue;
+    seen.add(text.toLowerCase());
+    kept.push(text);
+  }
+  return kept;
+}
+
+/**
+ * Pairs conversation messages into turns: each user message with the assistant messages that
+ * follow it (joined); assistant messages before any user message form a turn with an empty question.
+ */
+function historyTurns(messages: NonNullable<PredictRequest["history"]>): HistoryTurn[] {
+  const turns: HistoryTurn[] = [];
+  for (const message of messages) {
+    const last = turns.at(-1);
+    if (message.role === "user") turns.push({ question: message.content, answer: "" });
+    else if (last) last.answer = last.answer === "" ? message.content : `${last.answer}\n${message.content}`;
+    else turns.push({ question: "", answer: message.content });
+  }
+  return turns;
+}
+
+/**
+ * Answers through the answerer's stream (`streamModelAnswer`): tokens go to `onToken`, the final
+ * event's answer is returned. An answerer without streaming yields only its final answer.
+ */
+async function streamedAnswer(
+  answerer: Answerer,
+  request: Parameters<Answerer["answer"]>[0],
+  onToken: (text: string) => void,
+): Promise<GeneratedAnswer> {
+  for await (const event of streamModelAnswer(answerer, request)) {
+    if (event.type === "token") onToken(event.text);
+    else return event.generated;
+  }
+  throw new DocqaError("internal_error", "the answer stream ended without a final answer", { component: "service" });
 }
 
 function isFullConfig(config: RagServiceOptions["config"]): config is DocqaConfig {

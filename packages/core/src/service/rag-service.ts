@@ -59,6 +59,21 @@ export interface PredictRequest extends RequestContext {
   query: string;
   /** Thread to continue (UUID); a new one is created when absent. */
   threadId?: string | undefined;
+  /**
+   * Previous messages of the conversation, oldest first (for example set B's `context`). The
+   * last three exchanges, condensed (`condenseHistory`: at most 1500 characters), are shown to the
+   * language model as context only, never as a source; the extractive answerer ignores them.
+   * Default none.
+   */
+  history?: readonly { role: "user" | "assistant"; content: string }[] | undefined;
+  /**
+   * Receives the answer's tokens as the model writes them (raw text; with structured output,
+   * fragments of the Answer JSON). When set, the model is called in streaming mode; the result
+   * is the same as without it for the same model output (tokens are a preview). Not called at
+   * all by the extractive answerer. If the model's stream breaks off after a token, the result
+   * is the extractive answer with `fallbackReason: "stream_interrupted"` rather than an error.
+   */
+  onToken?: ((text: string) => void) | undefined;
 }
 
 /** Output of {@link RagService.predict}; adapters map it to the spec's response fields. */
@@ -79,6 +94,29 @@ export interface PredictResult {
   droppedCitations: string[];
   /** Milliseconds spent per phase. */
   timings: { retrievalMs: number; contextMs: number; llmMs: number; postMs: number; totalMs: number };
+  /**
+   * Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`; spec: "The context
+   * also carries `subqueries`"); empty when the question is a single clause or decomposition is
+   * off. Always set by `createRagService`.
+   */
+  subqueries?: string[];
+  /** How the answer was generated (also in the PERF `rag_end` line). Always set by `createRagService`. */
+  generation?: {
+    /** Model name (`RAG_GENERATOR_MODEL`, `LOCALLLM_MODEL`), or `extractive`. */
+    model: string;
+    /** `LOCALLLM_NUM_PREDICT` sent to the model; null when not applicable. */
+    numPredict: number | null;
+    /** `LOCALLLM_NUM_CTX` sent to the model; null when not applicable. */
+    numCtx: number | null;
+    /**
+     * Why the extractive answer replaced the model's (`answerMode: "extractive-fallback"`):
+     * `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` or
+     * `stream_interrupted`; null otherwise.
+     */
+    fallbackReason: string | null;
+    /** `PROMPT_VERSION` of the answer prompt; null when no model was called. */
+    promptVersion: string | null;
+  };
 }
 
 /** Input of {@link RagService.search}. */
@@ -117,7 +155,20 @@ export interface ServiceHealth {
   /** Embedding model status: `ready`, `unavailable` (BM25 only) or `disabled`. */
   embeddings: { status: "ready" | "unavailable" | "disabled" | "loading"; model: string; detail?: string | undefined };
   stores: { vector: string | null; keyword: string };
+  /** The answerer in use: `extractive`, the provider of the model answerer (`openai`, `ollama`), or a custom answerer's name. */
   answerer: string;
+  /**
+   * The chat model (`RAG_LLM_PROVIDER`), used for answers, query decomposition and intent
+   * detection: `ready` with its provider and model, `disabled` with the reason (for example no
+   * `HOSTEDLLM_API_KEY` and no `HOSTEDLLM_BASE_URL`), or `loading` before start-up finished.
+   * Always set by `createRagService`.
+   */
+  chatModel?: {
+    status: "ready" | "disabled" | "loading";
+    provider?: string | undefined;
+    model?: string | undefined;
+    detail?: string | undefined;
+  };
   /** The reranker in use (`USE_RERANKER`), or null. */
   reranker: string | null;
 }
@@ -127,8 +178,9 @@ export interface RagService {
   /** The resolved configuration. */
   readonly config: DocqaConfig;
   /**
-   * Resolves when the embedding model is loaded (or known unavailable). Every method awaits
-   * it; call it at start-up to fail fast on configuration errors.
+   * Resolves when the embedding model is loaded (or known unavailable), the stores are open, and
+   * the chat model is chosen (or known disabled). Every method awaits it; call it at start-up to
+   * fail fast on configuration errors.
    *
    * @throws {DocqaError} `embedding_dimension_mismatch` when `EMBED_DIMENSION` is wrong.
    */
@@ -150,11 +202,22 @@ export interface RagService {
   getIngestionJob(context: RequestContext, jobId: string): Promise<IngestionJob | undefined>;
   /** Resumes jobs left queued or running by a previous process; returns how many were resumed. */
   resumeIngestions(): Promise<number>;
-  /** Answers a question with citations, under the user's access rights. */
+  /**
+   * Answers a question with citations, under the user's access rights (spec `POST /predict`
+   * processing order), decomposing compound questions when `USE_QUERY_DECOMPOSITION` is true.
+   *
+   * @throws {DocqaError} `invalid_request` for an empty or too long query; `model_unavailable`
+   *   when the chat model stays down, keeps failing or rejects the request; `model_timeout` when
+   *   it does not answer within `RAG_LLM_TIMEOUT_MS`; `store_unavailable` when a store fails.
+   *   Unusable model output is not an error: the extractive answer is returned instead.
+   */
   predict(request: PredictRequest): Promise<PredictResult>;
   /** Hybrid search under the user's access rights, without answering. */
   search(request: SearchRequest): Promise<SearchResult>;
-  /** Intent detection. */
+  /**
+   * Intent detection (spec `POST /query`): by the chat model when one is configured (falling back
+   * to the rules on any model failure), else by the rules. Never fails because of the model.
+   */
   query(request: IntentRequest): Promise<IntentResult>;
   /** Deletes documents of the organisation, and the summaries built from them. */
   deleteDocuments(context: RequestContext, docIds: readonly string[]): Promise<void>;
