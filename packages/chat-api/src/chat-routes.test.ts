@@ -36,13 +36,19 @@ afterEach(async () => {
 });
 
 function harness(
-  options: { config?: DocqaConfigOverrides; rateLimit?: RateLimitPolicy | false; wrap?: (service: RagService) => RagService } = {},
+  options: {
+    config?: DocqaConfigOverrides;
+    rateLimit?: RateLimitPolicy | false;
+    wrap?: (service: RagService) => RagService;
+    /** `null` for BM25 only. */
+    embeddings?: null;
+  } = {},
 ): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-chat-api-"));
   const service = createRagService({
     config: { dataDir, embedDimension: 64, jwt: { secret }, logLevel: "silent", useRaptor: false, ...options.config },
     stores: createEmbeddedStore({ dataDir }),
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
+    embeddings: options.embeddings === null ? null : new DeterministicEmbeddings({ dimension: 64 }),
     jobStore: createInMemoryJobStore(),
   });
   services.push(service);
@@ -124,6 +130,7 @@ describe("reference pages and OpenAPI document", () => {
       "/api/chat",
       "/api/ingest",
       "/api/ingest/{jobId}",
+      "/api/memory",
       "/api/search",
       "/health",
     ]);
@@ -522,6 +529,44 @@ describe("POST /api/chat", () => {
     });
     expect(requests[1]).toMatchObject({ orgId: orgA, query: "And for contractors?", threadId: "session-42", history: context });
     expect(requests[1]?.principal.userName).toBe("ann@a.example");
+  });
+
+  it("a follow-up within a sessionId uses the stored earlier turn, without any context from the client", async () => {
+    const h = harness({ config: { useQueryDecomposition: false }, embeddings: null });
+    const ann = await tokenFor("ann@a.example");
+    await h.service.upsert({
+      orgId: orgA,
+      principal: { userName: "ann@a.example", roles: [], groups: [] },
+      uploader: "ann@a.example",
+      documents: {
+        "vacation-employees": {
+          title: "Vacation for employees",
+          content: "Employees receive 25 vacation days per year.",
+          metadata: { acl: "|user:_all_|" },
+        },
+        "vacation-contractors": {
+          title: "Vacation for contractors",
+          content: "Contractors receive 10 vacation days per year.",
+          metadata: { acl: "|user:_all_|" },
+        },
+        "contractor-equipment": {
+          title: "Contractor equipment",
+          content: "Contractors return contractor laptops and contractor badges; contractors keep contractor accounts for a week.",
+          metadata: { acl: "|user:_all_|" },
+        },
+      },
+    });
+    const ask = async (message: string, sessionId: string) =>
+      (await (await postJson(h.app, "/api/chat", { message, sessionId }, ann)).json()) as { response: string; sources: string[] };
+    await ask("How many vacation days do employees get?", "session-7");
+    await new Promise((resolve) => setTimeout(resolve, 50)); // memory is written after the response
+    expect((await ask("and for contractors?", "session-7")).response).toMatch(/^Contractors receive 10 vacation days/);
+    expect((await ask("and for contractors?", "another-session")).response).not.toMatch(/^Contractors receive 10 vacation days/);
+
+    const forgotten = await h.app.request("/api/memory", { method: "DELETE", headers: { Authorization: `Bearer ${ann}` } });
+    expect(forgotten.status).toBe(200);
+    expect(await forgotten.json()).toEqual({ deleted: 3 });
+    expect((await ask("and for contractors?", "session-7")).response).not.toMatch(/^Contractors receive 10 vacation days/);
   });
 
   it("400 for a missing sessionId, an empty message, or context items of the wrong shape", async () => {

@@ -39,6 +39,7 @@ import {
   chatRequestSchema,
   chatResponseSchema,
   errorResponseSchema,
+  forgetResponseSchema,
   healthResponseSchema,
   ingestFormSchema,
   ingestJobResponseSchema,
@@ -337,6 +338,22 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
         },
         200,
       );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/memory",
+      summary: "Delete my conversation memory",
+      description:
+        "Deletes the caller's conversation memory in the token's organisation: their session and every conversation (`sessionId`) they started. Other users' memory is untouched.",
+      security: [{ bearerAuth: [] }],
+      responses: { 200: jsonResponse(forgetResponseSchema, "What was deleted."), ...errors },
+    }),
+    async (c) => {
+      const auth = c.get("auth");
+      return c.json(await service.forgetUser({ orgId: auth.orgId, principal: auth.principal }), 200);
     },
   );
 

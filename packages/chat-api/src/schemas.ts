@@ -272,6 +272,16 @@ export const ingestJobResponseSchema = z
   })
   .openapi("IngestJob");
 
+/** Response of `DELETE /api/memory`. */
+export const forgetResponseSchema = z
+  .object({
+    deleted: z
+      .number()
+      .int()
+      .openapi({ description: "Conversations deleted: the user's session and the threads (sessions) they created." }),
+  })
+  .openapi("ForgetResponse");
+
 /** Error body of every set B error: `{"error": {"code", "message"}}`. */
 export const errorResponseSchema = z
   .object({

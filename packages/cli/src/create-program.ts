@@ -5,6 +5,7 @@ import { Command } from "commander";
 import packageJson from "../package.json" with { type: "json" };
 import { registerAskCommand } from "./commands/ask-command.js";
 import { registerEvalCommand } from "./commands/eval-command.js";
+import { registerForgetCommand } from "./commands/forget-command.js";
 import { registerIngestCommand } from "./commands/ingest-command.js";
 import { registerServeCommand } from "./commands/serve-command.js";
 import { registerTokenCommand } from "./commands/token-command.js";
@@ -21,5 +22,6 @@ export function createProgram(): Command {
   registerAskCommand(program);
   registerTokenCommand(program);
   registerEvalCommand(program);
+  registerForgetCommand(program);
   return program;
 }

@@ -8,8 +8,13 @@
  *   follow-up when it starts with a continuation cue (`and`, `also`, `or`, `but`, `what about`,
  *   `how about`, `what if`, `same for`), refers back with a pronoun (`it`, `its`, `they`, `them`,
  *   `their`, `this`, `that`, `these`, `those`, `he`, `she`, `there`), or has at most two content
- *   words. Its rewrite is the question followed by the content words of the previous turn's query
- *   that it does not already contain, so BM25 and the embedding see the earlier topic.
+ *   words. Its rewrite is the question followed, in brackets, by the content words of the previous
+ *   turn's query that it lacks (historical query expansion: Lin et al., 2020, "Query
+ *   Reformulation using Query History for Passage Retrieval in Conversational Search"). After a
+ *   substitution cue (`and`, `or`, `and for`, `what about`, `how about`, `same for`) the
+ *   follow-up's own words replace the previous query's last ones ("How many vacation days do
+ *   employees get?" then "and for contractors?" carries `vacation days`, not `employees`), as
+ *   English questions usually end with the entity a follow-up swaps.
  *
  * Questions that are not follow-ups, and every question without history, are used unchanged.
  */
@@ -34,6 +39,7 @@ export interface CondenseModel {
 }
 
 const continuationCue = /^\s*(and|also|or|but|what about|how about|what if|same for)\b/i;
+const substitutionCue = /^\s*(and|or|and for|what about|how about|same for)\b/i;
 const backReference = /\b(it|its|they|them|their|this|that|these|those|he|she|there)\b/i;
 
 /** Question and auxiliary words that carry no topic, beyond the analyzer's stop words. */
@@ -54,10 +60,17 @@ export function isFollowUp(question: string): boolean {
   return continuationCue.test(question) || backReference.test(question) || contentWords(question).length <= 2;
 }
 
-/** The heuristic rewrite: `question` plus the previous query's content words it lacks. */
+/**
+ * The heuristic rewrite: `question` and, in brackets, the previous query's content words it
+ * lacks; after a substitution cue, without the previous query's last words that the follow-up's
+ * own words replace. For example `and for contractors? (vacation days)`.
+ */
 export function carryPreviousTerms(question: string, previousQuery: string): string {
-  const present = new Set(contentWords(question));
-  const carried = [...new Set(contentWords(previousQuery))].filter((word) => !present.has(word));
+  const own = [...new Set(contentWords(question))];
+  let previous = [...new Set(contentWords(previousQuery))];
+  if (substitutionCue.test(question) && own.length > 0) previous = previous.slice(0, Math.max(0, previous.length - own.length));
+  const present = new Set(own);
+  const carried = previous.filter((word) => !present.has(word));
   return carried.length === 0 ? question : `${question.trim()} (${carried.join(" ")})`;
 }
 

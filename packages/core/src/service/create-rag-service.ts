@@ -25,6 +25,10 @@ import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog, type RagEndEvent } from "../logging/perf-log.js";
+import { type ConversationMemory, createConversationMemory } from "../memory/conversation-memory.js";
+import { createTokenCounter } from "../memory/count-tokens.js";
+import type { ConversationTurn, MemoryStore } from "../memory/memory-store.js";
+import { rewriteFollowUp } from "../memory/rewrite-follow-up.js";
 import { type ChatModelChoice, chatModelFromConfig } from "../models/chat-model-from-config.js";
 import { createModelAnswerer } from "../models/create-model-answerer.js";
 import {
@@ -90,6 +94,11 @@ export interface RagServiceOptions {
   summarizer?: Summarizer;
   /** Reranker used when `USE_RERANKER` is true. */
   reranker?: Reranker;
+  /**
+   * Conversation memory; default Redis when `CACHE_URL`/`CACHE_HOST` is set, else in this
+   * process (see docs/memory.md).
+   */
+  memoryStore?: MemoryStore;
   /** Where ingestion jobs are kept; default Redis when `CACHE_URL`/`CACHE_HOST` is set, else SQLite at `DATA_DIR/jobs.sqlite`. */
   jobStore?: JobStore;
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
@@ -138,6 +147,24 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     return cacheStores;
   };
   const jobs = async (): Promise<JobStore> => options.jobStore ?? (await cache()).jobStore;
+  // Conversation memory (docs/memory.md): created on first use; a store that cannot even be
+  // created (Redis package missing) fails the request like any configuration error.
+  let conversationMemory: Promise<ConversationMemory> | undefined;
+  const memory = (): Promise<ConversationMemory> => {
+    conversationMemory ??= (async () =>
+      createConversationMemory({
+        store: options.memoryStore ?? (await cache()).memoryStore,
+        sessionTimeoutSeconds: config.sessionTimeoutSeconds,
+        threadTimeoutSeconds: config.threadTimeoutSeconds,
+        maxSessionTokens: config.maxSessionTokens,
+        countTokens: await createTokenCounter(config.llmProvider === "ollama" ? config.localLlmModel : config.generatorModel),
+        logger,
+      }))().catch((error: unknown) => {
+      conversationMemory = undefined;
+      throw error;
+    });
+    return conversationMemory;
+  };
   const uploadsDirectory = join(resolve(config.dataDir), "uploads");
   const backgroundJobs = new Set<Promise<unknown>>();
   const stopping = new AbortController();
@@ -437,6 +464,14 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       return visible;
     },
 
+    async forgetUser(context: RequestContext) {
+      const userName = normalizePrincipal(context.principal).userName;
+      if (userName === "") return { deleted: 0 };
+      const deleted = await (await memory()).forget(context.orgId, userName);
+      logger.info("conversation memory deleted", { component: "memory", org_id: context.orgId, conversations: deleted });
+      return { deleted };
+    },
+
     async resumeIngestions() {
       const unfinished = (await (await jobs()).unfinished()).filter((job) => job.resume !== undefined);
       for (const job of unfinished) {
@@ -451,11 +486,24 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const requestId = request.requestId ?? randomUUID();
       perfLog({ event: "rag_start", ts: Date.now(), request_id: requestId });
       const originalQuery = request.query;
-      const query = checkQuery(request.query);
-      const threadId = request.threadId ?? randomUUID();
+      const question = checkQuery(request.query);
       const principal = normalizePrincipal(request.principal);
       await ready();
       const model = chatChoice?.status === "ready" ? chatChoice : undefined;
+
+      // Step 2 and memory: the thread's history (stored turns win; a client's `history` is used
+      // when the thread has none), then a follow-up rewritten into a standalone query.
+      const conversations = principal.userName === "" ? undefined : await memory();
+      const conversation = conversations
+        ? await conversations.begin({ orgId: request.orgId, userName: principal.userName, threadId: request.threadId })
+        : { threadId: request.threadId ?? randomUUID(), history: [], continued: false };
+      const threadId = conversation.threadId;
+      const history: ConversationTurn[] =
+        conversation.history.length > 0
+          ? conversation.history
+          : historyTurns(request.history ?? []).map((turn) => ({ ...turn, createdAt: 0 }));
+      const rewritten = await rewriteFollowUp(question, history, { model: model?.model, signal: request.signal });
+      const query = checkQuery(rewritten.query);
 
       // Steps 4 to 6 for the question, and for its sub-queries when it asks several things.
       // Every retrieval applies the ACL rules itself (`retrieveChunks`).
@@ -523,7 +571,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         const answerRequest = {
           question: query,
           context,
-          history: request.history && request.history.length > 0 ? condenseHistory(historyTurns(request.history)) : undefined,
+          history: history.length > 0 ? condenseHistory(history) : undefined,
           subqueries: config.subqueryReasoningEnabled && subqueries.length > 0 ? subqueries : undefined,
           signal: request.signal,
         };
@@ -557,6 +605,17 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         prompt_version: promptVersion,
       };
       perfLog(end);
+      // Step 9: memory is updated after the response is built, in the background.
+      conversations?.record(
+        { orgId: request.orgId, userName: principal.userName, threadId },
+        {
+          question,
+          rewrittenQuery: query === question ? undefined : query,
+          answer: resolved.answer.callout_answer,
+          citedDocIds: [...new Set(Object.values(resolved.sources).map((source) => String(source.metadata.doc_id)))],
+          createdAt: Date.now(),
+        },
+      );
       return {
         answer: resolved.answer,
         sources: resolved.sources,
@@ -643,6 +702,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       await Promise.allSettled([...backgroundJobs]);
       await stores?.close();
       await options.jobStore?.close();
+      if (conversationMemory) await (await conversationMemory.catch(() => undefined))?.settled();
       if (cacheStores) await (await cacheStores.catch(() => undefined))?.close();
     },
   };

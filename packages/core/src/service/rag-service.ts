@@ -200,6 +200,14 @@ export interface RagService {
   startIngestion(request: IngestFilesRequest): Promise<IngestionJob>;
   /** A job of the organisation, or undefined (also for another organisation's job id). */
   getIngestionJob(context: RequestContext, jobId: string): Promise<IngestionJob | undefined>;
+  /**
+   * Deletes the conversation memory of `context.principal` in `context.orgId`: their session and
+   * every thread they created (privacy request; docs/memory.md). Returns how many conversations
+   * were deleted.
+   *
+   * @throws {DocqaError} `store_unavailable` when the memory store fails.
+   */
+  forgetUser(context: RequestContext): Promise<{ deleted: number }>;
   /** Resumes jobs left queued or running by a previous process; returns how many were resumed. */
   resumeIngestions(): Promise<number>;
   /**
