@@ -154,7 +154,9 @@ describe("/predict with conversation memory", () => {
       close: async () => {},
     };
     const broken = await harness(failing);
-    const stillAnswered = await ask(broken, "How many vacation days do employees get?", { threadId: "2b9e5c2a-6f1d-4e8b-9a3c-7d2e1f4b5a62" });
+    const stillAnswered = await ask(broken, "How many vacation days do employees get?", {
+      threadId: "2b9e5c2a-6f1d-4e8b-9a3c-7d2e1f4b5a62",
+    });
     expect(stillAnswered.cited[0]).toBe("vacation-employees");
   });
 
