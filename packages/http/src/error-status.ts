@@ -10,7 +10,7 @@
 import type { DocqaErrorCode } from "@docqa/core";
 
 /** HTTP status for each {@link DocqaErrorCode}. */
-export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 413 | 415 | 500 | 502 | 503 | 504>> = {
+export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 413 | 415 | 429 | 500 | 502 | 503 | 504>> = {
   config_invalid: 500,
   invalid_request: 400,
   invalid_json: 400,
@@ -28,6 +28,7 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   store_corrupt: 500,
   model_unavailable: 502,
   model_timeout: 504,
+  rate_limited: 429,
   internal_error: 500,
   empty_file: 400,
   file_too_large: 413,

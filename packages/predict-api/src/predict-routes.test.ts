@@ -573,6 +573,7 @@ describe("PERF lines", () => {
         "num_predict",
         "post_ms",
         "query_hash",
+        "query_rewrite",
         "request_id",
         "retrieval_ms",
         "total_ms",

@@ -1,17 +1,10 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
+import { createInMemoryJobStore, createRagService, loadConfig, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type RunningServers,
-  registerServeCommand,
-  type ServeSettings,
-  serveEnvironment,
-  sharedRateLimiters,
-  startServers,
-} from "./serve-command.js";
+import { type RunningServers, registerServeCommand, type ServeSettings, sharedRateLimiters, startServers } from "./serve-command.js";
 
 const secret = "serve-command-secret-0123456789-0123456789";
 const running: RunningServers[] = [];
@@ -130,19 +123,23 @@ describe("sharedRateLimiters", () => {
   });
 });
 
-describe("serveEnvironment", () => {
+describe("serve settings in loadConfig", () => {
   it("reads PORT_B and the rate limits with their defaults", () => {
-    expect(serveEnvironment({})).toEqual({ portB: 8000, rateLimits: { perMinute: 100, perHour: 1000 }, rateLimitSetA: false });
-    expect(serveEnvironment({ PORT_B: "9000", RATE_LIMIT_PER_MINUTE: "10", RATE_LIMIT_PER_HOUR: "0", RATE_LIMIT_SET_A: "true" })).toEqual({
+    const defaults = loadConfig({});
+    expect({ portB: defaults.portB, rateLimits: defaults.rateLimits }).toEqual({
+      portB: 8000,
+      rateLimits: { perMinute: 100, perHour: 1000, setA: false },
+    });
+    const set = loadConfig({ PORT_B: "9000", RATE_LIMIT_PER_MINUTE: "10", RATE_LIMIT_PER_HOUR: "0", RATE_LIMIT_SET_A: "true" });
+    expect({ portB: set.portB, rateLimits: set.rateLimits }).toEqual({
       portB: 9000,
-      rateLimits: { perMinute: 10, perHour: 0 },
-      rateLimitSetA: true,
+      rateLimits: { perMinute: 10, perHour: 0, setA: true },
     });
   });
 
-  it("rejects values that are not whole numbers or booleans", () => {
-    expect(() => serveEnvironment({ RATE_LIMIT_PER_MINUTE: "lots" })).toThrow(/RATE_LIMIT_PER_MINUTE="lots": expected a whole number/);
-    expect(() => serveEnvironment({ RATE_LIMIT_SET_A: "maybe" })).toThrow(/RATE_LIMIT_SET_A="maybe": expected true or false/);
+  it("rejects values that are not whole numbers or booleans, naming the variable", () => {
+    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: "lots" })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+    expect(() => loadConfig({ RATE_LIMIT_SET_A: "maybe" })).toThrow(/RATE_LIMIT_SET_A/);
   });
 });
 

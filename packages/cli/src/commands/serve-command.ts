@@ -4,16 +4,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { chatRoutes } from "@docqa/chat-api";
-import {
-  createRagService,
-  type DocqaConfig,
-  DocqaError,
-  type EnvironmentVariables,
-  importBackend,
-  type Logger,
-  loadConfig,
-  type RagService,
-} from "@docqa/core";
+import { createRagService, type DocqaConfig, DocqaError, importBackend, type Logger, loadConfig, type RagService } from "@docqa/core";
 import {
   bearerTokenUserKey,
   createMemoryRateLimiter,
@@ -51,54 +42,6 @@ export interface ServeSettings {
    * Redis-backed ones ({@link sharedRateLimiters}) to share budgets across instances.
    */
   limiters?: readonly RateLimiter[] | undefined;
-}
-
-/** Settings of `docqa serve` that `loadConfig` does not hold yet. */
-export interface ServeEnvironment {
-  portB: number;
-  rateLimits: RateLimitPolicy;
-  rateLimitSetA: boolean;
-}
-
-function integerVariable(environment: EnvironmentVariables, name: string, fallback: number): number {
-  const raw = environment[name]?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw)) {
-    throw new DocqaError("config_invalid", `invalid configuration: ${name}=${JSON.stringify(raw)}: expected a whole number ≥ 0`, {
-      component: "config",
-    });
-  }
-  return Number(raw);
-}
-
-function booleanVariable(environment: EnvironmentVariables, name: string, fallback: boolean): boolean {
-  const raw = environment[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === "") return fallback;
-  if (["true", "1", "yes"].includes(raw)) return true;
-  if (["false", "0", "no"].includes(raw)) return false;
-  throw new DocqaError("config_invalid", `invalid configuration: ${name}=${JSON.stringify(raw)}: expected true or false`, {
-    component: "config",
-  });
-}
-
-/**
- * Reads the serve settings that are not in `DocqaConfig` yet: `PORT_B` (default 8000),
- * `RATE_LIMIT_PER_MINUTE` (100), `RATE_LIMIT_PER_HOUR` (1000), `RATE_LIMIT_SET_A` (false).
- *
- * NOTE: the one place outside `loadConfig` where environment variables are read; these move into
- * `loadConfig` (and `docs/configuration.md`) when the core adds them.
- *
- * @throws {DocqaError} `config_invalid` for a value that is not a whole number or a boolean.
- */
-export function serveEnvironment(environment: EnvironmentVariables = process.env): ServeEnvironment {
-  return {
-    portB: integerVariable(environment, "PORT_B", 8000),
-    rateLimits: {
-      perMinute: integerVariable(environment, "RATE_LIMIT_PER_MINUTE", 100),
-      perHour: integerVariable(environment, "RATE_LIMIT_PER_HOUR", 1000),
-    },
-    rateLimitSetA: booleanVariable(environment, "RATE_LIMIT_SET_A", false),
-  };
 }
 
 /**
@@ -264,7 +207,7 @@ export function registerServeCommand(program: Command): void {
         ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
       };
       const config = loadConfig(environment);
-      const extra = serveEnvironment(environment);
+      const extra = { portB: config.portB, rateLimits: config.rateLimits, rateLimitSetA: config.rateLimits.setA };
       const logger = createCliLogger(config.logLevel === "debug");
       const service = createRagService({ config, logger });
       await service.ready();

@@ -225,6 +225,14 @@ export interface DocqaConfig {
   /** `HOST`, default `127.0.0.1`; `PORT`, default 8002 (set A). */
   host: string;
   port: number;
+  /** `PORT_B`, default 8000: port of set B. */
+  portB: number;
+  /**
+   * Per-user request budgets of set B (spec: 100 per minute and 1,000 per hour):
+   * `RATE_LIMIT_PER_MINUTE` (100) and `RATE_LIMIT_PER_HOUR` (1000); `RATE_LIMIT_SET_A`, default
+   * false, applies them to set A's authenticated routes too.
+   */
+  rateLimits: { perMinute: number; perHour: number; setA: boolean };
   /** `ENABLE_TESTPREDICT`, default false: serve the unauthenticated development route `/testpredict`. */
   enableTestPredict: boolean;
   /** `PERF_LOG`, default false: print the spec's `PERF` lines. */
@@ -337,6 +345,12 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     trustUserInfo: environment.TRUST_USER_INFO,
     host: environment.HOST,
     port: environment.PORT,
+    portB: environment.PORT_B,
+    rateLimits: {
+      perMinute: environment.RATE_LIMIT_PER_MINUTE,
+      perHour: environment.RATE_LIMIT_PER_HOUR,
+      setA: environment.RATE_LIMIT_SET_A,
+    },
     enableTestPredict: environment.ENABLE_TESTPREDICT,
     perfLog: environment.PERF_LOG,
     logLevel: environment.LOG_LEVEL,

@@ -116,6 +116,10 @@ export const environmentSchema = z.object({
   // Server
   HOST: z.string().default("127.0.0.1"),
   PORT: integer(8002, 0),
+  PORT_B: integer(8000, 0),
+  RATE_LIMIT_PER_MINUTE: integer(100, 0),
+  RATE_LIMIT_PER_HOUR: integer(1000, 0),
+  RATE_LIMIT_SET_A: flag(false),
   ENABLE_TESTPREDICT: flag(false),
   // Observability
   PERF_LOG: flag(false),

@@ -29,6 +29,7 @@ const marker = Symbol.for("docqa.error");
  *   files cannot be loaded, but the service catches that at start-up (BM25-only retrieval, no
  *   reranking), so it never reaches a client of the service.
  * - `model_timeout`: the chat model did not answer within `RAG_LLM_TIMEOUT_MS` (HTTP 504).
+ * - `rate_limited`: the user's request budget is spent (`RATE_LIMIT_PER_MINUTE`/`_PER_HOUR`; HTTP 429).
  * - `internal_error`: a bug; the cause holds the details.
  *
  * File ingestion (a file is rejected, the rest of its batch goes on):
@@ -62,6 +63,7 @@ export type DocqaErrorCode =
   | "store_corrupt"
   | "model_unavailable"
   | "model_timeout"
+  | "rate_limited"
   | "internal_error"
   | "empty_file"
   | "file_too_large"

@@ -60,7 +60,8 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   await Promise.all(
     run.files.map((file) =>
       limit(async () => {
-        const label = file.path ?? file.name ?? "(unnamed)";
+        // The name the caller gave (an upload's file name) wins over a spool path.
+        const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
           const outcome = await ingestOne(run, file);

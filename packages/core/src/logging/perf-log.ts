@@ -40,6 +40,12 @@ export interface RagEndEvent {
   num_ctx: number | null;
   /** docqa addition: `model`, `extractive`, `extractive-fallback` or `empty-context`. */
   answer_mode: string;
+  /** docqa addition: why the model's answer was replaced by the extractive one, else null. */
+  fallback_reason?: string | null;
+  /** docqa addition: version of the answer prompt (`PROMPT_VERSION`), null without a model. */
+  prompt_version?: string | null;
+  /** docqa addition: `unchanged`, `heuristic` or `model`: how a follow-up was made standalone. */
+  query_rewrite?: string;
 }
 
 /** Any PERF event. */

@@ -585,7 +585,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const totalMs = Math.round(performance.now() - started);
       const fallbackReason = generated.fallbackReason ?? null;
       const promptVersion = "promptVersion" in generated && typeof generated.promptVersion === "string" ? generated.promptVersion : null;
-      const end: RagEndEvent & { fallback_reason: string | null; prompt_version: string | null } = {
+      const end: RagEndEvent = {
         event: "rag_end",
         ts: Date.now(),
         total_ms: totalMs,
@@ -603,6 +603,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         answer_mode: generated.mode,
         fallback_reason: fallbackReason,
         prompt_version: promptVersion,
+        query_rewrite: rewritten.method,
       };
       perfLog(end);
       // Step 9: memory is updated after the response is built, in the background.
