@@ -229,11 +229,11 @@ export function describeDocumentStoresContract(name: string, create: () => Promi
     );
 
     it(
-      "pre-filters by principal so that top-k holds the readable documents among many unreadable ones",
+      "pre-filters by principal: among 1,000 unreadable documents matching the query, top-k holds the 5 readable ones and no unreadable one",
       async () => {
         const orgId = organisation("acl");
         const documents: DocumentVersion[] = [];
-        for (let index = 0; index < 300; index++) {
+        for (let index = 0; index < 1000; index++) {
           documents.push(
             await contractDocument(`private-${index}`, [`quarterly budget report number ${index} with budget figures`], {
               acl: "|user:someone-else@example.org|",
