@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService } from "@docqa/core";
-import { isContinuousIntegration } from "@docqa/core/testing";
+import { isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
 import { rateLimiterFromFlexible } from "@docqa/http";
 import { type ServerType, serve } from "@hono/node-server";
 import { Redis } from "ioredis";
@@ -21,19 +21,7 @@ import { chatRoutes } from "./chat-routes.js";
 const redisUrl = process.env.DOCQA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const secret = "redis-rate-limit-secret-0123456789-0123456789";
 
-async function reachable(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const redisAvailable = await reachable(redisUrl);
+const redisAvailable = await isTcpReachable(redisUrl);
 if (!redisAvailable && !isContinuousIntegration()) {
   console.warn(
     `chat-api Redis rate-limit test skipped: no Redis at ${redisUrl} (start it with scripts/services/start-redis.sh or set DOCQA_TEST_REDIS_URL)`,

@@ -8,27 +8,14 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
-import { isContinuousIntegration } from "@docqa/core/testing";
-import { Redis } from "ioredis";
+import { isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServers, sharedRateLimiters, startServers } from "./serve-command.js";
 
 const redisUrl = process.env.DOCQA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 const secret = "serve-redis-secret-0123456789-0123456789";
 
-async function reachable(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-const redisAvailable = await reachable(redisUrl);
+const redisAvailable = await isTcpReachable(redisUrl);
 if (!redisAvailable && !isContinuousIntegration()) {
   console.warn(`serve-command Redis test skipped: no Redis at ${redisUrl} (set DOCQA_TEST_REDIS_URL)`);
 }
