@@ -36,7 +36,9 @@ export async function startElasticsearchCompatibilityProxy(target: string): Prom
       if (rewritten !== undefined) headers[name] = rewritten;
     }
     const forwarded = httpRequest(
-      { hostname: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers },
+      // A fresh upstream connection per request (`agent: false`): reusing idle keep-alive
+      // connections races with the server closing them ("socket hang up").
+      { hostname: upstream.hostname, port: upstream.port, method: incoming.method, path: incoming.url, headers, agent: false },
       (response) => {
         const responseHeaders = { ...response.headers, "x-elastic-product": "Elasticsearch" };
         if (incoming.method === "GET" && (incoming.url === "/" || incoming.url?.startsWith("/?"))) {
