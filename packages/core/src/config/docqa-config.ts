@@ -121,8 +121,9 @@ export interface DocqaConfig {
   /** `BM25_B`, default 0.4 (Anserini's BEIR setting): length normalisation of Okapi BM25. */
   bm25B: number;
   /**
-   * `VECTOR_INDEX`: `exact` (default: always scan every vector), `hnsw` (an HNSW graph for every
-   * organisation), or `auto` (a graph for organisations with `HNSW_MIN_VECTORS` vectors). Graphs
+   * `VECTOR_INDEX`: `auto` (default: an HNSW graph for organisations with `HNSW_MIN_VECTORS`
+   * vectors, exact search below), `exact` (always scan every vector), or `hnsw` (a graph for every
+   * organisation). Graphs
    * are built in the background; searches are exact until the graph is ready, and for filters that
    * allow under 5 % of the vectors.
    */

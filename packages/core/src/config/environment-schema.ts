@@ -64,7 +64,7 @@ export const environmentSchema = z.object({
   SCORE_NORMALIZATION: z.enum(["min-max", "z-score"]).default("z-score"),
   BM25_K1: z.coerce.number().min(0).default(0.9),
   BM25_B: fraction(0.4),
-  VECTOR_INDEX: z.enum(["auto", "exact", "hnsw"]).default("exact"),
+  VECTOR_INDEX: z.enum(["auto", "exact", "hnsw"]).default("auto"),
   HNSW_MIN_VECTORS: integer(20_000, 0),
   HNSW_CONNECTIVITY: integer(16, 2),
   HNSW_EXPANSION_SEARCH: integer(64, 1),

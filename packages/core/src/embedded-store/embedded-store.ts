@@ -64,7 +64,7 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
   const bm25 = settings.bm25 ?? { k1: 0.9, b: 0.4 };
   const logger = settings.logger ?? silentLogger;
   const vectorIndex: VectorIndexSettings = {
-    mode: settings.vectorIndex?.mode ?? "exact",
+    mode: settings.vectorIndex?.mode ?? "auto",
     minVectors: settings.vectorIndex?.minVectors ?? 20_000,
     hnsw: { connectivity: 16, expansionAdd: 128, expansionSearch: 64, ...settings.vectorIndex?.hnsw },
   };

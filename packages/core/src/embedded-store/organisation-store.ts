@@ -76,7 +76,7 @@ export interface OrganisationStoreSettings {
 
 /** When the embedded store adds an HNSW graph beside its exact vector index (`VECTOR_INDEX`). */
 export interface VectorIndexSettings {
-  /** `exact` (default): never; `hnsw`: always; `auto`: from `minVectors` vectors on. */
+  /** `auto` (default): from `minVectors` vectors on; `exact`: never; `hnsw`: always. */
   mode: "auto" | "exact" | "hnsw";
   /** `HNSW_MIN_VECTORS`, default 20000. */
   minVectors: number;
