@@ -50,6 +50,14 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
     raptor: false,
   },
   {
+    name: "hybrid-minmax-deep",
+    description: "weighted sum 0.5/0.5, min-max normalisation over 1,000 candidates per retriever",
+    retrieval: { weightVector: 0.5, weightBm25: 0.5, normalization: "min-max", fusion: "weighted", vectorTopK: 1000, bm25TopK: 1000 },
+    rerank: false,
+    needsVectors: true,
+    raptor: false,
+  },
+  {
     name: "rrf",
     description: "reciprocal rank fusion (k = 60), weights 0.5/0.5",
     retrieval: { weightVector: 0.5, weightBm25: 0.5, fusion: "rrf" },
