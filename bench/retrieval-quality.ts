@@ -88,6 +88,10 @@ export async function benchmarkRetrievalQuality(): Promise<BenchmarkRow[]> {
   const variants: [string, EvaluateRetrievalOptions["retrieval"]][] = [
     ["hybrid, min-max, 0.5/0.5", { weightVector: 0.5, weightBm25: 0.5, normalization: "min-max" }],
     ["hybrid, z-score, 0.5/0.5", { weightVector: 0.5, weightBm25: 0.5, normalization: "z-score" }],
+    [
+      "hybrid, min-max, 0.5/0.5, 1,000 candidates per retriever",
+      { weightVector: 0.5, weightBm25: 0.5, normalization: "min-max", vectorTopK: 1000, bm25TopK: 1000 },
+    ],
     ["reciprocal rank fusion, 0.5/0.5", { weightVector: 0.5, weightBm25: 0.5, fusion: "rrf" }],
   ];
   rows.push({
