@@ -232,29 +232,17 @@ export class MilvusStore implements ServerVectorStore {
       const expression = chunkFilterExpression(options.filter, mode, { withEmbedding: true });
       if (!expression) return [];
       const data = Array.from(vector);
-      return this.filteredSearch(options.topK, options.filter, async (limit) => {
-        const response = await this.connection.call(
-          "search by vector",
-          async (client, timeout) =>
-            checkStatus(
-              "search by vector",
-              await client.search({
-                collection_name: collection.name,
-                anns_field: "embedding",
-                data,
-                limit,
-                ...filterRequest(expression),
-                output_fields: chunkOutputFields,
-                metric_type: "COSINE",
-                params: { ef: Math.max(limit, this.hnsw.expansionSearch) },
-                consistency_level: ConsistencyLevelEnum.Strong,
-                timeout,
-              }),
-            ),
-          { signal: options.signal },
-        );
-        return (response.results as Record<string, unknown>[]).map((row) => ({ chunk: rowToChunk(row), score: Number(row.score) }));
-      });
+      return this.filteredSearch(options.topK, options.filter, async (limit) =>
+        (
+          await this.searchRows("search by vector", collection.name, expression, options.signal, {
+            anns_field: "embedding",
+            data,
+            limit,
+            metric_type: "COSINE",
+            params: { ef: Math.max(limit, this.hnsw.expansionSearch) },
+          })
+        ).map((row) => ({ chunk: rowToChunk(row), score: Number(row.score) })),
+      );
     });
   }
 
@@ -267,31 +255,49 @@ export class MilvusStore implements ServerVectorStore {
       const expression = chunkFilterExpression(options.filter, mode);
       if (!expression) return [];
       const sign = await this.bm25ScoreSign();
-      return this.filteredSearch(options.topK, options.filter, async (limit) => {
-        const response = await this.connection.call(
-          "search by text",
-          async (client, timeout) =>
-            checkStatus(
-              "search by text",
-              await client.search({
-                collection_name: collection.name,
-                anns_field: "bm25_sparse",
-                data: text,
-                limit,
-                ...filterRequest(expression),
-                output_fields: chunkOutputFields,
-                metric_type: "BM25",
-                consistency_level: ConsistencyLevelEnum.Strong,
-                timeout,
-              }),
-            ),
-          { signal: options.signal },
-        );
-        return (response.results as Record<string, unknown>[])
+      return this.filteredSearch(options.topK, options.filter, async (limit) =>
+        (
+          await this.searchRows("search by text", collection.name, expression, options.signal, {
+            anns_field: "bm25_sparse",
+            data: text,
+            limit,
+            metric_type: "BM25",
+          })
+        )
           .map((row) => ({ chunk: rowToChunk(row), score: sign * Number(row.score) }))
-          .sort((left, right) => right.score - left.score);
-      });
+          .sort((left, right) => right.score - left.score),
+      );
     });
+  }
+
+  /**
+   * One search of a chunk collection with `expression` as filter: the chunk fields, strong
+   * consistency, the store's time limit; `request` gives the field, query data, limit and metric.
+   */
+  private async searchRows(
+    operation: string,
+    collectionName: string,
+    expression: FilterExpression,
+    signal: AbortSignal | undefined,
+    request: { anns_field: string; data: number[] | string; limit: number; metric_type: string; params?: Record<string, number> },
+  ): Promise<Record<string, unknown>[]> {
+    const response = await this.connection.call(
+      operation,
+      async (client, timeout) =>
+        checkStatus(
+          operation,
+          await client.search({
+            collection_name: collectionName,
+            ...request,
+            ...filterRequest(expression),
+            output_fields: chunkOutputFields,
+            consistency_level: ConsistencyLevelEnum.Strong,
+            timeout,
+          }),
+        ),
+      { signal },
+    );
+    return response.results as Record<string, unknown>[];
   }
 
   async write(orgId: string, documents: readonly DocumentVersion[], options: WriteOptions = {}): Promise<void> {

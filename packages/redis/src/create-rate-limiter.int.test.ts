@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@docqa/core";
+import { startTcpFaultProxy } from "@docqa/core/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRateLimiter } from "./create-rate-limiter.js";
 import { redisClientFromConfig } from "./redis-client-from-config.js";
 import { connectTestRedis, describeSkippedWithoutRedis } from "./testing/connect-test-redis.js";
-import { startRedisProxy } from "./testing/start-redis-proxy.js";
 
 const redis = await connectTestRedis();
 
@@ -72,7 +72,7 @@ if (redis.unavailable) {
     });
 
     it("falls back to process memory while Redis is unreachable, and shares counters again once it is back", async () => {
-      const proxy = await startRedisProxy(redis.url);
+      const proxy = await startTcpFaultProxy(new URL(redis.url).host);
       const lines: string[] = [];
       const logger: Logger = {
         debug: () => {},
@@ -89,7 +89,7 @@ if (redis.unavailable) {
         expect(await limiter.consume(user)).toMatchObject({ allowed: true, remaining: 2 });
         expect(await first.get(counter)).toBe("1");
 
-        proxy.cut();
+        proxy.setMode("down");
         const started = performance.now();
         expect(await limiter.consume(user)).toMatchObject({ allowed: true, limit: 3, remaining: 2 });
         expect(performance.now() - started).toBeLessThan(600);
@@ -101,7 +101,7 @@ if (redis.unavailable) {
         expect(performance.now() - skipping).toBeLessThan(50);
         expect(await first.get(counter)).toBe("1");
 
-        proxy.restore();
+        proxy.setMode("up");
         await new Promise((resolve) => client.once("ready", resolve));
         expect(await limiter.consume(user)).toMatchObject({ allowed: true, remaining: 1 });
         expect(await first.get(counter)).toBe("2");

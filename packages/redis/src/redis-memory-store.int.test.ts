@@ -1,11 +1,11 @@
 import { contractTurn, describeMemoryStoreContract } from "@docqa/core/contract";
+import { startTcpFaultProxy } from "@docqa/core/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisClientFromConfig } from "./redis-client-from-config.js";
 import { redisKeyLayout } from "./redis-key-layout.js";
 import { createRedisMemoryStore } from "./redis-memory-store.js";
 import { connectTestRedis, describeSkippedWithoutRedis } from "./testing/connect-test-redis.js";
-import { startRedisProxy } from "./testing/start-redis-proxy.js";
 
 const redis = await connectTestRedis();
 
@@ -74,7 +74,7 @@ if (redis.unavailable) {
 
     for (const outage of ["refused", "hung"] as const) {
       it(`fails while Redis is ${outage}, never applies the failed write later, and works again once Redis is back`, async () => {
-        const proxy = await startRedisProxy(redis.url);
+        const proxy = await startTcpFaultProxy(new URL(redis.url).host);
         const proxied = redisClientFromConfig({
           ...redis.config,
           storeTimeoutMs: 400,
@@ -85,11 +85,11 @@ if (redis.unavailable) {
         const options = { userName: "ada@acme.org", ttlSeconds: 60 };
         try {
           await store.append(key, [contractTurn("before")], options);
-          if (outage === "refused") proxy.cut();
-          else proxy.hang();
+          if (outage === "refused") proxy.setMode("down");
+          else proxy.setMode("hang");
           await expect(store.append(key, [contractTurn("during")], options)).rejects.toMatchObject({ code: "store_unavailable" });
           await expect(store.load(key, 60)).rejects.toMatchObject({ code: "store_unavailable" });
-          proxy.restore();
+          proxy.setMode("up");
           await new Promise((resolve) => proxied.once("ready", resolve));
           await store.append(key, [contractTurn("after")], options);
           expect(await store.load(key, 60)).toEqual({ ownerUser: "ada@acme.org", turns: [contractTurn("before"), contractTurn("after")] });

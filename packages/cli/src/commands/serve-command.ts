@@ -207,14 +207,13 @@ export function registerServeCommand(program: Command): void {
         ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
       };
       const config = loadConfig(environment);
-      const extra = { portB: config.portB, rateLimits: config.rateLimits, rateLimitSetA: config.rateLimits.setA };
       const logger = createCliLogger(config.logLevel === "debug");
       const service = createRagService({ config, logger });
       await service.ready();
       const resumed = await service.resumeIngestions();
       if (resumed > 0) process.stderr.write(`resumed ${resumed} interrupted ingestion job(s)\n`);
       const health = await service.health();
-      const counters = await sharedRateLimiters(config, extra.rateLimits, logger);
+      const counters = await sharedRateLimiters(config, config.rateLimits, logger);
       let running: RunningServers;
       try {
         running = await startServers(
@@ -223,9 +222,9 @@ export function registerServeCommand(program: Command): void {
             api,
             host: config.host,
             portA: config.port,
-            portB: extra.portB,
-            rateLimits: extra.rateLimits,
-            rateLimitSetA: extra.rateLimitSetA,
+            portB: config.portB,
+            rateLimits: config.rateLimits,
+            rateLimitSetA: config.rateLimits.setA,
             limiters: counters.limiters,
           },
           logger,
@@ -237,13 +236,13 @@ export function registerServeCommand(program: Command): void {
       }
       const limits =
         counters.limiters.length > 0
-          ? `${extra.rateLimits.perMinute}/min, ${extra.rateLimits.perHour}/h per user, counted in ${counters.store}${extra.rateLimitSetA ? ", sets A and B" : ", set B"}`
+          ? `${config.rateLimits.perMinute}/min, ${config.rateLimits.perHour}/h per user, counted in ${counters.store}${config.rateLimits.setA ? ", sets A and B" : ", set B"}`
           : "off";
       for (const { api: set, url } of running.servers) {
         process.stderr.write(
           `docqa set ${set.toUpperCase()} listening on ${url} (data: ${config.dataDir}; embeddings: ${
             health.embeddings.status === "ready" ? health.embeddings.model : "unavailable, retrieval uses BM25 only"
-          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !extra.rateLimitSetA ? "off" : limits}${
+          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !config.rateLimits.setA ? "off" : limits}${
             config.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"
           })\n`,
         );
