@@ -26,14 +26,12 @@ import {
   buildContext,
   type ChunkRecord,
   createEmbeddedStore,
+  createRagService,
   type DocumentVersion,
   type EmbeddedStore,
   ExactVectorIndex,
   HnswVectorIndex,
-  normalizeQuery,
-  retrieveChunks,
   splitSentences,
-  transactionalDocumentStores,
 } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
 import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
@@ -321,25 +319,18 @@ export async function benchmarkIndexSpeed(): Promise<BenchmarkRow[]> {
       await new Promise((resolve) => setTimeout(resolve, 100));
     const queryVector = Array.from(clustered());
     const embeddings = new FixedEmbeddings(queryVector);
-    const settings = {
-      vectorTopK: 8,
-      bm25TopK: 8,
-      retrieverTopK: 5,
-      weightVector: 0.5,
-      weightBm25: 0.5,
-      normalization: "z-score" as const,
-    };
+    // The service's own search pipeline (normalise, plan, retrieve, access filter, rerank, top-k)
+    // with the spec's default depths, then the context: the pre-LLM part of /predict.
+    const service = createRagService({
+      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")), embedDimension: dimension, logLevel: "silent" },
+      stores: store,
+      embeddings,
+      embeddingModelId: model.id,
+    });
+    await service.ready();
     const path = async (query: string) => {
-      const normalized = normalizeQuery(query);
-      const retrieval = await retrieveChunks(
-        {
-          stores: transactionalDocumentStores(store),
-          embeddings: { status: "ready", embeddings, model },
-          logger: { debug() {}, info() {}, warn() {}, error() {} },
-        },
-        { orgId: "bench", principal, query: normalized, settings },
-      );
-      return buildContext(retrieval.chunks, { maxDocChars: 4000, maxContextChars: 16000 });
+      const retrieval = await service.search({ orgId: "bench", principal, query });
+      return buildContext(retrieval.results, { maxDocChars: 4000, maxContextChars: 16000 });
     };
     const ours = await timed(queries.length, (index) => path(queries[index % queries.length] as string));
     if (size === 100_000) {

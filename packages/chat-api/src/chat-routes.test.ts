@@ -305,12 +305,12 @@ describe("POST /api/ingest and GET /api/ingest/{jobId}", () => {
       "unsupported_file_type",
     );
     expect(error.message).toContain("tool.exe");
-    expect(await h.service.search({ orgId: orgA, principal: { userName: "ann@a.example", roles: [], groups: [] }, query: "fine" })).toEqual(
-      {
-        results: [],
-        total: 0,
-      },
-    );
+    expect(
+      await h.service.search({ orgId: orgA, principal: { userName: "ann@a.example", roles: [], groups: [] }, query: "fine" }),
+    ).toMatchObject({
+      results: [],
+      total: 0,
+    });
     await expectError(await postJson(h.app, "/api/ingest", { files: [] }, token), 415, "unsupported_media_type");
   });
 

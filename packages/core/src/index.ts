@@ -9,8 +9,9 @@ export { normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
 export type { Answerer, AnswerMode, AnswerRequest, GeneratedAnswer } from "./answering/answerer.js";
 export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./answering/build-context.js";
+export { citedKeys, formatCitation, replaceCitations, stripCitations } from "./answering/citations.js";
 export { createExtractiveAnswerer, type ExtractiveAnswererSettings } from "./answering/extractive-answerer.js";
-export { citedKeys, type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
+export { type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
@@ -170,13 +171,6 @@ export {
   type StructuredOutput,
   type StructuredOutputMethod,
 } from "./models/invoke-structured.js";
-export {
-  type MergeableResult,
-  mergeSubqueryResults,
-  retrieveSubqueries,
-  type SubqueryRetrieval,
-  type SubqueryRetrievalSettings,
-} from "./models/merge-subquery-results.js";
 export type {
   AnswerStreamEvent,
   ModelAnswerer,
@@ -212,13 +206,7 @@ export { type FusedChunk, fuseReciprocalRank, fuseWeighted, type WeightedLists }
 export { normalizeQuery } from "./retrieval/normalize-query.js";
 export { normalizeScores, standardNormalCdf } from "./retrieval/normalize-scores.js";
 export type { Reranker } from "./retrieval/reranker.js";
-export {
-  type RetrievalInput,
-  type RetrievalOutput,
-  type RetrievalSettings,
-  type RetrievedChunk,
-  retrieveChunks,
-} from "./retrieval/retrieve-chunks.js";
+export { type RetrievalSettings, type RetrievedChunk, retrievalSettingsFromConfig } from "./retrieval/retrieval-settings.js";
 export { type IdScore, TopK } from "./retrieval/top-k.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
 export type {

@@ -184,7 +184,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       const body = c.req.valid("json");
       const auth = c.get("auth");
       const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
-      const intent = await service.query({ orgId: auth.orgId, principal, text: body.text });
+      const intent = await service.detectIntent({ orgId: auth.orgId, principal, text: body.text });
       return c.json(
         {
           ...intent,

@@ -24,8 +24,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { type Answer, emptyContextAnswer, noInformationSentence } from "../answering/answer.js";
 import type { Answerer } from "../answering/answerer.js";
+import { citedKeys } from "../answering/citations.js";
 import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
-import { citedKeys } from "../answering/resolve-citations.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { type ResiliencePolicy, resiliencePolicy } from "./call-with-resilience.js";

@@ -1,11 +1,11 @@
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Bm25Index } from "../embedded-store/bm25-index.js";
+import { mergeResults } from "../pipeline/stages/select-top-k.js";
 import type { ChunkRecord, ScoredChunk } from "../stores/chunk-record.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { decomposeQuestion, isSingleClause, splitQuestion } from "./decompose-question.js";
-import { retrieveSubqueries } from "./merge-subquery-results.js";
 
 describe("splitQuestion and isSingleClause", () => {
   it.each([
@@ -164,8 +164,7 @@ describe("decomposition retrieves what a single query misses", () => {
 
     const { subqueries, method } = await decomposeQuestion(question, { maxSubqueries: 5 });
     expect([method, subqueries]).toEqual(["rule", ["How many vacation days do I have", "how are travel expenses reimbursed"]]);
-    const decomposed = await retrieveSubqueries([question, ...subqueries], retrieve, { topK, concurrency: 2 });
-    expect(decomposed.perQuery.map((entry) => entry.query)).toEqual([question, ...subqueries]);
-    expect(decomposed.merged.map((result) => result.chunk.docId)).toEqual(["vacation-days", "expenses-abroad", "expense-claims"]);
+    const perQuery = await Promise.all([question, ...subqueries].map(retrieve));
+    expect(mergeResults(perQuery).map((result) => result.chunk.docId)).toEqual(["vacation-days", "expenses-abroad", "expense-claims"]);
   });
 });

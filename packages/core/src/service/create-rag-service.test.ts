@@ -7,6 +7,7 @@ import { loadConfig } from "../config/load-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { PerfEvent } from "../logging/perf-log.js";
+import { importBackend } from "../stores/stores-from-config.js";
 import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createRagService } from "./create-rag-service.js";
@@ -15,20 +16,22 @@ const principal = { userName: "ann@example.org", roles: [], groups: [] };
 
 describe("createRagService", () => {
   it("refuses a server store whose package is missing instead of silently using the embedded one", async () => {
-    const config = loadConfig({ VECTORDB_URI: "http://milvus:19530", LOG_LEVEL: "silent" });
-    const service = createRagService({ config });
-    const error = await service.ready().then(
+    // The workspace has @docqa/milvus installed, so the missing package is simulated by its name.
+    const error = await importBackend("@docqa/not-installed", "VECTORDB_URI").then(
       () => undefined,
       (caught: unknown) => caught,
     );
-    if (error === undefined) {
-      // @docqa/milvus is installed in this workspace: the store was created (it connects lazily).
-      await service.close();
-      return;
-    }
-    expect(error).toBeInstanceOf(DocqaError);
-    expect((error as DocqaError).code).toBe("config_invalid");
-    expect((error as DocqaError).message).toMatch(/npm install @docqa\/milvus/);
+    expect(DocqaError.isInstance(error) && error.code).toBe("config_invalid");
+    expect((error as DocqaError).message).toMatch(
+      /VECTORDB_URI selects a backend in @docqa\/not-installed, which is not installed: npm install @docqa\/not-installed/,
+    );
+  });
+
+  it("creates the Milvus store lazily when VECTORDB_URI is set and the package is installed", async () => {
+    const service = createRagService({ config: loadConfig({ VECTORDB_URI: "http://127.0.0.1:1", LOG_LEVEL: "silent" }), embeddings: null });
+    await service.ready();
+    expect((await service.health()).stores).toEqual({ vector: "milvus", keyword: "milvus" });
+    await service.close();
   });
 
   it("never calls the answerer on an empty context, and answers in the spec's order", async () => {
@@ -126,7 +129,7 @@ describe("createRagService with model providers", () => {
       message:
         "no chat model; answers use the extractive answerer: RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set",
     });
-    expect(await service.query({ orgId: "org", principal, text: "Hello!" })).toEqual({
+    expect(await service.detectIntent({ orgId: "org", principal, text: "Hello!" })).toEqual({
       intent: "greeting",
       confidence: 0.95,
       requires_rag: false,
