@@ -104,7 +104,8 @@ export class SlotTable {
     if (filter.docIds) {
       for (const docId of filter.docIds) for (const slot of this.documentSlots.get(docId) ?? []) mask[slot] = 1;
     } else {
-      mask.fill(1);
+      // Every live slot; a removed document's slots stay empty until the table is compacted.
+      for (let slot = 0; slot < count; slot++) if (this.slots[slot] !== undefined) mask[slot] = 1;
     }
     if (principal) {
       const allowed = this.accessGroups.allowedFor(principal);
