@@ -5,12 +5,12 @@
  * argument and never build parts themselves.
  */
 import type { Answerer } from "../answering/answerer.js";
+import type { ChatModelChoice } from "../chat-models/chat-model-from-config.js";
+import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/docqa-config.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
-import type { ChatModelChoice } from "../models/chat-model-from-config.js";
-import type { StructuredOutputMethod } from "../models/invoke-structured.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import type { Analyzer } from "../text/analyzer.js";

@@ -6,24 +6,24 @@
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { Answerer } from "../answering/answerer.js";
+import { createModelAnswerer } from "../answering/create-model-answerer.js";
 import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
+import { type ChatModelChoice, chatModelFromConfig } from "../chat-models/chat-model-from-config.js";
+import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/docqa-config.js";
+import { embeddingsFromProvider } from "../embeddings/embeddings-from-provider.js";
 import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import {
+  createModelIntentClassifier,
+  createRuleIntentClassifier,
+  type IntentClassifier,
+} from "../intent/create-model-intent-classifier.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
 import { type ConversationMemory, createConversationMemory } from "../memory/conversation-memory.js";
 import { createTokenCounter } from "../memory/count-tokens.js";
 import type { MemoryStore } from "../memory/memory-store.js";
-import { type ChatModelChoice, chatModelFromConfig } from "../models/chat-model-from-config.js";
-import { createModelAnswerer } from "../models/create-model-answerer.js";
-import {
-  createModelIntentClassifier,
-  createRuleIntentClassifier,
-  type IntentClassifier,
-} from "../models/create-model-intent-classifier.js";
-import { embeddingsFromProvider } from "../models/embeddings-from-provider.js";
-import type { StructuredOutputMethod } from "../models/invoke-structured.js";
 import type { Runtime } from "../pipeline/runtime.js";
 import { CrossEncoderReranker } from "../retrieval/cross-encoder-reranker.js";
 import type { Reranker } from "../retrieval/reranker.js";

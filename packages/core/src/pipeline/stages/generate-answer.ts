@@ -7,9 +7,9 @@
  */
 import { emptyContextAnswer } from "../../answering/answer.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "../../answering/answerer.js";
+import { streamModelAnswer } from "../../answering/stream-model-answer.js";
 import { DocqaError } from "../../errors/docqa-error.js";
-import { condenseHistory } from "../../models/prompts.js";
-import { streamModelAnswer } from "../../models/stream-model-answer.js";
+import { condenseHistory } from "../../prompts/prompts.js";
 import type { PredictState } from "../request-state.js";
 import type { Stage } from "../stage.js";
 

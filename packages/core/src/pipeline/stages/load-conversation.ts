@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ConversationTurn } from "../../memory/memory-store.js";
-import type { HistoryTurn } from "../../models/prompts.js";
+import type { HistoryTurn } from "../../prompts/prompts.js";
 import type { PredictState } from "../request-state.js";
 import type { Stage } from "../stage.js";
 

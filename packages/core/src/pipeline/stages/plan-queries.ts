@@ -4,7 +4,7 @@
  * `QUERY_DECOMPOSITION_N` sub-queries (by the chat model, else by the clause rule; single-clause
  * questions skip it), each retrieved with `SUBQUERY_TOP_K`.
  */
-import { decomposeQuestion } from "../../models/decompose-question.js";
+import { decomposeQuestion } from "../../query-planning/decompose-question.js";
 import { normalizeQuery } from "../../retrieval/normalize-query.js";
 import type { PlannedQuery, PredictState, RetrievalState } from "../request-state.js";
 import type { Stage } from "../stage.js";

@@ -20,7 +20,7 @@
  * (`empty_output`), output with no JSON object in it (`unparseable_output`), and an empty
  * `callout_answer` (`empty_answer`): a callout is required, since it is the answer.
  */
-import type { Answer } from "../answering/answer.js";
+import type { Answer } from "./answer.js";
 
 /** A repair {@link repairAnswer} applied. */
 export type AnswerRepair =

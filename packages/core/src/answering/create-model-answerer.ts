@@ -22,16 +22,16 @@
  * service reports them as `droppedCitations`); a source is never invented.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { type Answer, emptyContextAnswer, noInformationSentence } from "../answering/answer.js";
-import type { Answerer } from "../answering/answerer.js";
-import { citedKeys } from "../answering/citations.js";
-import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
+import { type ResiliencePolicy, resiliencePolicy } from "../chat-models/call-with-resilience.js";
+import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import { type ResiliencePolicy, resiliencePolicy } from "./call-with-resilience.js";
-import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "./invoke-structured.js";
+import { answerJsonSchema, answerMessages, PROMPT_VERSION } from "../prompts/prompts.js";
+import { type Answer, emptyContextAnswer, noInformationSentence } from "./answer.js";
+import type { Answerer } from "./answerer.js";
+import { citedKeys } from "./citations.js";
+import { createExtractiveAnswerer } from "./extractive-answerer.js";
 import type { ModelAnswerer, ModelAnswerRequest, ModelFallbackReason, ModelGeneratedAnswer } from "./model-answerer.js";
-import { answerJsonSchema, answerMessages, PROMPT_VERSION } from "./prompts.js";
 import { type AnswerRepair, repairAnswer } from "./repair-answer.js";
 import { streamAnswerEvents } from "./stream-model-answer.js";
 

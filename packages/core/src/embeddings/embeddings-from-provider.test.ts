@@ -3,13 +3,13 @@
  * through `prepareEmbeddings` as the service would use them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadOllamaModule } from "../chat-models/load-provider-module.js";
 import { resolveConfig } from "../config/load-config.js";
-import { prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
 import { silentLogger } from "../logging/logger.js";
 import { type OllamaWireServer, startOllamaWireServer } from "../testing/ollama-wire-server.js";
 import { deterministicVector, type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { embeddingsFromProvider } from "./embeddings-from-provider.js";
-import { loadOllamaModule } from "./load-provider-module.js";
+import { prepareEmbeddings } from "./prepare-embeddings.js";
 
 // `@langchain/ollama` is a dependency of `@docqa/core`: the OllamaEmbeddings case always runs.
 const ollama = await loadOllamaModule();

@@ -6,10 +6,10 @@
  * dimension against `EMBED_DIMENSION` as for any embeddings object.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { placeholderApiKey } from "../chat-models/chat-model-from-config.js";
+import { loadOllamaModule, loadOpenAIModule } from "../chat-models/load-provider-module.js";
 import type { DocqaConfig } from "../config/docqa-config.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import { placeholderApiKey } from "./chat-model-from-config.js";
-import { loadOllamaModule, loadOpenAIModule } from "./load-provider-module.js";
 
 /** The configuration fields {@link embeddingsFromProvider} reads. */
 export type ProviderEmbeddingsConfig = Pick<

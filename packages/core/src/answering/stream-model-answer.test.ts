@@ -5,14 +5,14 @@
  */
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Answer } from "../answering/answer.js";
-import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
-import { resolveCitations } from "../answering/resolve-citations.js";
+import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
+import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
+import type { Answer } from "./answer.js";
 import { createModelAnswerer } from "./create-model-answerer.js";
-import { handbookContext, handbookQuestion } from "./handbook-context.js";
-import type { StructuredOutputMethod } from "./invoke-structured.js";
+import { createExtractiveAnswerer } from "./extractive-answerer.js";
 import type { AnswerStreamEvent } from "./model-answerer.js";
+import { resolveCitations } from "./resolve-citations.js";
 import { streamModelAnswer } from "./stream-model-answer.js";
 
 let server: OpenAIWireServer;

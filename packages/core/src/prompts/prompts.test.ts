@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { BaseMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { answerSchema } from "../answering/answer.js";
-import { handbookContext, handbookQuestion } from "./handbook-context.js";
+import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
 import {
   answerJsonSchema,
   answerMessages,

@@ -7,11 +7,11 @@
  */
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { classifyIntent } from "../intent/classify-intent.js";
+import { evaluateIntentClassifier } from "../evaluation/evaluate-intent-classifier.js";
+import { intentExamples } from "../evaluation/intent-examples.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
+import { classifyIntent } from "./classify-intent.js";
 import { createModelIntentClassifier, createRuleIntentClassifier } from "./create-model-intent-classifier.js";
-import { evaluateIntentClassifier } from "./evaluate-intent-classifier.js";
-import { intentExamples } from "./intent-examples.js";
 
 /** Correct answers of the rule classifier on `intentExamples`, as measured: 99 of 120 (82.5 %). */
 const RULE_CLASSIFIER_CORRECT = 99;

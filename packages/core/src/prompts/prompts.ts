@@ -4,7 +4,7 @@
  * decomposition prompt (`USE_QUERY_DECOMPOSITION`) and the intent prompt (`POST /query`).
  *
  * Changing any text here changes model behaviour: bump {@link PROMPT_VERSION} and update the
- * snapshots (`npx vitest run --project unit packages/core/src/models/prompts.test.ts -u`); the
+ * snapshots (`npx vitest run --project unit packages/core/src/prompts/prompts.test.ts -u`); the
  * prompts test fails when the text changes under an unchanged version.
  */
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";

@@ -5,16 +5,16 @@
  */
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type Answer, emptyContextAnswer } from "../answering/answer.js";
-import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
-import { resolveCitations } from "../answering/resolve-citations.js";
+import type { ResiliencePolicy } from "../chat-models/call-with-resilience.js";
+import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { PROMPT_VERSION } from "../prompts/prompts.js";
+import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
-import type { ResiliencePolicy } from "./call-with-resilience.js";
+import { type Answer, emptyContextAnswer } from "./answer.js";
 import { createModelAnswerer } from "./create-model-answerer.js";
-import { handbookContext, handbookQuestion } from "./handbook-context.js";
-import type { StructuredOutputMethod } from "./invoke-structured.js";
-import { PROMPT_VERSION } from "./prompts.js";
+import { createExtractiveAnswerer } from "./extractive-answerer.js";
+import { resolveCitations } from "./resolve-citations.js";
 
 let server: OpenAIWireServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * overall accuracy, per-intent recall and precision, and the misclassified inputs.
  */
 import type { Intent } from "../intent/classify-intent.js";
-import type { IntentClassifier } from "./create-model-intent-classifier.js";
+import type { IntentClassifier } from "../intent/create-model-intent-classifier.js";
 import { type IntentExample, intentExamples } from "./intent-examples.js";
 
 /** Per-intent counts and rates. */

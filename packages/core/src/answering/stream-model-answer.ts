@@ -3,9 +3,9 @@
  * event whose answer equals the non-streamed answer for the same model output, because both run
  * the same call and the same repair path; only the transport differs.
  */
-import type { Answerer } from "../answering/answerer.js";
-import { resolveCitations } from "../answering/resolve-citations.js";
+import type { Answerer } from "./answerer.js";
 import type { AnswerStreamEvent, ModelAnswerer, ModelAnswerRequest, ModelGeneratedAnswer } from "./model-answerer.js";
+import { resolveCitations } from "./resolve-citations.js";
 
 /**
  * Streams any answerer: a {@link ModelAnswerer}'s tokens and final event, or for another

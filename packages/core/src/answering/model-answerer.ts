@@ -1,9 +1,9 @@
 /**
  * Types of the model answerer: its requests, its answers with diagnostics, and its stream events.
  */
-import type { Answerer, AnswerRequest, GeneratedAnswer } from "../answering/answerer.js";
-import type { ResolvedCitations } from "../answering/resolve-citations.js";
+import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import type { AnswerRepair, UnrepairableReason } from "./repair-answer.js";
+import type { ResolvedCitations } from "./resolve-citations.js";
 
 /** Why a model answer was replaced by the extractive answer; see `createModelAnswerer`. */
 export type ModelFallbackReason = UnrepairableReason | "no_valid_citation" | "stream_interrupted";

@@ -5,12 +5,12 @@
  * falls back to the rule classifier, so `/query` never fails because of the model.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { type ResiliencePolicy, resiliencePolicy } from "../chat-models/call-with-resilience.js";
+import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import { DocqaError } from "../errors/docqa-error.js";
-import { classifyIntent, type Intent, type IntentResult } from "../intent/classify-intent.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import { type ResiliencePolicy, resiliencePolicy } from "./call-with-resilience.js";
-import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "./invoke-structured.js";
-import { intentDescriptions, intentJsonSchema, intentMessages } from "./prompts.js";
+import { intentDescriptions, intentJsonSchema, intentMessages } from "../prompts/prompts.js";
+import { classifyIntent, type Intent, type IntentResult } from "./classify-intent.js";
 
 /** Classifies the intent of a text. */
 export interface IntentClassifier {

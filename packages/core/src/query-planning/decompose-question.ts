@@ -23,11 +23,11 @@
  * the model fails or returns nothing usable, the rule's pieces are the sub-queries.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { type ResiliencePolicy, resiliencePolicy } from "../chat-models/call-with-resilience.js";
+import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import { type ResiliencePolicy, resiliencePolicy } from "./call-with-resilience.js";
-import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "./invoke-structured.js";
-import { decompositionJsonSchema, decompositionMessages } from "./prompts.js";
+import { decompositionJsonSchema, decompositionMessages } from "../prompts/prompts.js";
 
 const questionStarters =
   "what|how|why|when|where|who|whom|whose|which|is|are|was|were|do|does|did|can|could|should|would|will|may|must|has|have|had|list|describe|explain|tell me|show me|give me|compare|summari[sz]e|define";

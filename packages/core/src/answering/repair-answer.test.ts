@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Answer } from "../answering/answer.js";
+import type { Answer } from "./answer.js";
 import { repairAnswer } from "./repair-answer.js";
 
 const answer: Answer = {

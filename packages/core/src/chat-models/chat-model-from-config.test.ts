@@ -5,13 +5,13 @@
  * only where it is missing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createModelAnswerer } from "../answering/create-model-answerer.js";
 import { resolveConfig } from "../config/load-config.js";
 import type { Logger } from "../logging/logger.js";
+import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
 import { type OllamaWireServer, startOllamaWireServer } from "../testing/ollama-wire-server.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { chatModelFromConfig, placeholderApiKey } from "./chat-model-from-config.js";
-import { createModelAnswerer } from "./create-model-answerer.js";
-import { handbookContext, handbookQuestion } from "./handbook-context.js";
 import { loadOllamaModule } from "./load-provider-module.js";
 
 const ollama = await loadOllamaModule();
