@@ -681,6 +681,36 @@ describe.each(endpoints)("errors of $name", ({ name, send }) => {
   });
 });
 
+describe("unknown routes", () => {
+  it("answer 404 not_found in set B's shape, without a token and uncounted, also under /api", async () => {
+    const h = harness({ rateLimit: { perMinute: 1, perHour: 0 } });
+    const ann = await tokenFor("ann@a.example");
+    for (const [method, path] of [
+      ["GET", "/nowhere"],
+      ["POST", "/api/nowhere"],
+      ["POST", "/predict"],
+    ] as const) {
+      const response = await h.app.request(path, { method, headers: { Authorization: `Bearer ${ann}` } });
+      expect(response.status).toBe(404);
+      expect(response.headers.get("RateLimit-Limit")).toBeNull();
+      expect(await response.json()).toEqual({ error: { code: "not_found", message: `no route ${method} ${path}` } });
+    }
+    expect((await h.app.request("/api/ingest/none", { headers: { Authorization: `Bearer ${ann}` } })).status).toBe(404);
+  });
+
+  it("answer a known path asked with another method 405 method_not_allowed with Allow, before authentication", async () => {
+    const h = harness();
+    const get = await h.app.request("/api/chat");
+    expect(get.status).toBe(405);
+    expect(get.headers.get("Allow")).toBe("POST");
+    expect(await get.json()).toEqual({ error: { code: "method_not_allowed", message: "GET is not allowed on /api/chat; use POST" } });
+    const post = await h.app.request("/api/memory", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("Allow")).toBe("DELETE");
+    expect((await h.app.request("/health", { method: "PUT" })).headers.get("Allow")).toBe("GET, HEAD");
+  });
+});
+
 describe("rate limits with the default budgets", () => {
   it("the 101st request of a user within a minute gets 429 with the seconds left in the window", async () => {
     const h = harness();

@@ -61,9 +61,15 @@ describe("startServers", () => {
     expect(urls.b).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(urls.a).not.toBe(urls.b);
     expect(await (await fetch(`${urls.a}/healthz`)).json()).toMatchObject({ status: "ok" });
-    expect((await fetch(`${urls.a}/health`)).status).toBe(404);
+    const unknown = await fetch(`${urls.a}/health`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ detail: "no route GET /health", code: "not_found" });
+    // /testpredict is disabled by default: a JSON 404 like any unknown route, not Hono's plain text.
+    const testPredict = await fetch(`${urls.a}/testpredict`, { method: "POST", body: "{}" });
+    expect(testPredict.status).toBe(404);
+    expect(await testPredict.json()).toEqual({ detail: "no route POST /testpredict", code: "not_found" });
     expect(await (await fetch(`${urls.b}/health`)).json()).toMatchObject({ status: "ok", version: "0.1.0" });
-    expect((await fetch(`${urls.b}/healthz`)).status).toBe(404);
+    expect(await (await fetch(`${urls.b}/healthz`)).json()).toEqual({ error: { code: "not_found", message: "no route GET /healthz" } });
     const bearer = await token();
     const answer = await predict(urls.a as string, bearer);
     expect(answer.status).toBe(200);
@@ -72,8 +78,11 @@ describe("startServers", () => {
     expect(found.status).toBe(200);
     expect(found.headers.get("RateLimit-Policy")).toBe("100;w=60, 1000;w=3600");
     for (const url of [urls.a, urls.b]) {
-      expect((await fetch(`${url}/docs`)).status).toBe(200);
-      expect((await fetch(`${url}/redoc`)).status).toBe(200);
+      for (const page of ["/docs", "/redoc"]) {
+        const response = await fetch(`${url}${page}`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get("Content-Security-Policy")).toContain("default-src 'self'");
+      }
     }
   });
 
@@ -94,7 +103,7 @@ describe("startServers", () => {
     const limited = await predict(urls.a as string, bearer);
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual({
-      detail: expect.stringMatching(/^rate limit exceeded: retry after \d+ s$/),
+      detail: expect.stringMatching(/^rate limit exceeded: 2 requests per minute per user; retry after \d+ s$/),
       code: "rate_limited",
     });
     expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThan(0);

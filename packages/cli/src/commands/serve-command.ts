@@ -5,19 +5,10 @@
 import type { AddressInfo } from "node:net";
 import { chatRoutes } from "@docqa/chat-api";
 import { createRagService, type DocqaConfig, DocqaError, importBackend, type Logger, loadConfig, type RagService } from "@docqa/core";
-import {
-  bearerTokenUserKey,
-  createMemoryRateLimiter,
-  createRateLimiters,
-  offlineReferencePages,
-  type RateLimiter,
-  type RateLimitPolicy,
-  rateLimit,
-} from "@docqa/http";
+import { createMemoryRateLimiter, createRateLimiters, type RateLimiter, type RateLimitPolicy } from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
-import { type Env, Hono } from "hono";
 import { createCliLogger } from "../cli-logger.js";
 
 /** Which endpoint sets to serve. */
@@ -42,32 +33,6 @@ export interface ServeSettings {
    * Redis-backed ones ({@link sharedRateLimiters}) to share budgets across instances.
    */
   limiters?: readonly RateLimiter[] | undefined;
-}
-
-/**
- * Set A's app as `docqa serve` serves it: its reference pages under the offline
- * Content-Security-Policy (`offlineReferencePages`) and, when `limiters` are given, the per-user
- * rate limits in front of its authenticated routes. The limits run before set A's own
- * authentication, so they verify the token themselves (`bearerTokenUserKey`); requests without a
- * valid token are not counted and set A answers them. 429 bodies use set A's error shape,
- * `{"detail": ..., "code": "rate_limited"}`.
- */
-export function servedSetA<E extends Env>(app: Hono<E>, service: RagService, limiters: readonly RateLimiter[], logger?: Logger): Hono {
-  const outer = new Hono();
-  outer.use("/docs", offlineReferencePages());
-  outer.use("/redoc", offlineReferencePages());
-  if (limiters.length > 0) {
-    const limit = rateLimit({
-      limiters,
-      key: bearerTokenUserKey(() => service.config),
-      logger,
-      onLimited: (c, decision) =>
-        c.json({ detail: `rate limit exceeded: retry after ${decision.retryAfterSeconds} s`, code: "rate_limited" }, 429),
-    });
-    for (const path of ["/query", "/predict", "/upsert"]) outer.use(path, limit);
-  }
-  outer.route("/", app);
-  return outer;
 }
 
 /** The part of `@docqa/redis` used here (an optional backend, imported when Redis is configured). */
@@ -162,7 +127,7 @@ export async function startServers(service: RagService, settings: ServeSettings,
   const url = (server: ServerType) => `http://${host}:${(server.address() as AddressInfo).port}`;
   try {
     if (settings.api !== "b") {
-      const app = servedSetA(predictRoutes(service, { logger }), service, settings.rateLimitSetA ? limiters : [], logger);
+      const app = predictRoutes(service, { logger, rateLimit: settings.rateLimitSetA ? { limiters } : false });
       const server = await listen(app, settings.host, settings.portA);
       servers.push({ api: "a", url: url(server), server });
     }
