@@ -14,7 +14,6 @@ export interface RenderedAnswer {
   citedKeys: string[];
 }
 
-
 /** The last path segment of a document id, without a JSON record suffix (`docs/a.json#3` → `a.json`). */
 function fileNameOfDocumentId(docId: string): string {
   return (docId.split(/[\\/]/).at(-1) ?? docId).replace(/#\d+$/, "");
