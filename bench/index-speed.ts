@@ -327,7 +327,7 @@ export async function benchmarkIndexSpeed(): Promise<BenchmarkRow[]> {
     // The service's own search pipeline (normalise, plan, retrieve, access filter, rerank, top-k)
     // with the spec's default depths, then the context: the pre-LLM part of /predict.
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")), embedDimension: dimension, logLevel: "silent" },
+      config: { stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")) }, embeddings: { dimension }, logging: { level: "silent" } },
       stores: store,
       embeddings,
       embeddingModelId: model.id,

@@ -20,8 +20,10 @@ import {
   createDocqaApp,
   defaultJsonContentType,
   defaultRateLimitPolicy,
+  loadServerConfig,
   type RateLimitPolicy,
   type RateLimitSetting,
+  type ServerConfig,
 } from "@docqa/http";
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Hono } from "hono";
@@ -48,6 +50,8 @@ import { searchConditions } from "./search-conditions.js";
 
 /** Options of {@link chatRoutes}. */
 export interface ChatRoutesOptions {
+  /** Server settings (access tokens, `JWT_*`); default `loadServerConfig()` (the environment), read when the first request needs it. */
+  server?: ServerConfig | undefined;
   /**
    * Per-user rate limits of every `/api` route. Default {@link defaultRateLimitPolicy} (100 per
    * minute and 1,000 per hour, spec "Limits") counted in this process. Pass a
@@ -152,8 +156,10 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | unde
  */
 export function chatRoutes(service: RagService, options: ChatRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
   const config = service.config;
+  let loaded: ServerConfig | undefined = options.server;
   const { app, authenticated } = createDocqaApp({
-    config: () => service.config,
+    jwt: () => (loaded ??= loadServerConfig()).jwt,
+    maxUploadBytes: config.ingestion.maxUploadBytes,
     component: "chat-api",
     errors: setBErrors,
     rateLimit: options.rateLimit ?? defaultRateLimitPolicy,
@@ -211,7 +217,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       };
       const result = await service.predict(request);
       const rendered = renderAnswer(result.answer, result.sources);
-      const { confidence } = answerConfidence(result.answer, result.sources, config);
+      const { confidence } = answerConfidence(result.answer, result.sources, config.retrieval);
       return c.json({ response: rendered.text, sources: rendered.files, confidence, sessionId: body.sessionId }, 200);
     },
   );

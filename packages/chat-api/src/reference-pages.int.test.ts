@@ -80,9 +80,8 @@ beforeAll(async () => {
   for (const set of sets) {
     const service = createRagService({
       config: {
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-reference-pages-")),
-        jwt: { secret: "reference-pages-secret-0123456789" },
-        logLevel: "silent",
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-reference-pages-")) },
+        logging: { level: "silent" },
       },
       embeddings: null,
       jobStore: createInMemoryJobStore(),

@@ -23,6 +23,7 @@ export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableR
 export { type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
 export { streamModelAnswer } from "./answering/stream-model-answer.js";
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
+export { type JwtSettings, jwtSettingsSchema } from "./auth/jwt-settings.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
 export {
@@ -59,9 +60,30 @@ export {
 export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "./chunking/chunk-document.js";
 export { createSemanticSplit, type SemanticSplitSettings } from "./chunking/semantic-split.js";
 export { hashOf, type SourceDocument, sourceFromInput } from "./chunking/source-document.js";
-export { configFromEnvironment, type DocqaConfig, type ScoreNormalization } from "./config/docqa-config.js";
-export { type Environment, environmentSchema, environmentVariableNames } from "./config/environment-schema.js";
-export { type DocqaConfigOverrides, type EnvironmentVariables, loadConfig, resolveConfig } from "./config/load-config.js";
+export {
+  configSchema,
+  type DocqaConfig,
+  type DocqaConfigInput,
+  defaultEmbeddingModel,
+  flag,
+  fraction,
+  integer,
+  optionalInteger,
+  type ScoreNormalization,
+  type SettingMetadata,
+  setting,
+} from "./config/config-schema.js";
+export {
+  type DeepPartial,
+  type DocqaConfigOverrides,
+  type EnvironmentVariables,
+  loadConfig,
+  loadSettings,
+  parseSettings,
+  resolveConfig,
+  type SettingLocation,
+  settingsOf,
+} from "./config/load-config.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "./embedded-store/bm25-index.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
 export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";

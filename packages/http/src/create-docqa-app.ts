@@ -19,7 +19,7 @@
  * when you mount a set in your own app (`app.route("/qa", predictRoutes(service))`), your app
  * answers paths it does not know.
  */
-import { type DocqaConfig, DocqaError, type DocqaErrorCode, type Logger, silentLogger } from "@docqa/core";
+import { DocqaError, type DocqaErrorCode, type JwtSettings, type Logger, silentLogger } from "@docqa/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -65,11 +65,10 @@ export interface ReferencePagesInfo {
 
 /** Options of {@link createDocqaApp}. */
 export interface DocqaAppOptions {
-  /**
-   * The service's configuration. `jwt` is read per request (the secret may be set after the app
-   * is built); `maxUploadBytes` (`MAX_UPLOAD_BYTES`) once, when the app is built.
-   */
-  config: () => Pick<DocqaConfig, "jwt" | "maxUploadBytes">;
+  /** The access-token settings, read per request (the secret may be set after the app is built). */
+  jwt: () => JwtSettings;
+  /** `MAX_UPLOAD_BYTES`: the largest request body, in bytes (413 `payload_too_large` above it). */
+  maxUploadBytes: number;
   /** Component named in logs and error messages, for example `predict-api`. */
   component: string;
   /** The set's error bodies. */
@@ -113,7 +112,8 @@ export interface DocqaApp {
  * @example
  * ```ts
  * const { app, authenticated } = createDocqaApp({
- *   config: () => service.config,
+ *   jwt: () => server.jwt,
+ *   maxUploadBytes: service.config.ingestion.maxUploadBytes,
  *   component: "my-api",
  *   errors: { body: (code, message) => ({ error: { code, message } }), validation: (error) => ({ error: { code: "invalid_request", message: error.message } }) },
  *   rateLimit: { perMinute: 100, perHour: 1000 },
@@ -152,7 +152,7 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
     return respond(c, new DocqaError("not_found", `no route ${c.req.method} ${c.req.path}`, { component }));
   });
 
-  const maxUploadBytes = options.config().maxUploadBytes;
+  const { maxUploadBytes } = options;
   app.use(
     "*",
     bodyLimit({
@@ -165,7 +165,7 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   const limiters = rateLimitersFor(options.rateLimit ?? false);
-  const middleware: MiddlewareHandler<DocqaEnv>[] = [bearerAuth(options.config)];
+  const middleware: MiddlewareHandler<DocqaEnv>[] = [bearerAuth(options.jwt)];
   if (limiters.length > 0) {
     middleware.push(
       rateLimit({ limiters, logger, onLimited: (c, decision) => c.json(errors.body("rate_limited", rateLimitedMessage(decision)), 429) }),

@@ -11,6 +11,7 @@ import {
   type RagService,
 } from "@docqa/core";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { SignJWT } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
@@ -41,18 +42,19 @@ function harness(overrides: { secret?: string | undefined; enableTestPredict?: b
   const perf: PerfEvent[] = [];
   const service = createRagService({
     config: {
-      dataDir,
-      embedDimension: 64,
-      jwt: { secret: "secret" in overrides ? overrides.secret : secret },
-      enableTestPredict: overrides.enableTestPredict ?? false,
-      perfLog: true,
-      logLevel: "silent",
+      stores: { dataDir },
+      embeddings: { dimension: 64 },
+      logging: { perfLog: true, level: "silent" },
     },
     stores: counting,
     embeddings: new DeterministicEmbeddings({ dimension: 64 }),
     perfLog: (event) => perf.push(event),
   });
-  return { app: predictRoutes(service), service, store, upserts, perf };
+  const server = resolveServerConfig({
+    jwt: { secret: "secret" in overrides ? (overrides.secret ?? "") : secret },
+    enableTestPredict: overrides.enableTestPredict ?? false,
+  });
+  return { app: predictRoutes(service, { server }), service, store, upserts, perf };
 }
 
 async function tokenFor(email: string, orgId: string, extra: { role?: string; groups?: string[] } = {}) {
@@ -443,8 +445,11 @@ describe("authentication and bad input", () => {
   it("413 for a body larger than MAX_UPLOAD_BYTES", async () => {
     await h.service.close();
     const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
-    const service = createRagService({ config: { dataDir, jwt: { secret }, maxUploadBytes: 2048, logLevel: "silent" }, embeddings: null });
-    h = { ...h, service, app: predictRoutes(service) };
+    const service = createRagService({
+      config: { stores: { dataDir }, ingestion: { maxUploadBytes: 2048 }, logging: { level: "silent" } },
+      embeddings: null,
+    });
+    h = { ...h, service, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
     const token = await tokenFor("ann@a.example", orgA);
     const response = await post(
       h.app,
@@ -552,7 +557,7 @@ describe("other routes", () => {
     const unlimited = await post(h.app, "/query", intent, token);
     expect(unlimited.status).toBe(200);
     expect(unlimited.headers.get("RateLimit-Limit")).toBeNull();
-    const limited = predictRoutes(h.service, { rateLimit: { perMinute: 1, perHour: 0 } });
+    const limited = predictRoutes(h.service, { server: resolveServerConfig({ jwt: { secret } }), rateLimit: { perMinute: 1, perHour: 0 } });
     const first = await post(limited, "/query", intent, token);
     expect(first.status).toBe(200);
     expect(first.headers.get("RateLimit-Policy")).toBe("1;w=60");

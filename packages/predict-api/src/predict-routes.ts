@@ -6,8 +6,15 @@
  * authentication, rate limits and the reference pages are `@docqa/http`'s `createDocqaApp`.
  * `/predict` and `/testpredict` also answer as Server-Sent Events (see `stream-prediction.ts`).
  */
-import { type DocqaConfig, DocqaError, type Logger, type PredictResult, type Principal, type RagService } from "@docqa/core";
-import { type AuthVariables, createDocqaApp, defaultJsonContentType, type RateLimitSetting } from "@docqa/http";
+import { DocqaError, type Logger, type PredictResult, type Principal, type RagService } from "@docqa/core";
+import {
+  type AuthVariables,
+  createDocqaApp,
+  defaultJsonContentType,
+  loadServerConfig,
+  type RateLimitSetting,
+  type ServerConfig,
+} from "@docqa/http";
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import packageJson from "../package.json" with { type: "json" };
@@ -28,6 +35,11 @@ import { streamPrediction, wantsEventStream } from "./stream-prediction.js";
 
 /** Options of {@link predictRoutes}. */
 export interface PredictRoutesOptions {
+  /**
+   * Server settings: access tokens (`JWT_*`), `TRUST_USER_INFO`, `ENABLE_TESTPREDICT`. Default
+   * `loadServerConfig()` (the environment), read when the first request needs it.
+   */
+  server?: ServerConfig | undefined;
   /** Serve `POST /testpredict` (no authentication; development only). Default `ENABLE_TESTPREDICT`. */
   enableTestPredict?: boolean;
   /** Organisation queried by `/testpredict` when the body names none; default `development`. */
@@ -92,7 +104,12 @@ export function extractQuery(query: string | Record<string, unknown>): string {
 }
 
 /** The principal for a request: the token's, after checking the body names the same user. */
-function principalFor(config: DocqaConfig, tokenPrincipal: Principal, userName: string, realName?: string): Principal {
+function principalFor(
+  config: Pick<ServerConfig, "trustUserInfo">,
+  tokenPrincipal: Principal,
+  userName: string,
+  realName?: string,
+): Principal {
   if (!config.trustUserInfo && userName.trim().toLowerCase() !== tokenPrincipal.userName.trim().toLowerCase()) {
     throw new DocqaError(
       "principal_mismatch",
@@ -137,9 +154,11 @@ function predictResponse(result: PredictResult) {
  * ```
  */
 export function predictRoutes(service: RagService, options: PredictRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
-  const config = service.config;
+  let loaded: ServerConfig | undefined = options.server;
+  const server = (): ServerConfig => (loaded ??= loadServerConfig());
   const { app, authenticated, describeError } = createDocqaApp({
-    config: () => service.config,
+    jwt: () => server().jwt,
+    maxUploadBytes: service.config.ingestion.maxUploadBytes,
     component: "predict-api",
     errors: setAErrors,
     rateLimit: options.rateLimit ?? false,
@@ -182,7 +201,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
-      const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
+      const principal = principalFor(server(), auth.principal, body.user_info.user_name, body.user_info.real_name);
       const intent = await service.detectIntent({ orgId: auth.orgId, principal, text: body.text });
       return c.json(
         {
@@ -215,7 +234,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
-      const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
+      const principal = principalFor(server(), auth.principal, body.user_info.user_name, body.user_info.real_name);
       const predict = async (onToken?: (text: string) => void) =>
         predictResponse(
           await service.predict({
@@ -247,13 +266,13 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
-      const principal = principalFor(config, auth.principal, body.user_email);
+      const principal = principalFor(server(), auth.principal, body.user_email);
       const result = await service.upsert({ orgId: auth.orgId, principal, uploader: principal.userName, documents: body.documents });
       return c.json({ status: "success" as const, user: body.user_email, num_chunks: String(result.numChunks) }, 200);
     },
   );
 
-  if (options.enableTestPredict ?? config.enableTestPredict) {
+  if (options.enableTestPredict ?? server().enableTestPredict) {
     app.openapi(
       createRoute({
         method: "post",

@@ -50,7 +50,7 @@ export function registerAskCommand(program: Command): void {
     .option("--data-dir <directory>", "data directory (DATA_DIR)")
     .action(async (question: string, options: AskOptions) => {
       const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
-      const service = createRagService({ config, logger: createCliLogger(config.logLevel === "debug") });
+      const service = createRagService({ config, logger: createCliLogger(config.logging.level === "debug") });
       try {
         const result = await service.predict({
           orgId: options.org,

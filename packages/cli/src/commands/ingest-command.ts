@@ -53,7 +53,7 @@ export function registerIngestCommand(program: Command): void {
     .option("--json", "print the job as JSON", false)
     .action(async (paths: string[], options: IngestOptions) => {
       const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
-      const logger = createCliLogger(config.logLevel === "debug");
+      const logger = createCliLogger(config.logging.level === "debug");
       const service = createRagService({ config, logger });
       try {
         await service.ready();

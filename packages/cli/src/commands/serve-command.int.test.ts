@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
 import { isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServers, sharedRateLimiters, startServers } from "./serve-command.js";
 
@@ -31,21 +32,16 @@ describe.skipIf(!redisAvailable && !isContinuousIntegration())("docqa serve rate
     const urls: string[] = [];
     for (let instance = 0; instance < 2; instance++) {
       const config = resolveConfig({
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-redis-")),
-        jwt: { secret },
-        logLevel: "silent",
-        cache: { url: redisUrl, host: undefined, port: 6379, db: 0, password: undefined, ssl: false },
+        memory: { cache: { url: redisUrl } },
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-redis-")) },
+        logging: { level: "silent" },
       });
       const service: RagService = createRagService({ config, embeddings: null, jobStore: createInMemoryJobStore() });
       const counters = await sharedRateLimiters(config, { perMinute: 3, perHour: 1000 });
       expect(counters.store).toBe("redis");
       const running: RunningServers = await startServers(service, {
         api: "b",
-        host: "127.0.0.1",
-        portA: 0,
-        portB: 0,
-        rateLimits: { perMinute: 3, perHour: 1000 },
-        rateLimitSetA: false,
+        server: resolveServerConfig({ host: "127.0.0.1", port: 0, portB: 0, jwt: { secret }, rateLimits: { perMinute: 3, perHour: 1000 } }),
         limiters: counters.limiters,
       });
       cleanups.push(

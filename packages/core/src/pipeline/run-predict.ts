@@ -116,17 +116,17 @@ export async function runSearch(stages: readonly Stage<RetrievalState>[], runtim
  */
 export function createSearchState(runtime: Runtime, request: SearchRequest): RetrievalState {
   const { config } = runtime;
-  const limit = request.limit ?? config.retrieverTopK;
+  const limit = request.limit ?? config.retrieval.retrieverTopK;
   const settings = retrievalSettingsFromConfig(
     config,
     runtime.reranker,
     {
       retrieverTopK: limit,
-      vectorTopK: Math.max(config.vectorTopK, limit),
-      bm25TopK: Math.max(config.bm25TopK, limit),
+      vectorTopK: Math.max(config.retrieval.vectorTopK, limit),
+      bm25TopK: Math.max(config.retrieval.bm25TopK, limit),
       ...request.retrieval,
     },
-    request.rerank ?? config.useReranker,
+    request.rerank ?? config.retrieval.useReranker,
   );
   return createRetrievalState(request, request.query, settings, { metadata: request.metadata });
 }

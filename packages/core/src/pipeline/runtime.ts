@@ -7,7 +7,7 @@
 import type { Answerer } from "../answering/answerer.js";
 import type { ChatModelChoice } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";

@@ -6,7 +6,7 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { normalizePrincipal } from "../acl/principal.js";
 import type { Answerer } from "../answering/answerer.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
@@ -29,8 +29,11 @@ import { serviceHealth } from "./service-health.js";
 
 /** Options of {@link createRagService}. */
 export interface RagServiceOptions {
-  /** Configuration: a full {@link DocqaConfig} from `loadConfig`, or overrides of the defaults. */
-  config?: DocqaConfig | DocqaConfigOverrides;
+  /**
+   * Configuration: a {@link DocqaConfig} from `loadConfig`/`resolveConfig`, or overrides of the
+   * defaults by section (`{ retrieval: { vectorTopK: 20 } }`), checked like `loadConfig`.
+   */
+  config?: DocqaConfigOverrides;
   /**
    * Stores: a {@link TransactionalStore} (such as `createEmbeddedStore()`), or a
    * {@link DocumentStores} bundle (`stagedDocumentStores` over server indexes). Default: from the
@@ -91,18 +94,18 @@ export interface RagServiceOptions {
  * ```
  */
 export function createRagService(options: RagServiceOptions = {}): RagService {
-  const config = isFullConfig(options.config) ? options.config : resolveConfig(options.config);
-  const logger = options.logger ?? createConsoleLogger(config.logLevel);
-  const perfLog = options.perfLog ?? createPerfLog(config.perfLog);
+  const config = resolveConfig(options.config);
+  const logger = options.logger ?? createConsoleLogger(config.logging.level);
+  const perfLog = options.perfLog ?? createPerfLog(config.logging.perfLog);
   const predictStages = options.stages?.predict ? options.stages.predict(defaultPredictStages) : defaultPredictStages;
   const searchStages = options.stages?.search ? options.stages.search(defaultSearchStages) : defaultSearchStages;
   const prepared = prepareRuntime(config, options, logger);
-  const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
+  const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
   const indexing = async (): Promise<IndexingDependencies> => {
     const runtime = await prepared.runtime();
     return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
   };
-  const jobs = createIngestionJobs({ dataDir: config.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
 
   return {
     config,
@@ -185,10 +188,4 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       await prepared.close();
     },
   };
-}
-
-function isFullConfig(config: RagServiceOptions["config"]): config is DocqaConfig {
-  return (
-    config !== undefined && "jwt" in config && "cache" in config && "dataDir" in config && "vectorTopK" in config && "perfLog" in config
-  );
 }

@@ -4,7 +4,7 @@
 import type { Principal } from "../acl/principal.js";
 import type { Answer, Source } from "../answering/answer.js";
 import type { AnswerMode } from "../answering/answerer.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import type { DocumentInput } from "../ingestion/document-input.js";
 import type { FileSource, IngestionProgressListener } from "../ingestion/ingest-files.js";
 import type { UpsertDocumentsResult } from "../ingestion/upsert-documents.js";

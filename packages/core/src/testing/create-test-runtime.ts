@@ -54,19 +54,19 @@ export interface TestRuntime {
  * ```
  */
 export async function createTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
-  const temporary = options.config?.dataDir ? undefined : mkdtempSync(join(tmpdir(), "docqa-test-runtime-"));
-  const config = resolveConfig({
-    embedDimension: 64,
-    useRaptor: false,
-    logLevel: "silent",
-    llmProvider: "extractive",
-    ...options.config,
-    dataDir: options.config?.dataDir ?? (temporary as string),
+  const temporary = options.config?.stores?.dataDir ? undefined : mkdtempSync(join(tmpdir(), "docqa-test-runtime-"));
+  const config = resolveConfig(options.config, {
+    stores: { dataDir: temporary },
+    embeddings: { dimension: 64 },
+    ingestion: { useRaptor: false },
+    logging: { level: "silent" },
+    models: { provider: "extractive" },
   });
   const prepared = prepareRuntime(
     config,
     {
-      embeddings: options.embeddings === undefined ? new DeterministicEmbeddings({ dimension: config.embedDimension }) : options.embeddings,
+      embeddings:
+        options.embeddings === undefined ? new DeterministicEmbeddings({ dimension: config.embeddings.dimension }) : options.embeddings,
       answerer: options.answerer,
       reranker: options.reranker,
       memoryStore: createInMemoryMemoryStore(),
@@ -80,7 +80,7 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
         config,
         stores: runtime.stores,
         embeddings: runtime.embeddings,
-        summarizer: createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars }),
+        summarizer: createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars }),
         analyzer: runtime.analyzer,
         logger: silentLogger,
       },

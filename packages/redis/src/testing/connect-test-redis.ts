@@ -50,7 +50,7 @@ export async function connectTestRedis(): Promise<TestRedis> {
   return {
     url,
     unavailable,
-    config: resolveConfig({ cache: { url }, storeTimeoutMs: 5000 }),
+    config: resolveConfig({ memory: { cache: { url } }, stores: { timeoutMs: 5000 } }),
     newKeyPrefix: () => `docqa-test:${randomUUID()}:`,
     async deleteKeys(prefix) {
       const client = open();

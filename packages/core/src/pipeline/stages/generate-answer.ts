@@ -19,7 +19,7 @@ export const generateAnswer: Stage<PredictState> = {
   phase: "generation",
   async run(state, runtime) {
     const { config, answerer } = runtime;
-    if (state.context.entries.length === 0 && config.skipLlmOnEmptyContext) {
+    if (state.context.entries.length === 0 && config.answering.skipModelOnEmptyContext) {
       state.generated = {
         answer: emptyContextAnswer(),
         mode: "empty-context",
@@ -35,7 +35,7 @@ export const generateAnswer: Stage<PredictState> = {
       question: state.query,
       context: state.context,
       history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
-      subqueries: config.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
+      subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
       signal: state.signal,
     };
     const onToken = state.request.onToken;

@@ -22,7 +22,7 @@ export const retrieveCandidates: Stage<RetrievalState> = {
   name: "retrieve",
   phase: "retrieval",
   async run(state, runtime) {
-    const limit = pLimit(Math.max(1, runtime.config.maxRetrievalThreads));
+    const limit = pLimit(Math.max(1, runtime.config.retrieval.maxRetrievalThreads));
     state.retrievals = await Promise.all(state.queries.map((query) => limit(() => retrieveOne(state, runtime, query))));
   },
 };
