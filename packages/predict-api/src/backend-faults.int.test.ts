@@ -18,6 +18,7 @@ import {
   startTcpFaultProxy,
   type TcpFaultProxy,
 } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -53,7 +54,6 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
     dataDir = mkdtempSync(join(tmpdir(), "docqa-faults-"));
     const config = loadConfig({
       DATA_DIR: dataDir,
-      JWT_SECRET: secret,
       LOG_LEVEL: "silent",
       EMBED_DIMENSION: "64",
       VECTORDB_URI: `http://127.0.0.1:${milvus.port}`,
@@ -63,7 +63,7 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
       STORE_TIMEOUT_MS: String(storeTimeoutMs),
     });
     service = createRagService({ config, embeddings: new DeterministicEmbeddings({ dimension: 64 }) });
-    app = predictRoutes(service);
+    app = predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) });
   });
 
   afterAll(async () => {
