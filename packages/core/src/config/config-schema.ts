@@ -48,6 +48,12 @@ const storesSchema = z.object({
   keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", "elasticsearch", "opensearch", "search-engine", "milvus"]).default("auto")),
   /** `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the request fails with 503 (`store_unavailable`). */
   timeoutMs: setting("STORE_TIMEOUT_MS", integer(10_000, 1)),
+  /**
+   * `MAX_OPEN_ORGANISATIONS`, default 128: most organisation files the embedded store keeps open
+   * at once (3 file descriptors each); the least recently used is closed, once no request uses
+   * it, to open another.
+   */
+  maxOpenOrganisations: setting("MAX_OPEN_ORGANISATIONS", integer(128, 1)),
   milvus: z
     .object({
       /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */

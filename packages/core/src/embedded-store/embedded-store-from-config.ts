@@ -5,7 +5,10 @@ import type { DocqaConfig } from "../config/config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import { createEmbeddedStore, type EmbeddedStore } from "./embedded-store.js";
 
-/** Creates the embedded store at `DATA_DIR` with `VECTORDB_COLLECTION`, `BM25_K1`, `BM25_B`, `VECTOR_INDEX` and `HNSW_*`. */
+/**
+ * Creates the embedded store at `DATA_DIR` with `VECTORDB_COLLECTION`, `BM25_K1`, `BM25_B`,
+ * `VECTOR_INDEX`, `HNSW_*` and `MAX_OPEN_ORGANISATIONS`.
+ */
 export function embeddedStoreFromConfig(config: DocqaConfig, logger: Logger): EmbeddedStore {
   return createEmbeddedStore({
     dataDir: config.stores.dataDir,
@@ -16,6 +19,7 @@ export function embeddedStoreFromConfig(config: DocqaConfig, logger: Logger): Em
       minVectors: config.stores.vectorIndex.hnswMinVectors,
       hnsw: { connectivity: config.stores.vectorIndex.hnswConnectivity, expansionSearch: config.stores.vectorIndex.hnswExpansionSearch },
     },
+    maxOpenOrganisations: config.stores.maxOpenOrganisations,
     logger,
   });
 }

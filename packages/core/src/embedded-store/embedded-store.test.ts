@@ -1,6 +1,8 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -8,6 +10,9 @@ import { type ChunkRecord, chunkId, type DocumentVersion } from "../stores/chunk
 import { createEmbeddedStore, type EmbeddedStore } from "./embedded-store.js";
 
 const model = { id: "test-model", dimension: 3 };
+const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
+const fixture = join(packageRoot, "test-fixtures", "open-organisations.mjs");
+const built = existsSync(join(packageRoot, "dist", "index.js"));
 const everyone = "|user:_all_|";
 const reader: Principal = { userName: "reader@example.org", roles: [], groups: [] };
 
@@ -210,5 +215,81 @@ describe("embedded store with an HNSW graph", () => {
     await store.delete("org-a", ["v123"]);
     const afterDelete = await store.searchByVector("org-a", vectorFor(123), hnswModel, { topK: 3, filter: { principal: everyone } });
     expect(afterDelete.map((result) => result.chunk.docId)).not.toContain("v123");
+  });
+});
+
+describe("embedded store: open files", () => {
+  it("creates no file when an organisation without one is read", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    const store = newStore(dataDir);
+    const principalFilter = { principal: reader };
+    expect(await store.count("nobody")).toBe(0);
+    expect(await store.searchByText("nobody", "anything", { topK: 5, filter: principalFilter })).toEqual([]);
+    expect(await store.searchByVector("nobody", Float32Array.of(1, 0, 0), model, { topK: 5, filter: principalFilter })).toEqual([]);
+    expect(await store.contentHashes("nobody", ["a"])).toEqual(new Map());
+    expect(await store.derivedDocuments("nobody", ["a"])).toEqual([]);
+    await store.delete("nobody", ["a"]);
+    await store.upsert("nobody", [], { deleteDocIds: ["a"] });
+    expect(readdirSync(dataDir)).toEqual([]);
+    expect(store.openOrganisations()).toBe(0);
+  });
+
+  it("keeps at most maxOpenOrganisations files open and reopens the others with their data", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    temporaryDirectories.push(dataDir);
+    const store = createEmbeddedStore({ dataDir, maxOpenOrganisations: 2 });
+    stores.push(store);
+    for (const orgId of ["org-1", "org-2", "org-3", "org-4"]) {
+      await store.upsert(orgId, [documentVersion(`doc-${orgId}`, [`text of ${orgId} about lighthouses`], { vectors: [[1, 0, 0]] })], {
+        embeddingModel: model,
+      });
+      expect(store.openOrganisations()).toBeLessThanOrEqual(2);
+    }
+    expect(readdirSync(dataDir).filter((name) => name.endsWith(".sqlite"))).toHaveLength(4);
+    for (const orgId of ["org-1", "org-2", "org-3", "org-4"]) {
+      const found = await store.searchByText(orgId, "lighthouses", { topK: 5, filter: { principal: reader } });
+      expect(found.map((result) => result.chunk.docId)).toEqual([`doc-${orgId}`]);
+      expect(store.openOrganisations()).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it("reports a file that is not a database as store_corrupt", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    const store = newStore(dataDir);
+    await store.upsert("org-x", [documentVersion("a", ["alpha"])]);
+    await store.close();
+    const file = readdirSync(dataDir).find((name) => name.endsWith(".sqlite")) as string;
+    for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name));
+    writeFileSync(join(dataDir, file), "this is not a SQLite database ".repeat(200));
+    const reopened = newStore(dataDir);
+    const error = await reopened.count("org-x").catch((caught: unknown) => caught);
+    expect(DocqaError.isInstance(error) && error.code).toBe("store_corrupt");
+  });
+});
+
+describe.skipIf(!built && process.env.CI !== "true")("embedded store: descriptor limit (needs `npm run build`)", () => {
+  const runChild = (organisations: number, maxOpen: number) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-fds-"));
+    temporaryDirectories.push(dataDir);
+    // 64 descriptors: Node itself uses about 25; 40 organisations need 120 when all stay open.
+    const output = execFileSync(
+      "sh",
+      ["-c", `ulimit -n 64 && exec "$0" "$@"`, process.execPath, fixture, dataDir, String(organisations), String(maxOpen)],
+      {
+        encoding: "utf8",
+      },
+    );
+    return JSON.parse(output) as { written: number; read: number; open: number; failure?: { code: string; message: string } };
+  };
+
+  it("serves 40 organisations under a 64-descriptor limit with 8 open at most", () => {
+    expect(runChild(40, 8)).toEqual({ written: 40, read: 40, open: 8 });
+  });
+
+  it("reports running out of descriptors as store_unavailable, never as corruption", () => {
+    const result = runChild(40, 1000);
+    expect(result.written).toBeLessThan(40);
+    expect(result.failure?.code).toBe("store_unavailable");
+    expect(result.failure?.message).toMatch(/run out of file descriptors \(EMFILE\).*MAX_OPEN_ORGANISATIONS/);
   });
 });

@@ -3,7 +3,13 @@
  * network. Each organisation gets its own SQLite file, named like the per-organisation
  * collection of the spec (`<DATA_DIR>/<VECTORDB_COLLECTION>_<org suffix>.sqlite`), so
  * organisations are isolated on disk as well as in queries.
+ *
+ * Files are opened on first use and at most `MAX_OPEN_ORGANISATIONS` stay open, the least
+ * recently used closed first once no request uses them (`organisation-handles.ts`). Only writes
+ * create a file: reading an organisation that has none answers empty.
  */
+import { existsSync } from "node:fs";
+import { access, constants, mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
@@ -14,6 +20,8 @@ import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Bm25Parameters } from "./bm25-index.js";
 import type { HnswSettings } from "./hnsw-vector-index.js";
+import { descriptorsExhausted } from "./organisation-database.js";
+import { OrganisationHandles } from "./organisation-handles.js";
 import { OrganisationStore, type VectorIndexSettings } from "./organisation-store.js";
 
 /** Settings of {@link createEmbeddedStore}. */
@@ -32,8 +40,18 @@ export interface EmbeddedStoreSettings {
    * 20,000 vectors.
    */
   vectorIndex?: Partial<Omit<VectorIndexSettings, "hnsw">> & { hnsw?: Partial<HnswSettings> };
+  /**
+   * Most organisation files kept open at once (`MAX_OPEN_ORGANISATIONS`); default 128. Each open
+   * organisation holds 3 file descriptors (database, WAL, shared memory) and its in-memory
+   * indexes; beyond the limit the least recently used is closed once no request uses it, and
+   * reopened (its indexes rebuilt from the file) when asked for again.
+   */
+  maxOpenOrganisations?: number;
   logger?: Logger;
 }
+
+/** Default of {@link EmbeddedStoreSettings.maxOpenOrganisations}. */
+export const defaultMaxOpenOrganisations = 128;
 
 /** The embedded store: vector index, keyword index and document registry in one transactional store. */
 export interface EmbeddedStore extends TransactionalStore {
@@ -46,10 +64,12 @@ export interface EmbeddedStore extends TransactionalStore {
   countWithoutEmbedding(orgId: string): Promise<number>;
   /** Vectors of `orgId` and the state of its HNSW graph (`none`, `building`, `ready`). */
   vectorIndexStatus(orgId: string): Promise<{ vectors: number; approximate: "none" | "building" | "ready" }>;
+  /** Number of organisation files open now (at most `maxOpenOrganisations`, plus any evicted while in use). */
+  openOrganisations(): number;
 }
 
 /**
- * Creates the embedded store. Organisation files are opened on first use.
+ * Creates the embedded store. Organisation files are opened on first use (created on first write).
  *
  * @example
  * ```ts
@@ -68,25 +88,29 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     minVectors: settings.vectorIndex?.minVectors ?? 20_000,
     hnsw: { connectivity: 16, expansionAdd: 128, expansionSearch: 64, ...settings.vectorIndex?.hnsw },
   };
-  const organisations = new Map<string, OrganisationStore>();
+  const handles = new OrganisationHandles<OrganisationStore>(
+    settings.maxOpenOrganisations ?? defaultMaxOpenOrganisations,
+    (orgId) => new OrganisationStore({ path: pathOf(orgId), orgId, analyzer, bm25, vectorIndex, logger }),
+  );
   let closed = false;
 
-  const organisation = (orgId: string): OrganisationStore => {
+  function pathOf(orgId: string): string {
+    return join(dataDir, `${organisationCollectionName(collection, orgId)}.sqlite`);
+  }
+  const check = (orgId: string): void => {
     if (closed) throw new DocqaError("store_unavailable", "the embedded store is closed", { component: "embedded-store" });
     if (typeof orgId !== "string" || orgId === "") throw new TypeError("orgId must be a non-empty string");
-    let store = organisations.get(orgId);
-    if (!store) {
-      store = new OrganisationStore({
-        path: join(dataDir, `${organisationCollectionName(collection, orgId)}.sqlite`),
-        orgId,
-        analyzer,
-        bm25,
-        vectorIndex,
-        logger,
-      });
-      organisations.set(orgId, store);
-    }
-    return store;
+  };
+  /** Runs a read; an organisation without a file answers `empty` and no file is created. */
+  const read = <R>(orgId: string, empty: R, action: (store: OrganisationStore) => R): R => {
+    check(orgId);
+    if (!handles.has(orgId) && !existsSync(pathOf(orgId))) return empty;
+    return handles.use(orgId, action);
+  };
+  /** Runs a write, creating the organisation's file when needed. */
+  const write = <R>(orgId: string, action: (store: OrganisationStore) => R): R => {
+    check(orgId);
+    return handles.use(orgId, action);
   };
 
   return {
@@ -94,38 +118,63 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     writes: "transactional",
     dataDir,
     async upsert(orgId: string, documents: readonly DocumentVersion[], options: UpsertOptions = {}) {
-      organisation(orgId).upsert(documents, options.embeddingModel, options.deleteDocIds);
+      // Only deletions: nothing to delete in an organisation without a file, so none is created.
+      const action = (store: OrganisationStore) => store.upsert(documents, options.embeddingModel, options.deleteDocIds);
+      if (documents.length === 0) read(orgId, undefined, action);
+      else write(orgId, action);
     },
     async derivedDocuments(orgId: string, sourceDocIds: readonly string[]) {
-      return organisation(orgId).derivedDocuments(sourceDocIds);
+      return read(orgId, [], (store) => store.derivedDocuments(sourceDocIds));
     },
     async delete(orgId: string, docIds: readonly string[]) {
-      organisation(orgId).delete(docIds);
+      read(orgId, undefined, (store) => store.delete(docIds));
     },
     async contentHashes(orgId: string, docIds: readonly string[]) {
-      return organisation(orgId).contentHashes(docIds);
+      return read(orgId, new Map<string, string>(), (store) => store.contentHashes(docIds));
     },
     async count(orgId: string) {
-      return organisation(orgId).count();
+      return read(orgId, 0, (store) => store.count());
     },
     async countWithoutEmbedding(orgId: string) {
-      return organisation(orgId).countWithoutEmbedding();
+      return read(orgId, 0, (store) => store.countWithoutEmbedding());
     },
     async vectorIndexStatus(orgId: string) {
-      return organisation(orgId).vectorIndexStatus();
+      return read(orgId, { vectors: 0, approximate: "none" as const }, (store) => store.vectorIndexStatus());
+    },
+    openOrganisations() {
+      return handles.size;
     },
     async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();
-      return organisation(orgId).searchByText(query, options.topK, options.filter);
+      return read(orgId, [], (store) => store.searchByText(query, options.topK, options.filter));
     },
     async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();
-      return organisation(orgId).searchByVector(vector, model, options.topK, options.filter);
+      return read(orgId, [], (store) => store.searchByVector(vector, model, options.topK, options.filter));
+    },
+    async ping() {
+      if (closed) throw new DocqaError("store_unavailable", "the embedded store is closed", { component: "embedded-store" });
+      try {
+        await mkdir(dataDir, { recursive: true });
+        await access(dataDir, constants.R_OK | constants.W_OK);
+      } catch (error) {
+        throw new DocqaError("store_unavailable", `DATA_DIR ${dataDir} is not a writable directory: ${(error as Error).message}`, {
+          component: "embedded-store",
+          cause: error,
+        });
+      }
+      const exhausted = descriptorsExhausted(dataDir);
+      if (exhausted) {
+        throw new DocqaError(
+          "store_unavailable",
+          `the process has run out of file descriptors (${exhausted}); lower MAX_OPEN_ORGANISATIONS (each open organisation holds 3) or raise the limit (ulimit -n)`,
+          { component: "embedded-store" },
+        );
+      }
     },
     async close() {
       closed = true;
-      for (const store of organisations.values()) store.close();
-      organisations.clear();
+      handles.closeAll();
     },
   };
 }

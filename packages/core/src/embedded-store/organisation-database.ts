@@ -8,7 +8,7 @@
  * state. Each transaction also appends the affected document ids to the `changes` table, which
  * the in-memory indexes replay (see `organisation-store.ts`).
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -62,6 +62,8 @@ export interface OrganisationDatabaseSettings {
   /** The BM25 analyzer; its name is recorded, and every chunk re-analysed when it changed. */
   analyzer: Analyzer;
   logger: Logger;
+  /** The setting that bounds open databases, named in the message when descriptors run out; default `MAX_OPEN_ORGANISATIONS`. */
+  openLimitSetting?: string | undefined;
 }
 
 /** A row of the `chunks` table. */
@@ -97,23 +99,32 @@ export class OrganisationDatabase {
    * Opens (or creates) the file, checks that it belongs to `settings.orgId` and has this
    * schema version, and records the organisation, schema version and analyzer.
    *
-   * @throws {DocqaError} `store_corrupt` when the file cannot be opened, belongs to another
-   *   organisation or has another schema version; `store_unavailable` when the first write fails.
+   * @throws {DocqaError} `store_unavailable` when the process has run out of file descriptors
+   *   (EMFILE, ENFILE), the file is locked or cannot be opened, or the first write fails;
+   *   `store_corrupt` when the file is not a SQLite database, is damaged, belongs to another
+   *   organisation or has another schema version.
    */
   constructor(private readonly settings: OrganisationDatabaseSettings) {
     mkdirSync(dirname(settings.path), { recursive: true });
+    let database: DatabaseSync | undefined;
     try {
-      this.database = new DatabaseSync(settings.path);
-      this.database.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;");
-      this.database.exec(schema);
+      database = new DatabaseSync(settings.path);
+      database.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;");
+      database.exec(schema);
     } catch (error) {
-      throw new DocqaError("store_corrupt", `cannot open ${settings.path}: ${(error as Error).message}`, {
-        component: "embedded-store",
-        cause: error,
-      });
+      // Classified before closing: closing frees the descriptors the probe looks for.
+      const failure = openFailure(error, settings.path, settings.openLimitSetting ?? "MAX_OPEN_ORGANISATIONS");
+      if (database?.isOpen) database.close();
+      throw failure;
     }
+    this.database = database;
     this.statements = prepareStatements(this.database);
-    this.checkStoreInfo();
+    try {
+      this.checkStoreInfo();
+    } catch (error) {
+      this.database.close();
+      throw error;
+    }
   }
 
   /** Whether the database is open (false after {@link close}). */
@@ -215,6 +226,44 @@ export class OrganisationDatabase {
     }>) {
       update.run(this.settings.analyzer.analyze(indexedText(row)).join(" "), row.id);
     }
+  }
+}
+
+/** SQLite result codes (https://sqlite.org/rescode.html) that mean the file itself is damaged. */
+const corruptionCodes = new Set([11 /* SQLITE_CORRUPT */, 26 /* SQLITE_NOTADB */]);
+
+/**
+ * The error for a database that could not be opened: `store_unavailable` when the process has no
+ * file descriptor left (SQLite reports only `SQLITE_CANTOPEN`, so a descriptor is asked of the
+ * system to tell), `store_corrupt` when the file is not a database or is damaged, else
+ * `store_unavailable` with SQLite's reason (locked, permissions, disk).
+ */
+export function openFailure(error: unknown, path: string, limitSetting: string): DocqaError {
+  const options = { component: "embedded-store", cause: error };
+  const exhausted = descriptorsExhausted(dirname(path));
+  if (exhausted) {
+    return new DocqaError(
+      "store_unavailable",
+      `cannot open ${path}: the process has run out of file descriptors (${exhausted}); lower ${limitSetting} (each open organisation holds 3) or raise the limit (ulimit -n)`,
+      options,
+    );
+  }
+  const code = (error as { errcode?: unknown }).errcode;
+  const message = (error as Error).message;
+  if (typeof code === "number" && corruptionCodes.has(code & 0xff)) {
+    return new DocqaError("store_corrupt", `cannot open ${path}: ${message}`, options);
+  }
+  return new DocqaError("store_unavailable", `cannot open ${path}: ${message}`, options);
+}
+
+/** `EMFILE` or `ENFILE` when opening a file descriptor fails for want of descriptors, else undefined. */
+export function descriptorsExhausted(path: string): "EMFILE" | "ENFILE" | undefined {
+  try {
+    closeSync(openSync(path, "r"));
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "EMFILE" || code === "ENFILE" ? code : undefined;
   }
 }
 
