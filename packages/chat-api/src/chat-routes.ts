@@ -1,6 +1,7 @@
 /**
- * Endpoint set B as Hono routes: `GET /health`, `POST /api/chat`, `POST /api/search`,
- * `POST /api/ingest`, `GET /api/ingest/{jobId}`; plus `/openapi.json`, `/docs` and `/redoc`.
+ * Endpoint set B as Hono routes: `GET /health` (liveness), `GET /readyz` (readiness),
+ * `POST /api/chat`, `POST /api/search`, `POST /api/ingest`, `GET /api/ingest/{jobId}`; plus
+ * `/openapi.json`, `/docs` and `/redoc`.
  * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
  * validate, call one service method, and map the result; retrieval, access control and answering
  * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
@@ -17,6 +18,7 @@ import {
 } from "@docqa/core";
 import {
   type AuthVariables,
+  addReadinessRoute,
   createDocqaApp,
   defaultJsonContentType,
   defaultRateLimitPolicy,
@@ -183,7 +185,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       method: "get",
       path: "/health",
       summary: "Health check",
-      description: "No authentication and no rate limit. `status` is `degraded` when retrieval runs on BM25 alone.",
+      description:
+        "Liveness: no authentication, no rate limit, and no backend is asked (use `/readyz` as the readiness probe). `status` is `degraded` when retrieval runs on BM25 alone.",
       responses: { 200: { content: { "application/json": { schema: healthResponseSchema } }, description: "The service is up." } },
     }),
     async (c) => {
@@ -191,6 +194,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       return c.json({ status: health.status, timestamp: new Date().toISOString(), version: packageJson.version }, 200);
     },
   );
+
+  addReadinessRoute(app, service);
 
   app.openapi(
     createRoute({
@@ -255,7 +260,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       path: "/api/ingest",
       summary: "Document ingestion",
       description:
-        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns the documents; share them with an `acl` in `metadata`. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns the documents; share them with an `acl` in `metadata`. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`. When a store the job writes (vector index, keyword index, registry, job store) does not answer within `READINESS_TIMEOUT_MS`, the upload is refused with 503 `store_unavailable` before a job is created, as `/upsert` is.',
       ...authenticated,
       request: {
         query: ingestQuerySchema,
@@ -286,7 +291,14 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       );
       const request = { orgId: auth.orgId, principal: auth.principal, files, metadata, requestId: c.req.header("X-Request-Id") };
       if (!wait) return c.json(ingestResponse(await service.startIngestion(request), true), 202);
-      return c.json(ingestResponse(await service.ingestFiles(request), false), 200);
+      const job = await service.ingestFiles(request);
+      // Every file refused because a store went down during the job: answered like /upsert.
+      if (job.state === "failed" && job.errors.length > 0 && job.errors.every((error) => error.code === "store_unavailable")) {
+        throw new DocqaError("store_unavailable", `ingestion job ${job.jobId} failed: ${job.errors[0]?.message}`, {
+          component: "chat-api",
+        });
+      }
+      return c.json(ingestResponse(job, false), 200);
     },
   );
 

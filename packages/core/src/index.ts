@@ -244,6 +244,14 @@ export type {
   UpsertRequest,
   UpsertResult,
 } from "./service/rag-service.js";
+export {
+  assertStoresWritable,
+  checkReadiness,
+  type ReadinessCheck,
+  type ReadinessReport,
+  type ReadinessRole,
+  type ReadinessTargets,
+} from "./service/service-readiness.js";
 export { type CacheStores, cacheStoresFromConfig, isRedisConfigured, type RedisPackage } from "./stores/cache-stores-from-config.js";
 export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./stores/chunk-filter.js";
 export { type ChunkRecord, chunkId, type DocumentVersion, indexedText, type ScoredChunk } from "./stores/chunk-record.js";

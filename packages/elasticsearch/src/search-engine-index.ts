@@ -222,6 +222,13 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
       }
     },
 
+    async ping() {
+      // `GET /` (what engine detection asks too): any answer but an error means the cluster
+      // serves requests; 403 is a key without the monitor privilege, still an answer.
+      const search = await connection();
+      await search.request({ method: "GET", path: "/" }, { allowStatus: [403] });
+    },
+
     contentHashes: (orgId, docIds) => registry.contentHashes(orgId, docIds),
     derivedDocuments: (orgId, sourceDocIds) => registry.derivedDocuments(orgId, sourceDocIds),
     commit: (orgId, change) => registry.commit(orgId, change),

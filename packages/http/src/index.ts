@@ -1,7 +1,8 @@
 /**
  * @docqa/http: pieces shared by docqa's Hono adapters: the app factory of the endpoint sets
  * (error handling, 404/405, body limit, bearer authentication, rate limits, reference pages), the
- * error status table, FastAPI-compatible body handling, and the one rate-limiter interface.
+ * error status table, FastAPI-compatible body handling, the readiness route, and the one
+ * rate-limiter interface.
  */
 export { allowedMethods } from "./allowed-methods.js";
 export { type AuthenticatedUser, type AuthVariables, bearerAuth } from "./bearer-auth.js";
@@ -36,5 +37,11 @@ export {
   rateLimiterFromFlexible,
   rateLimitersFor,
 } from "./rate-limit.js";
+export {
+  addReadinessRoute,
+  type ReadinessRouteOptions,
+  readinessCheckSchema,
+  readinessResponseSchema,
+} from "./readiness-route.js";
 export { mountReferencePages, type ReferencePagesSettings } from "./reference-pages.js";
 export { loadServerConfig, resolveServerConfig, type ServerConfig, serverConfigSchema } from "./server-config.js";

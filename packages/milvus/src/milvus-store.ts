@@ -185,6 +185,11 @@ export class MilvusStore implements ServerVectorStore {
     });
   }
 
+  /** Asks the server its version (`GetVersion`), uncached, within `STORE_TIMEOUT_MS`. */
+  async ping(): Promise<void> {
+    await this.connection.call("answer a health check", async (client) => checkStatus("answer a health check", await client.getVersion()));
+  }
+
   async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
     if (vector.length !== model.dimension) {
       throw new DocqaError(

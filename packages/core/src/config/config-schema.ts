@@ -54,6 +54,11 @@ const storesSchema = z.object({
    * it, to open another.
    */
   maxOpenOrganisations: setting("MAX_OPEN_ORGANISATIONS", integer(128, 1)),
+  /**
+   * `READINESS_TIMEOUT_MS`, default 2000: how long each backend may take to answer a readiness
+   * check (`/readyz`, and ingestion before it accepts a job) before it counts as down.
+   */
+  readinessTimeoutMs: setting("READINESS_TIMEOUT_MS", integer(2_000, 1)),
   milvus: z
     .object({
       /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */

@@ -4,8 +4,8 @@
  * the same protocol the service uses, so a backend passes only if the whole write and read path
  * holds: replace and delete, organisation isolation, ACL pre-filtering that fills top-k, safe
  * filters, metadata filters, sorted and normalisable scores, empty organisations, unicode text,
- * a 10,000-chunk batch, the embedding model check, and, for staged stores, that a write failing
- * half-way leaves nothing visible.
+ * a 10,000-chunk batch, the embedding model check, a health check (`ping`) of every part, and,
+ * for staged stores, that a write failing half-way leaves nothing visible.
  *
  * @example
  * ```ts
@@ -125,6 +125,15 @@ export function describeDocumentStoresContract(name: string, create: () => Promi
     afterAll(async () => {
       await subject?.close();
     }, timeout);
+
+    it(
+      "answers a health check on every part while the backends are up, before any organisation exists",
+      async () => {
+        const parts = [subject.stores.vector, subject.stores.keyword].filter((part) => part !== undefined);
+        for (const part of parts) await expect(part.ping()).resolves.toBeUndefined();
+      },
+      timeout,
+    );
 
     it(
       "finds written chunks by BM25 and by vector, with sorted, finite, normalisable scores",

@@ -26,6 +26,7 @@ import type { TransactionalStore } from "../stores/vector-index.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
 import { serviceHealth } from "./service-health.js";
+import { assertStoresWritable, serviceReadiness } from "./service-readiness.js";
 
 /** Options of {@link createRagService}. */
 export interface RagServiceOptions {
@@ -106,6 +107,11 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
   };
   const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  /** Refuses an ingestion (503) unless every store it writes answers within `READINESS_TIMEOUT_MS`. */
+  const acceptIngestion = async () => {
+    const [runtime, jobStore] = await Promise.all([prepared.runtime(), prepared.jobStore()]);
+    await assertStoresWritable({ stores: runtime.stores, jobStore }, config.stores.readinessTimeoutMs);
+  };
 
   return {
     config,
@@ -124,7 +130,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       });
     },
 
-    ingestFiles(request, ingestOptions) {
+    async ingestFiles(request, ingestOptions) {
+      await acceptIngestion();
       return jobs.run(
         {
           orgId: request.orgId,
@@ -136,7 +143,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       );
     },
 
-    startIngestion(request) {
+    async startIngestion(request) {
+      await acceptIngestion();
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
@@ -181,6 +189,10 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async health() {
       return serviceHealth(config, prepared);
+    },
+
+    async readiness(readinessOptions) {
+      return serviceReadiness(prepared, readinessOptions?.timeoutMs ?? config.stores.readinessTimeoutMs);
     },
 
     async close() {

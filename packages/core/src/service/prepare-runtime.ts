@@ -52,6 +52,8 @@ export interface PreparedRuntime {
   intentClassifier(): Promise<IntentClassifier>;
   /** The job store (SQLite under `DATA_DIR`, Redis, or the caller's). */
   jobStore(): Promise<JobStore>;
+  /** The conversation memory store (Redis, in this process, or the caller's), without the memory built on it. */
+  memoryStore(): Promise<MemoryStore>;
   /** What is known so far, without preparing anything (for health). */
   snapshot(): {
     stores: DocumentStores | undefined;
@@ -120,13 +122,14 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     return cacheStores();
   };
   const jobStore = async (): Promise<JobStore> => parts.jobStore ?? (await cache()).jobStore;
+  const memoryStore = async (): Promise<MemoryStore> => parts.memoryStore ?? (await cache()).memoryStore;
   const memory = once(async (): Promise<ConversationMemory> => {
     // Loaded in the background, awaited only when a thread with history is read (a failure then
     // surfaces as a failed read: answered without memory, with a warning).
     const countTokens = createTokenCounter(config.models.provider === "ollama" ? config.models.localModel : config.models.generatorModel);
     countTokens.catch(() => {});
     return createConversationMemory({
-      store: parts.memoryStore ?? (await cache()).memoryStore,
+      store: await memoryStore(),
       sessionTimeoutSeconds: config.memory.sessionTimeoutSeconds,
       threadTimeoutSeconds: config.memory.threadTimeoutSeconds,
       maxSessionTokens: config.memory.maxSessionTokens,
@@ -257,6 +260,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       return intent;
     },
     jobStore,
+    memoryStore,
     snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker }),
     async close() {
       await stores?.close();

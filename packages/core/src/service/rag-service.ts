@@ -13,6 +13,7 @@ import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { StageTiming } from "../pipeline/stage.js";
 import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
+import type { ReadinessReport } from "./service-readiness.js";
 
 /** Who is asking, in which organisation. Adapters build it from a verified token. */
 export interface RequestContext {
@@ -187,12 +188,18 @@ export interface RagService {
   /**
    * Ingests files (PDF, DOCX, TXT, MD, JSON, CSV) as a job and waits for it to finish. Each file
    * is written atomically; rejected files are listed in the job's `errors`.
+   *
+   * @throws {DocqaError} `store_unavailable` before the job is created when a store it writes
+   *   (vector index, keyword index, registry, job store) does not answer a readiness check within
+   *   `READINESS_TIMEOUT_MS`.
    */
   ingestFiles(request: IngestFilesRequest, options?: { onProgress?: IngestionProgressListener }): Promise<IngestionJob>;
   /**
    * Starts an ingestion job in the background and returns it queued. Files given as bytes are
    * first saved under `DATA_DIR/uploads/<jobId>/`, so a job interrupted by a restart resumes
    * (see {@link RagService.resumeIngestions}).
+   *
+   * @throws {DocqaError} `store_unavailable`, before anything is saved, as {@link RagService.ingestFiles}.
    */
   startIngestion(request: IngestFilesRequest): Promise<IngestionJob>;
   /** A job of the organisation, or undefined (also for another organisation's job id). */
@@ -226,8 +233,15 @@ export interface RagService {
   detectIntent(request: IntentRequest): Promise<IntentResult>;
   /** Deletes documents of the organisation, and the summaries built from them. */
   deleteDocuments(context: RequestContext, docIds: readonly string[]): Promise<void>;
-  /** Health detail. */
+  /** Health detail (liveness: never waits for a backend). */
   health(): Promise<ServiceHealth>;
+  /**
+   * Readiness: whether every configured backend (vector index, keyword index, registry, job
+   * store, memory store) answers now, each asked within `options.timeoutMs` (default
+   * `READINESS_TIMEOUT_MS`), and the service has finished starting. Never throws: a backend
+   * that fails is reported `down` with the reason.
+   */
+  readiness(options?: { timeoutMs?: number | undefined }): Promise<ReadinessReport>;
   /** Stops background jobs (they resume on the next start) and closes stores. */
   close(): Promise<void>;
 }
