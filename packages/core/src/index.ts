@@ -271,6 +271,14 @@ export {
   type ServerVectorStore,
   storesFromConfig,
 } from "./stores/stores-from-config.js";
+export {
+  createUncommittedSweeper,
+  type SweeperSettings,
+  type SweepReport,
+  type SweptOrganisation,
+  type UncommittedSweeper,
+} from "./stores/sweep-uncommitted.js";
+export { isSweepable, type StoredVersion, type SweepableIndex } from "./stores/sweepable-index.js";
 export type {
   ChunkIndex,
   EmbeddingModelInfo,

@@ -16,6 +16,7 @@ import {
   type ScoredChunk,
   type SearchOptions,
   type ServerKeywordStore,
+  type SweepableIndex,
   silentLogger,
 } from "@docqa/core";
 import {
@@ -32,6 +33,7 @@ import { createIndexLifecycle } from "./index-lifecycle.js";
 import { type OrganisationIndexNames, organisationIndexNames, validateIndexBase } from "./index-names.js";
 import { encodePathSegment, isMissingIndex, redactUrl, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
 import { createSearchEngineRegistry } from "./search-engine-registry.js";
+import { createSearchEngineSweep } from "./search-engine-sweep.js";
 import { pruneBodies, textSearchBody } from "./search-queries.js";
 import { sendBulk } from "./send-bulk.js";
 
@@ -69,8 +71,8 @@ export interface SearchEngineIndexSettings {
   client?: SearchEngineClient | undefined;
 }
 
-/** The store {@link createSearchEngineIndex} returns. */
-export interface SearchEngineIndex extends ServerKeywordStore {
+/** The store {@link createSearchEngineIndex} returns (also swept of uncommitted versions: `SweepableIndex`). */
+export interface SearchEngineIndex extends ServerKeywordStore, SweepableIndex {
   /**
    * `elasticsearch` or `opensearch`: the configured engine, or with `auto` the detected one, and
    * `search-engine` until the first request has detected it.
@@ -143,6 +145,8 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
     definitionSettings,
     bulk: runBulk,
   });
+
+  const sweep = createSearchEngineSweep(connection, base);
 
   const store: SearchEngineIndex = {
     get name() {
@@ -228,6 +232,10 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
       const search = await connection();
       await search.request({ method: "GET", path: "/" }, { allowStatus: [403] });
     },
+
+    organisations: () => sweep.organisations(),
+    storedVersions: (orgId) => sweep.storedVersions(orgId),
+    removeVersions: (orgId, versions) => sweep.removeVersions(orgId, versions),
 
     contentHashes: (orgId, docIds) => registry.contentHashes(orgId, docIds),
     derivedDocuments: (orgId, sourceDocIds) => registry.derivedDocuments(orgId, sourceDocIds),

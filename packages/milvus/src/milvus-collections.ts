@@ -61,6 +61,15 @@ export class MilvusCollections {
   }
 
   /**
+   * The organisation chunk collection name that collection `name` is, or undefined when `name`
+   * is not one of this base (a registry, another base's collection).
+   */
+  logicalChunkCollectionName(name: string): string | undefined {
+    if (!name.startsWith(`${this.settings.base}_`) || name.endsWith("_registry")) return undefined;
+    return name;
+  }
+
+  /**
    * Runs `action` on the organisation's chunk collection, or returns `empty` when there is none.
    * When Milvus reports the collection missing or unloaded (dropped, or the server restarted),
    * the collection is opened again and `action` retried once.

@@ -27,6 +27,8 @@ import {
   type ScoredChunk,
   type SearchOptions,
   type ServerVectorStore,
+  type StoredVersion,
+  type SweepableIndex,
   silentLogger,
   type WriteOptions,
 } from "@docqa/core";
@@ -39,6 +41,7 @@ import { type ChunkCollection, MilvusCollections } from "./milvus-collections.js
 import { checkStatus, MilvusConnection } from "./milvus-connection.js";
 import { MilvusRegistry } from "./milvus-registry.js";
 import { chunksOf, deleteRows, filterRequest, maximumTopK } from "./milvus-requests.js";
+import { MilvusSweep } from "./milvus-sweep.js";
 
 /** Settings of {@link createMilvusStore}. Every setting has a default. */
 export interface MilvusStoreSettings {
@@ -108,7 +111,7 @@ export function createMilvusStore(settings: MilvusStoreSettings = {}): MilvusSto
 }
 
 /** The Milvus implementation of `ServerVectorStore`; see the module documentation. */
-export class MilvusStore implements ServerVectorStore {
+export class MilvusStore implements ServerVectorStore, SweepableIndex {
   readonly name = "milvus";
   readonly writes = "staged" as const;
   private readonly connection: MilvusConnection;
@@ -119,6 +122,7 @@ export class MilvusStore implements ServerVectorStore {
   private readonly capabilities: MilvusCapabilities;
   private readonly collections: MilvusCollections;
   private readonly registry: MilvusRegistry;
+  private readonly sweeping: MilvusSweep;
 
   constructor(settings: MilvusStoreSettings = {}) {
     const base = settings.collection ?? "docs_collection";
@@ -154,6 +158,7 @@ export class MilvusStore implements ServerVectorStore {
       logger: this.logger,
     });
     this.registry = new MilvusRegistry(this.connection, this.collections, this.capabilities, schemaTimeoutMs);
+    this.sweeping = new MilvusSweep(this.connection, this.collections, this.capabilities);
   }
 
   /** The chunk collection of an organisation: `<base>_<organisation suffix>`. */
@@ -327,6 +332,21 @@ export class MilvusStore implements ServerVectorStore {
 
   async commit(orgId: string, change: { write: readonly RegisteredDocument[]; remove: readonly string[] }): Promise<void> {
     await this.registry.commit(orgId, change);
+  }
+
+  /** Organisations with a chunk collection of this base (see `SweepableIndex.organisations`). */
+  organisations(): Promise<string[]> {
+    return this.sweeping.organisations();
+  }
+
+  /** Every (document, version) stored for the organisation (see `SweepableIndex.storedVersions`). */
+  storedVersions(orgId: string): Promise<StoredVersion[]> {
+    return this.sweeping.storedVersions(orgId);
+  }
+
+  /** Deletes exactly these versions' chunks (see `SweepableIndex.removeVersions`). */
+  removeVersions(orgId: string, versions: readonly Pick<StoredVersion, "docId" | "contentHash">[]): Promise<void> {
+    return this.sweeping.removeVersions(orgId, versions);
   }
 
   async contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>> {

@@ -59,6 +59,18 @@ const storesSchema = z.object({
    * check (`/readyz`, and ingestion before it accepts a job) before it counts as down.
    */
   readinessTimeoutMs: setting("READINESS_TIMEOUT_MS", integer(2_000, 1)),
+  /**
+   * `SWEEP_INTERVAL_SECONDS`, default 600: how often a service on staged stores (Milvus,
+   * Elasticsearch/OpenSearch) looks for chunk versions that failed or interrupted writes left
+   * uncommitted, once `ready()` has run; 0 turns the background sweep off (`service.sweep()`
+   * still runs one pass).
+   */
+  sweepIntervalSeconds: setting("SWEEP_INTERVAL_SECONDS", integer(600, 0)),
+  /**
+   * `SWEEP_GRACE_SECONDS`, default 3600: how long a chunk version must stay uncommitted before
+   * the sweeper removes it; longer than any write takes, so writes in progress are never touched.
+   */
+  sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
   milvus: z
     .object({
       /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */

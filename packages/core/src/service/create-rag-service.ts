@@ -22,6 +22,8 @@ import { runPredict, runSearch } from "../pipeline/run-predict.js";
 import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { createUncommittedSweeper, type SweepReport, type UncommittedSweeper } from "../stores/sweep-uncommitted.js";
+import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
@@ -80,6 +82,12 @@ export interface RagServiceOptions {
   logger?: Logger;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
+  /**
+   * Called after every pass of the sweeper of uncommitted chunk versions (staged stores only)
+   * with its report: the hook for a metric such as a counter of `chunksRemoved`. Each pass with
+   * removals is also logged (`swept uncommitted chunk versions`).
+   */
+  onSweep?: ((report: SweepReport) => void) | undefined;
 }
 
 /**
@@ -107,6 +115,28 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
   };
   const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  /** The sweeper of uncommitted chunk versions, on staged stores only; created once the stores are. */
+  let sweeper: Promise<UncommittedSweeper | undefined> | undefined;
+  const sweeperOf = (): Promise<UncommittedSweeper | undefined> => {
+    sweeper ??= prepared.runtime().then(({ stores }) => {
+      if (stores.writes !== "staged") return undefined;
+      const indexes = [...new Set([stores.vector, stores.keyword])].filter(
+        (index): index is NonNullable<typeof index> & SweepableIndex => index !== undefined && isSweepable(index),
+      );
+      return createUncommittedSweeper({
+        indexes,
+        registry: stores.registry,
+        graceMs: config.stores.sweepGraceSeconds * 1000,
+        logger,
+        onSweep: options.onSweep,
+      });
+    });
+    sweeper.catch(() => {
+      sweeper = undefined;
+    });
+    return sweeper;
+  };
+
   /** Refuses an ingestion (503) unless every store it writes answers within `READINESS_TIMEOUT_MS`. */
   const acceptIngestion = async () => {
     const [runtime, jobStore] = await Promise.all([prepared.runtime(), prepared.jobStore()]);
@@ -118,6 +148,23 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async ready() {
       await prepared.runtime();
+      (await sweeperOf())?.start(config.stores.sweepIntervalSeconds * 1000);
+    },
+
+    async sweep() {
+      const started = new Date().toISOString();
+      const active = await sweeperOf();
+      if (active) return active.sweep();
+      return {
+        startedAt: started,
+        durationMs: 0,
+        organisations: 0,
+        versionsRemoved: 0,
+        chunksRemoved: 0,
+        pending: 0,
+        removed: [],
+        errors: [],
+      } satisfies SweepReport;
     },
 
     async upsert(request) {
@@ -196,6 +243,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async close() {
+      await (await sweeper?.catch(() => undefined))?.stop();
       await jobs.close();
       await prepared.close();
     },

@@ -13,6 +13,7 @@ import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { StageTiming } from "../pipeline/stage.js";
 import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
+import type { SweepReport } from "../stores/sweep-uncommitted.js";
 import type { ReadinessReport } from "./service-readiness.js";
 
 /** Who is asking, in which organisation. Adapters build it from a verified token. */
@@ -177,8 +178,9 @@ export interface RagService {
   readonly config: DocqaConfig;
   /**
    * Resolves when the embedding model is loaded (or known unavailable), the stores are open, and
-   * the chat model is chosen (or known disabled). Every method awaits it; call it at start-up to
-   * fail fast on configuration errors.
+   * the chat model is chosen (or known disabled), and starts the background sweeper of
+   * uncommitted chunk versions on staged stores (`SWEEP_INTERVAL_SECONDS`). Every method awaits
+   * the preparation; call it at start-up to fail fast on configuration errors.
    *
    * @throws {DocqaError} `embedding_dimension_mismatch` when `EMBED_DIMENSION` is wrong.
    */
@@ -242,6 +244,13 @@ export interface RagService {
    * that fails is reported `down` with the reason.
    */
   readiness(options?: { timeoutMs?: number | undefined }): Promise<ReadinessReport>;
+  /**
+   * Runs one pass of the sweeper of uncommitted chunk versions now (staged stores: Milvus,
+   * Elasticsearch/OpenSearch; an empty report for the embedded store, which leaves none): versions
+   * uncommitted for `SWEEP_GRACE_SECONDS` are removed. `ready()` also starts a pass every
+   * `SWEEP_INTERVAL_SECONDS` in the background. Never throws: failures are in the report.
+   */
+  sweep(): Promise<SweepReport>;
   /** Stops background jobs (they resume on the next start) and closes stores. */
   close(): Promise<void>;
 }

@@ -1,0 +1,149 @@
+/**
+ * What the sweeper of uncommitted chunk versions (`@docqa/core`'s `SweepableIndex`) needs from
+ * Milvus: the organisations that have a chunk collection of this store's base name, the
+ * (document, version) pairs one organisation's collection stores, and the deletion of exact
+ * versions. Collections are read page by page in primary key order, so an organisation of any
+ * size is listed in requests of at most {@link maximumTopK} rows.
+ */
+import type { StoredVersion } from "@docqa/core";
+import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
+import { afterPrimaryKey, ExpressionBuilder, type FilterExpression } from "./filter-expression.js";
+import type { MilvusCapabilities } from "./milvus-capabilities.js";
+import { collectionGone, type MilvusCollections } from "./milvus-collections.js";
+import { checkStatus, type MilvusConnection } from "./milvus-connection.js";
+import { chunksOf, deleteRows, maximumTopK, queryRows } from "./milvus-requests.js";
+
+/** Versions per delete expression. */
+const removeBatchSize = 100;
+
+/** Sweeping support of one Milvus store. */
+export class MilvusSweep {
+  constructor(
+    private readonly connection: MilvusConnection,
+    private readonly collections: MilvusCollections,
+    private readonly capabilities: MilvusCapabilities,
+  ) {}
+
+  /**
+   * The organisations with a chunk collection under this store's base name: each candidate
+   * collection's organisation is read from a chunk (`metadata.org_id`) and kept only when the
+   * store would name its collection so (another deployment's collections are skipped).
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async organisations(): Promise<string[]> {
+    const names = await this.connection.call("list collections", async (client, timeout) =>
+      checkStatus("list collections", await client.showCollections({ timeout })),
+    );
+    const candidates = new Set<string>();
+    for (const collection of names.data) {
+      const logical = this.collections.logicalChunkCollectionName(collection.name);
+      if (logical) candidates.add(logical);
+    }
+    const found: string[] = [];
+    for (const name of [...candidates].sort()) {
+      let orgId: string | undefined;
+      try {
+        orgId = await this.organisationOf(name);
+      } catch (error) {
+        if (collectionGone(error)) continue; // dropped meanwhile, or not loaded: not ours to sweep now
+        throw error;
+      }
+      if (orgId !== undefined && this.collections.chunkCollectionName(orgId) === name) found.push(orgId);
+    }
+    return found;
+  }
+
+  /**
+   * Every (document, version) in the organisation's chunk collection, with its chunk count.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async storedVersions(orgId: string): Promise<StoredVersion[]> {
+    return this.collections.withChunkCollection(orgId, [] as StoredVersion[], async (collection) => {
+      const counts = new Map<string, StoredVersion>();
+      for await (const rows of scanRows(this.connection, this.capabilities, collection.name, ["doc_id", "content_hash"])) {
+        for (const row of rows) {
+          const docId = String(row.doc_id);
+          const contentHash = String(row.content_hash);
+          const key = `${docId}\u0000${contentHash}`;
+          const entry = counts.get(key) ?? { docId, contentHash, chunks: 0 };
+          entry.chunks++;
+          counts.set(key, entry);
+        }
+      }
+      return [...counts.values()];
+    });
+  }
+
+  /**
+   * Deletes the chunks of exactly these versions.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async removeVersions(orgId: string, versions: readonly Pick<StoredVersion, "docId" | "contentHash">[]): Promise<void> {
+    if (versions.length === 0) return;
+    await this.collections.withChunkCollection(orgId, undefined, async (collection) => {
+      const mode = await this.capabilities.filterValueMode(collection.name);
+      for (const batch of chunksOf(versions, removeBatchSize)) {
+        const builder = new ExpressionBuilder(mode);
+        const expression = batch
+          .map((version) => `(doc_id == ${builder.value(version.docId)} and content_hash == ${builder.value(version.contentHash)})`)
+          .join(" or ");
+        await deleteRows(this.connection, collection.name, builder.build(expression), "remove uncommitted chunk versions");
+      }
+    });
+  }
+
+  /** The `org_id` stamped in one chunk of collection `name`, or undefined when it holds none. */
+  private async organisationOf(name: string): Promise<string | undefined> {
+    const rows = await queryRows(this.connection, name, { expression: "", values: {} }, ["metadata"], 1, "read an organisation id");
+    const metadata = rows[0]?.metadata as { org_id?: unknown } | undefined;
+    return typeof metadata?.org_id === "string" ? metadata.org_id : undefined;
+  }
+}
+
+/**
+ * The rows of `collection` (all of them, or those matching `filter`), `outputFields` plus `id`,
+ * page by page in primary key order.
+ *
+ * @throws {DocqaError} `store_unavailable`.
+ */
+export async function* scanRows(
+  connection: MilvusConnection,
+  capabilities: MilvusCapabilities,
+  collection: string,
+  outputFields: readonly string[],
+  filter: FilterExpression = { expression: "", values: {} },
+  pageSize = maximumTopK,
+): AsyncGenerator<Record<string, unknown>[]> {
+  const mode = await capabilities.filterValueMode(collection);
+  const fields = [...new Set(["id", ...outputFields])];
+  let expression = filter;
+  for (;;) {
+    const rows = await connection.call("scan a collection", async (client, timeout) =>
+      checkStatus(
+        "scan a collection",
+        await client.query({
+          collection_name: collection,
+          ...(expression.expression === "" ? {} : { filter: expression.expression }),
+          ...(Object.keys(expression.values).length > 0 ? { exprValues: expression.values } : {}),
+          output_fields: fields,
+          limit: pageSize,
+          consistency_level: ConsistencyLevelEnum.Strong,
+          timeout,
+        }),
+      ),
+    );
+    if (rows.data.length === 0) return;
+    yield rows.data;
+    if (rows.data.length < pageSize) return;
+    // Milvus returns a limited query in primary key order (VarChar keys compared as UTF-8 bytes).
+    const last = rows.data.map((row) => String(row.id)).reduce((left, right) => (compareUtf8(right, left) > 0 ? right : left));
+    expression = afterPrimaryKey(filter, "id", last, mode);
+  }
+}
+
+function compareUtf8(left: string, right: string): number {
+  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
+}
