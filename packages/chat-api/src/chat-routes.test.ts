@@ -192,6 +192,28 @@ describe("GET /readyz", () => {
   });
 });
 
+describe("GET /api/reindex", () => {
+  it("tells the token's organisation which model its vector index holds, and its latest reindex job", async () => {
+    const h = harness();
+    const token = await tokenFor("ann@a.example");
+    const empty = await h.app.request("/api/reindex", { headers: { Authorization: `Bearer ${token}` } });
+    expect(empty.status).toBe(200);
+    const emptyBody = await empty.json();
+    expect(emptyBody).toEqual({
+      orgId: orgA,
+      configuredModel: { id: "docqa-deterministic-hash-64", dimension: 64 },
+      indexModel: null,
+      vectors: "empty",
+      job: null,
+    });
+    expectConforms("get", "/api/reindex", 200, emptyBody);
+    await upload(h.app, [{ name: "vacation.txt", content: "New employees receive 20 vacation days." }], token, { metadata: everyone });
+    const current = await (await h.app.request("/api/reindex", { headers: { Authorization: `Bearer ${token}` } })).json();
+    expect(current).toMatchObject({ vectors: "current", indexModel: { id: "docqa-deterministic-hash-64", dimension: 64 }, job: null });
+    expect((await h.app.request("/api/reindex")).status).toBe(401);
+  });
+});
+
 describe("reference pages and OpenAPI document", () => {
   it("serve /openapi.json, /docs and /redoc without a token, listing every set B endpoint and error", async () => {
     const { app } = harness();
@@ -200,6 +222,7 @@ describe("reference pages and OpenAPI document", () => {
       "/api/ingest",
       "/api/ingest/{jobId}",
       "/api/memory",
+      "/api/reindex",
       "/api/search",
       "/health",
       "/readyz",

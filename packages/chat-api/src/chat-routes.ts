@@ -1,7 +1,7 @@
 /**
  * Endpoint set B as Hono routes: `GET /health` (liveness), `GET /readyz` (readiness),
- * `POST /api/chat`, `POST /api/search`, `POST /api/ingest`, `GET /api/ingest/{jobId}`; plus
- * `/openapi.json`, `/docs` and `/redoc`.
+ * `POST /api/chat`, `POST /api/search`, `POST /api/ingest`, `GET /api/ingest/{jobId}`,
+ * `DELETE /api/memory`, `GET /api/reindex`; plus `/openapi.json`, `/docs` and `/redoc`.
  * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
  * validate, call one service method, and map the result; retrieval, access control and answering
  * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
@@ -45,6 +45,7 @@ import {
   ingestQuerySchema,
   ingestResponseSchema,
   jobParamsSchema,
+  reindexStatusResponseSchema,
   searchRequestSchema,
   searchResponseSchema,
 } from "./schemas.js";
@@ -354,6 +355,22 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     async (c) => {
       const auth = c.get("auth");
       return c.json(await service.forgetUser({ orgId: auth.orgId, principal: auth.principal }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/reindex",
+      summary: "Vector index and reindex job of the organisation",
+      description:
+        "Which embedding model the token's organisation's vector index holds, compared with the configured one, and its latest reindex job (started with `docqa reindex --org <id>` or `service.reindex`, by any process) with its phase and progress. Read-only.",
+      ...authenticated,
+      responses: { 200: jsonResponse(reindexStatusResponseSchema, "The organisation's vector index and latest reindex job."), ...errors },
+    }),
+    async (c) => {
+      const auth = c.get("auth");
+      return c.json(await service.reindexStatus({ orgId: auth.orgId }), 200);
     },
   );
 

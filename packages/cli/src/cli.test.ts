@@ -137,6 +137,27 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
     expect(human.stdout).toMatch(/\[doc_\d+\] Vacation and Leave Policy \(vacation-policy\.md, chunk \d+\)/);
   }, 60_000);
 
+  it.skipIf(!realModel)(
+    "reindexes an organisation ingested without a model, then answers with vectors; a second run has nothing to do",
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "docqa-cli-"));
+      await run(["ingest", "examples/corpus", "--org", "northwind", "--no-progress"], { ...bm25Only, DATA_DIR: dataDir });
+      const env = { ...(realModel as Record<string, string>), DATA_DIR: dataDir };
+      const { stdout } = await run(["reindex", "--org", "northwind", "--json"], env);
+      const job = JSON.parse(stdout) as { state: string; fromModel: unknown; model: { id: string }; total: number; processed: number };
+      expect(job).toMatchObject({ state: "succeeded", fromModel: null, model: { id: model?.id } });
+      expect(job.processed).toBe(job.total);
+      expect(job.total).toBeGreaterThan(0);
+      const again = await run(["reindex", "--org", "northwind"], env);
+      expect(again.stdout).toBe(`organisation northwind already holds vectors of ${model?.id}: nothing to do\n`);
+      const { question, document } = exampleQuestions[0] as (typeof exampleQuestions)[number];
+      const result = await ask(question, env, "northwind");
+      const cited = /\[Source: (doc_\d+)\]$/.exec(result.answer.callout_answer)?.[1] as string;
+      expect(result.sources[cited]?.metadata.doc_id, question).toBe(document);
+    },
+    180_000,
+  );
+
   describe.skipIf(!sharedDataPath("ir", "scifact") && !isContinuousIntegration())("docqa eval on deterministic slices", () => {
     it("reports BEIR metrics for BM25 on the first 20 SciFact queries, with an HTML report", async () => {
       const report = join(mkdtempSync(join(tmpdir(), "docqa-eval-")), "report.html");

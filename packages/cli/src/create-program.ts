@@ -1,5 +1,5 @@
 /**
- * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`.
+ * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`, `forget`, `reindex`.
  */
 import { Command } from "commander";
 import packageJson from "../package.json" with { type: "json" };
@@ -7,6 +7,7 @@ import { registerAskCommand } from "./commands/ask-command.js";
 import { registerEvalCommand } from "./commands/eval-command.js";
 import { registerForgetCommand } from "./commands/forget-command.js";
 import { registerIngestCommand } from "./commands/ingest-command.js";
+import { registerReindexCommand } from "./commands/reindex-command.js";
 import { registerServeCommand } from "./commands/serve-command.js";
 import { registerTokenCommand } from "./commands/token-command.js";
 
@@ -23,5 +24,6 @@ export function createProgram(): Command {
   registerTokenCommand(program);
   registerEvalCommand(program);
   registerForgetCommand(program);
+  registerReindexCommand(program);
   return program;
 }

@@ -90,12 +90,14 @@ export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./embedded-store/hnsw-vector-index.js";
 export type { VectorIndexSettings } from "./embedded-store/organisation-store.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
+export { type EmbeddingModelResolver, loadEmbeddingModel } from "./embeddings/embeddings-for-model.js";
 export {
   embeddingsFromProvider,
   type ProviderEmbeddingsConfig,
   type ProviderEmbeddingsOptions,
 } from "./embeddings/embeddings-from-provider.js";
 export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
+export { indexModelOf, type OrganisationIndexModel, OrganisationIndexModels } from "./embeddings/organisation-index-models.js";
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
@@ -244,6 +246,7 @@ export type {
   UpsertRequest,
   UpsertResult,
 } from "./service/rag-service.js";
+export type { ReindexRequest, ReindexStatus } from "./service/reindex-jobs.js";
 export {
   assertStoresWritable,
   checkReadiness,
@@ -263,6 +266,17 @@ export {
   transactionalDocumentStores,
 } from "./stores/document-stores.js";
 export { organisationCollectionName, organisationSuffix } from "./stores/organisation-names.js";
+export { progressIntervalMs, type ReindexRun, reindexOrganisation } from "./stores/reindex-organisation.js";
+export {
+  isReindexable,
+  observedReindexJob,
+  type ReindexableIndex,
+  type ReindexJob,
+  type ReindexPhase,
+  type ReindexState,
+  type ReindexTarget,
+  reindexHeartbeatTimeoutMs,
+} from "./stores/reindexable-index.js";
 export {
   importBackend,
   type MilvusPackage,

@@ -388,8 +388,8 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex {
       : "no embeddings (it was created without an embedding model)";
     throw new DocqaError(
       "embedding_model_mismatch",
-      `collection ${collection.name} holds ${holds}, not of ${model.id} (${model.dimension}): re-ingest into another VECTORDB_COLLECTION or use the same EMBED_MODEL_NAME`,
-      { component: "milvus" },
+      `collection ${collection.name} holds ${holds}, not of ${model.id} (${model.dimension}): reindex the organisation (docqa reindex) or use the same EMBED_MODEL_NAME`,
+      { component: "milvus", details: { indexModel: stored ? { id: stored.id, dimension: stored.dimension } : null } },
     );
   }
 

@@ -15,6 +15,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import type { DocumentVersion, ScoredChunk } from "../stores/chunk-record.js";
 import { organisationCollectionName } from "../stores/organisation-names.js";
+import { observedReindexJob, type ReindexableIndex, type ReindexJob, type ReindexTarget } from "../stores/reindexable-index.js";
 import type { EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
@@ -53,8 +54,12 @@ export interface EmbeddedStoreSettings {
 /** Default of {@link EmbeddedStoreSettings.maxOpenOrganisations}. */
 export const defaultMaxOpenOrganisations = 128;
 
-/** The embedded store: vector index, keyword index and document registry in one transactional store. */
-export interface EmbeddedStore extends TransactionalStore {
+/**
+ * The embedded store: vector index, keyword index and document registry in one transactional
+ * store, reindexable with another embedding model (a side table of new vectors, switched in one
+ * transaction).
+ */
+export interface EmbeddedStore extends TransactionalStore, ReindexableIndex {
   readonly name: "embedded";
   /** Deletes every chunk of the given documents; deleting a missing id is a no-op. */
   delete(orgId: string, docIds: readonly string[]): Promise<void>;
@@ -143,6 +148,46 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     },
     openOrganisations() {
       return handles.size;
+    },
+    async vectorModel(orgId: string) {
+      return read(orgId, undefined, (store) => store.vectorModel());
+    },
+    async reindexJob(orgId: string) {
+      const job = read(orgId, undefined, (store) => store.reindexJob());
+      return job ? observedReindexJob(job) : undefined;
+    },
+    async beginReindex(orgId: string, job: ReindexJob): Promise<ReindexTarget> {
+      write(orgId, (store) => store.beginReindex(job));
+      /** Row id after which `pending` looks next; 0 starts a full pass. */
+      let cursor = 0;
+      return {
+        settleMs: 0, // the switch is one transaction: every process sees it at once
+        async pending(limit, isCommitted) {
+          for (;;) {
+            const { chunks, last } = write(orgId, (store) => store.reindexPending(cursor, limit));
+            if (chunks.length === 0) {
+              if (cursor === 0) return [];
+              cursor = 0; // a last full pass finds chunks written behind the cursor
+              continue;
+            }
+            cursor = last;
+            const kept = await isCommitted(chunks);
+            if (kept.length > 0) return kept;
+          }
+        },
+        async write(chunks) {
+          write(orgId, (store) => store.reindexWrite(chunks, job.model));
+        },
+        async save(saved) {
+          write(orgId, (store) => store.saveReindexJob(saved));
+        },
+        async activate() {
+          return write(orgId, (store) => store.reindexActivate(job.model));
+        },
+        async retire() {},
+        // The side table stays: a later job for the same model resumes from it.
+        async discard() {},
+      };
     },
     async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();

@@ -6,7 +6,9 @@
  * Durability and atomicity: the file is in WAL mode with `synchronous=FULL` and every write is
  * one `BEGIN IMMEDIATE` transaction, so a crash (kill -9, power loss) leaves the last committed
  * state. Each transaction also appends the affected document ids to the `changes` table, which
- * the in-memory indexes replay (see `organisation-store.ts`).
+ * the in-memory indexes replay (see `organisation-store.ts`). A reindex keeps the chunks' vectors
+ * by the new model in `reindex_vectors` (keyed by chunk and version) until they replace the live
+ * ones in one transaction.
  */
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
@@ -51,6 +53,12 @@ CREATE TABLE IF NOT EXISTS derivations (
   PRIMARY KEY (source_doc_id, derived_doc_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS derivations_by_derived ON derivations(derived_doc_id);
+CREATE TABLE IF NOT EXISTS reindex_vectors (
+  chunk_id TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  PRIMARY KEY (chunk_id, content_hash)
+) STRICT, WITHOUT ROWID;
 `;
 
 /** Settings of an {@link OrganisationDatabase}. */
@@ -167,6 +175,14 @@ export class OrganisationDatabase {
     const id = read("embedding_model");
     const dimension = read("embedding_dimension");
     return id !== undefined && dimension !== undefined ? { id, dimension: Number(dimension) } : undefined;
+  }
+
+  /**
+   * The generation of the vectors: incremented when a reindex replaces them, so that every process
+   * rebuilds its in-memory indexes.
+   */
+  readGeneration(): number {
+    return Number((this.statements.getInfo.get("vectors_generation") as { value: string } | undefined)?.value ?? 0);
   }
 
   /** SQLite's `data_version`: changes when another connection commits. */
@@ -297,6 +313,18 @@ function prepareStatements(database: DatabaseSync) {
     trimChanges: database.prepare("DELETE FROM changes WHERE seq <= ?"),
     dataVersion: database.prepare("PRAGMA data_version"),
     countWithoutEmbedding: database.prepare("SELECT COUNT(*) AS n FROM chunks WHERE embedding IS NULL"),
+    deleteInfo: database.prepare("DELETE FROM store_info WHERE key = ?"),
+    reindexPending: database.prepare(
+      "SELECT c.id, c.chunk_id, c.doc_id, c.chunk_index, c.text, c.title, c.source, c.owner_id, c.acl, c.metadata, c.content_hash FROM chunks c WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash) ORDER BY c.id LIMIT ?",
+    ),
+    reindexMissing: database.prepare(
+      "SELECT COUNT(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash)",
+    ),
+    reindexPut: database.prepare("INSERT OR REPLACE INTO reindex_vectors (chunk_id, content_hash, embedding) VALUES (?, ?, ?)"),
+    reindexApply: database.prepare(
+      "UPDATE chunks SET embedding = (SELECT r.embedding FROM reindex_vectors r WHERE r.chunk_id = chunks.chunk_id AND r.content_hash = chunks.content_hash)",
+    ),
+    reindexClear: database.prepare("DELETE FROM reindex_vectors"),
   } satisfies Record<string, StatementSync>;
 }
 

@@ -18,7 +18,8 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { IdScore } from "../retrieval/top-k.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
-import { type DocumentVersion, indexedText, type ScoredChunk } from "../stores/chunk-record.js";
+import { type ChunkRecord, type DocumentVersion, indexedText, type ScoredChunk } from "../stores/chunk-record.js";
+import { type ReindexJob, reindexHeartbeatTimeoutMs } from "../stores/reindexable-index.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { Bm25Index, type Bm25Parameters, type SlotMask } from "./bm25-index.js";
@@ -53,6 +54,7 @@ export class OrganisationStore {
   private readonly hnsw: HnswBuilder;
   private lastChange = 0;
   private dataVersion = -1;
+  private generation = 0;
   private model: EmbeddingModelInfo | undefined;
 
   constructor(private readonly settings: OrganisationStoreSettings) {
@@ -63,6 +65,7 @@ export class OrganisationStore {
       isOpen: () => this.database.isOpen,
     });
     this.model = this.database.readStoredModel();
+    this.generation = this.database.readGeneration();
     this.reload();
   }
 
@@ -77,6 +80,7 @@ export class OrganisationStore {
     embeddingModel: EmbeddingModelInfo | undefined,
     deleteDocIds: readonly string[] = [],
   ): void {
+    this.refreshIfChanged();
     const hasVectors = documents.some((document) => document.chunks.some((chunk) => chunk.embedding !== undefined));
     if (hasVectors) {
       if (!embeddingModel) throw new TypeError("embeddingModel is required when chunks carry embeddings");
@@ -196,11 +200,140 @@ export class OrganisationStore {
   /** Exact vector search; see {@link VectorIndex.searchByVector}. */
   searchByVector(vector: Float32Array, model: EmbeddingModelInfo, topK: number, filter: ChunkFilter): ScoredChunk[] {
     this.refreshIfChanged();
-    if (!this.model || !this.vectors) return [];
     this.assertModel(model);
+    if (!this.model || !this.vectors) return [];
     const mask = this.mask(filter);
     const approximate = this.hnsw.search(this.vectors, vector, topK, mask, this.slots.maskAllowed);
     return this.hydrate(approximate ?? this.vectors.search(vector, topK, mask));
+  }
+
+  /**
+   * The model of the live vectors: the model, `null` when chunks are stored without vectors, or
+   * undefined when no chunk is stored.
+   */
+  vectorModel(): EmbeddingModelInfo | null | undefined {
+    this.refreshIfChanged();
+    if (this.model) return { ...this.model };
+    return this.slots.length - this.slots.dead > 0 ? null : undefined;
+  }
+
+  /** The latest reindex job recorded, if any. */
+  reindexJob(): ReindexJob | undefined {
+    const row = this.database.statements.getInfo.get("reindex_job") as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as ReindexJob) : undefined;
+  }
+
+  /**
+   * Records `job` and prepares its target: the side table of new vectors is kept when it holds
+   * vectors of the same model (an interrupted job resumes), emptied otherwise.
+   *
+   * @throws {DocqaError} `invalid_request` when another job is running (heartbeat younger than
+   *   `reindexHeartbeatTimeoutMs`).
+   */
+  beginReindex(job: ReindexJob): void {
+    this.database.transaction(() => {
+      const running = this.reindexJob();
+      if (
+        running &&
+        running.jobId !== job.jobId &&
+        running.state === "running" &&
+        Date.now() - Date.parse(running.updatedAt) < reindexHeartbeatTimeoutMs
+      ) {
+        throw new DocqaError(
+          "invalid_request",
+          `a reindex of this organisation to ${running.model.id} is running (job ${running.jobId}, started ${running.startedAt}); wait for it to finish`,
+          { component: "embedded-store" },
+        );
+      }
+      const read = (key: string) => (this.database.statements.getInfo.get(key) as { value: string } | undefined)?.value;
+      if (read("reindex_model") !== job.model.id || read("reindex_dimension") !== String(job.model.dimension)) {
+        this.database.statements.reindexClear.run();
+        this.database.statements.putInfo.run("reindex_model", job.model.id);
+        this.database.statements.putInfo.run("reindex_dimension", String(job.model.dimension));
+      }
+      this.database.statements.putInfo.run("reindex_job", JSON.stringify(job));
+    });
+  }
+
+  /**
+   * Up to `limit` chunks after row `after` whose version has no vector of the target model yet,
+   * in row order, and the last row id returned.
+   */
+  reindexPending(after: number, limit: number): { chunks: ChunkRecord[]; last: number } {
+    const rows = this.database.statements.reindexPending.all(after, limit) as Omit<ChunkRow, "terms" | "embedding">[];
+    return { chunks: rows.map(toChunkRecord), last: rows.length > 0 ? Number((rows.at(-1) as { id: number }).id) : after };
+  }
+
+  /**
+   * Stores the chunks' vectors by the target model, in one transaction.
+   *
+   * @throws {DocqaError} `invalid_request` when the target is no longer `model` (another job
+   *   replaced it); `embedding_dimension_mismatch`.
+   */
+  reindexWrite(chunks: readonly ChunkRecord[], model: EmbeddingModelInfo): void {
+    for (const chunk of chunks) {
+      if (chunk.embedding?.length !== model.dimension) {
+        throw new DocqaError(
+          "embedding_dimension_mismatch",
+          `chunk ${chunk.id} has no ${model.dimension}-dimensional vector of ${model.id}`,
+          {
+            component: "embedded-store",
+          },
+        );
+      }
+    }
+    this.database.transaction(() => {
+      this.assertReindexTarget(model);
+      for (const chunk of chunks) {
+        const vector = chunk.embedding as Float32Array;
+        this.database.statements.reindexPut.run(
+          chunk.id,
+          chunk.contentHash,
+          new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength),
+        );
+      }
+    });
+  }
+
+  /** Saves a reindex job's progress. */
+  saveReindexJob(job: ReindexJob): void {
+    this.database.transaction(() => {
+      this.database.statements.putInfo.run("reindex_job", JSON.stringify(job));
+    });
+  }
+
+  /**
+   * Replaces every chunk's vector by its vector of `model`, records `model`, and empties the side
+   * table, in one transaction; returns false (changing nothing) when a chunk has no vector of
+   * `model` yet (written since the last catch-up).
+   */
+  reindexActivate(model: EmbeddingModelInfo): boolean {
+    let activated = false;
+    this.database.transaction(() => {
+      this.assertReindexTarget(model);
+      if (Number((this.database.statements.reindexMissing.get() as { n: number }).n) > 0) return;
+      this.database.statements.reindexApply.run();
+      this.database.statements.putInfo.run("embedding_model", model.id);
+      this.database.statements.putInfo.run("embedding_dimension", String(model.dimension));
+      this.database.statements.putInfo.run("vectors_generation", String(this.database.readGeneration() + 1));
+      this.database.statements.reindexClear.run();
+      this.database.statements.deleteInfo.run("reindex_model");
+      this.database.statements.deleteInfo.run("reindex_dimension");
+      activated = true;
+    });
+    if (activated) {
+      this.model = { ...model };
+      this.generation = this.database.readGeneration();
+      this.reload();
+    }
+    return activated;
+  }
+
+  private assertReindexTarget(model: EmbeddingModelInfo): void {
+    const read = (key: string) => (this.database.statements.getInfo.get(key) as { value: string } | undefined)?.value;
+    if (read("reindex_model") !== model.id || read("reindex_dimension") !== String(model.dimension)) {
+      throw new DocqaError("invalid_request", `the reindex to ${model.id} was replaced by another one`, { component: "embedded-store" });
+    }
   }
 
   /** Vectors held, and the state of the HNSW graph: `none`, `building` or `ready`. */
@@ -255,7 +388,19 @@ export class OrganisationStore {
 
   private refreshIfChanged(): void {
     if (this.database.readDataVersion() === this.dataVersion) return;
-    this.model ??= this.database.readStoredModel();
+    const stored = this.database.readStoredModel();
+    const generation = this.database.readGeneration();
+    if (
+      generation !== this.generation ||
+      (stored && (!this.model || stored.id !== this.model.id || stored.dimension !== this.model.dimension))
+    ) {
+      // Another process switched the vectors (a reindex): rebuild the in-memory indexes.
+      this.model = stored;
+      this.generation = generation;
+      this.reload();
+      return;
+    }
+    this.model ??= stored;
     this.catchUp();
   }
 
@@ -287,12 +432,27 @@ export class OrganisationStore {
     }
   }
 
+  /**
+   * Fails unless vectors of `model` fit this index: it holds vectors of `model`, or is empty. An
+   * index holding chunks without vectors (ingested before a model was available) takes no
+   * vectors until it is reindexed, so that its vector search never covers part of it.
+   *
+   * @throws {DocqaError} `embedding_model_mismatch` with `details.indexModel` (the index's model,
+   *   or `null` for an index without vectors).
+   */
   private assertModel(model: EmbeddingModelInfo): void {
     if (this.model && (this.model.id !== model.id || this.model.dimension !== model.dimension)) {
       throw new DocqaError(
         "embedding_model_mismatch",
-        `this organisation's index holds ${this.model.dimension}-dimensional vectors of ${this.model.id}, not of ${model.id} (${model.dimension}): re-ingest into a new DATA_DIR or use the same EMBED_MODEL_NAME`,
-        { component: "embedded-store" },
+        `this organisation's index holds ${this.model.dimension}-dimensional vectors of ${this.model.id}, not of ${model.id} (${model.dimension}): reindex it (docqa reindex) or use the same EMBED_MODEL_NAME`,
+        { component: "embedded-store", details: { indexModel: { ...this.model } } },
+      );
+    }
+    if (!this.model && this.slots.length - this.slots.dead > 0) {
+      throw new DocqaError(
+        "embedding_model_mismatch",
+        `this organisation's index holds chunks without vectors (ingested with no embedding model), not vectors of ${model.id}: reindex it (docqa reindex)`,
+        { component: "embedded-store", details: { indexModel: null } },
       );
     }
   }

@@ -8,6 +8,7 @@ import { chunkDocument } from "../chunking/chunk-document.js";
 import { createSemanticSplit } from "../chunking/semantic-split.js";
 import { hashOf, type SourceDocument } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/config-schema.js";
+import type { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
 import { buildRaptorNodes } from "../raptor/build-raptor-nodes.js";
@@ -16,12 +17,22 @@ import type { DocumentVersion } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { embedChunks } from "./embed-chunks.js";
+import { embeddingsForOrganisation, writeDocuments } from "./write-documents.js";
 
 /** What indexing writes to and works with. */
 export interface IndexingDependencies {
   config: DocqaConfig;
   stores: DocumentStores;
+  /** The configured embedding model (its id is part of each document's stored hash). */
   embeddings: EmbeddingState;
+  /**
+   * Organisations whose index holds another model or none (`Runtime.indexModels`): their chunks
+   * are embedded with the index's model, or stored without vectors (see `writeDocuments`).
+   * Without it, a write refused with `embedding_model_mismatch` fails.
+   */
+  indexModels?: OrganisationIndexModels | undefined;
+  /** Embeddings of another model by id (`Runtime.embeddingsFor`). */
+  embeddingsFor?: ((modelId: string) => Promise<EmbeddingState>) | undefined;
   summarizer: Summarizer;
   analyzer: Analyzer;
   logger: Logger;
@@ -103,7 +114,8 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
   let summaries: DocumentVersion[] = [];
   if (changed.length > 0 || deleteDocIds.size > 0) {
     request.signal?.throwIfAborted();
-    if (embeddings.status === "ready") await embedChunks(changed, embeddings.embeddings);
+    const chosen = await embeddingsForOrganisation(dependencies, request.orgId);
+    if (chosen?.status === "ready") await embedChunks(changed, chosen.embeddings);
     if (config.ingestion.useRaptor && changed.length > 0) {
       summaries = await buildRaptorNodes(
         request.orgId,
@@ -112,7 +124,7 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
         {
           summarizer: dependencies.summarizer,
           analyzer: dependencies.analyzer,
-          embeddings: embeddings.status === "ready" ? embeddings.embeddings : undefined,
+          embeddings: chosen?.status === "ready" ? chosen.embeddings : undefined,
           signal: request.signal,
         },
       );
@@ -121,9 +133,9 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
     const written = new Set([...changed, ...summaries].map((version) => version.docId));
     for (const docId of stale) if (!written.has(docId)) deleteDocIds.add(docId);
     const writes = [...changed, ...summaries];
-    const options = { embeddingModel: embeddings.status === "ready" ? embeddings.model : undefined, deleteDocIds: [...deleteDocIds] };
+    const options = { embeddingModel: chosen?.status === "ready" ? chosen.model : undefined, deleteDocIds: [...deleteDocIds] };
     request.signal?.throwIfAborted();
-    await stores.write(request.orgId, writes, options);
+    await writeDocuments(dependencies, request.orgId, writes, options);
   }
   const changedIds = new Set(changed.map((version) => version.docId));
   return {

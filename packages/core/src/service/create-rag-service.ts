@@ -8,6 +8,7 @@ import { normalizePrincipal } from "../acl/principal.js";
 import type { Answerer } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import type { EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
 import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
@@ -27,6 +28,7 @@ import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
+import { createReindexJobs } from "./reindex-jobs.js";
 import { serviceHealth } from "./service-health.js";
 import { assertStoresWritable, serviceReadiness } from "./service-readiness.js";
 
@@ -51,6 +53,13 @@ export interface RagServiceOptions {
   embeddings?: EmbeddingsInterface | null;
   /** Model id recorded with vectors of user-supplied embeddings. */
   embeddingModelId?: string;
+  /**
+   * Embeddings of models other than the configured one, by model id: the target of
+   * `reindex({ model })`, and the model of an organisation whose index was built with another one
+   * (its queries are embedded with that model). Return undefined to load the id with the
+   * configured provider (`EMBED_PROVIDER`, `EMBED_MODEL_PATH`, `EMBED_DTYPE`), the default.
+   */
+  embeddingModels?: EmbeddingModelResolver | undefined;
   /**
    * Answerer; default the model answerer (`createModelAnswerer`, with the extractive answerer as
    * its fallback) when `RAG_LLM_PROVIDER` selects a usable chat model (`chatModelFromConfig`),
@@ -112,9 +121,19 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
   const indexing = async (): Promise<IndexingDependencies> => {
     const runtime = await prepared.runtime();
-    return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
+    return {
+      config,
+      stores: runtime.stores,
+      embeddings: runtime.embeddings,
+      indexModels: runtime.indexModels,
+      embeddingsFor: runtime.embeddingsFor,
+      summarizer,
+      analyzer: runtime.analyzer,
+      logger,
+    };
   };
   const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  const reindexJobs = createReindexJobs({ runtime: prepared.runtime, logger });
   /** The sweeper of uncommitted chunk versions, on staged stores only; created once the stores are. */
   let sweeper: Promise<UncommittedSweeper | undefined> | undefined;
   const sweeperOf = (): Promise<UncommittedSweeper | undefined> => {
@@ -235,7 +254,19 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async health() {
-      return serviceHealth(config, prepared);
+      return serviceHealth(config, prepared, reindexJobs.running());
+    },
+
+    reindex(request, reindexOptions) {
+      return reindexJobs.run(request, reindexOptions?.onProgress);
+    },
+
+    startReindex(request) {
+      return reindexJobs.start(request);
+    },
+
+    reindexStatus(context) {
+      return reindexJobs.status(context.orgId);
     },
 
     async readiness(readinessOptions) {
@@ -244,6 +275,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async close() {
       await (await sweeper?.catch(() => undefined))?.stop();
+      await reindexJobs.close();
       await jobs.close();
       await prepared.close();
     },

@@ -11,7 +11,9 @@ import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
 import { type ChatModelChoice, chatModelFromConfig } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/config-schema.js";
+import { type EmbeddingModelResolver, loadEmbeddingModel } from "../embeddings/embeddings-for-model.js";
 import { embeddingsFromProvider } from "../embeddings/embeddings-from-provider.js";
+import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import {
@@ -42,6 +44,8 @@ export interface RuntimeParts {
   reranker?: Reranker | undefined;
   memoryStore?: MemoryStore | undefined;
   jobStore?: JobStore | undefined;
+  /** Embeddings of other models by id (see `RagServiceOptions.embeddingModels`). */
+  embeddingModels?: EmbeddingModelResolver | undefined;
 }
 
 /** The lazily prepared parts of a service. */
@@ -61,6 +65,7 @@ export interface PreparedRuntime {
     chatModel: ChatModelChoice | undefined;
     answerer: Answerer;
     reranker: Reranker | undefined;
+    indexModels: OrganisationIndexModels;
   };
   /** Closes stores, pending memory writes and the cache connection. */
   close(): Promise<void>;
@@ -138,6 +143,27 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     });
   });
   let memoryStarted = false;
+
+  const indexModels = new OrganisationIndexModels(() => (embeddings?.status === "ready" ? embeddings.model : undefined), logger);
+  const otherModels = new Map<string, Promise<EmbeddingState>>();
+  const embeddingsFor = async (modelId: string): Promise<EmbeddingState> => {
+    const configured = await runtime().then((prepared) => prepared.embeddings);
+    if (configured.status === "ready" && configured.model.id === modelId) return configured;
+    let loading = otherModels.get(modelId);
+    if (!loading) {
+      loading = loadEmbeddingModel(config, modelId, { resolver: parts.embeddingModels, logger }).then((state) => {
+        if (state.status === "ready")
+          logger.info("embedding model loaded", { component: "embeddings", model: modelId, dimension: state.model.dimension });
+        else {
+          logger.warn(`embedding model ${modelId} unavailable: ${state.reason}`, { component: "embeddings", model: modelId });
+          otherModels.delete(modelId); // retried on the next use
+        }
+        return state;
+      });
+      otherModels.set(modelId, loading);
+    }
+    return loading;
+  };
 
   const prepareStores = async (): Promise<DocumentStores> => {
     stores ??= await storesFromConfig(config, logger);
@@ -239,6 +265,8 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       logger,
       stores: readyStores,
       embeddings: embeddingState,
+      embeddingsFor,
+      indexModels,
       answerer,
       answererModel,
       chatModel: choice,
@@ -261,7 +289,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     },
     jobStore,
     memoryStore,
-    snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker }),
+    snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker, indexModels }),
     async close() {
       await stores?.close();
       await parts.jobStore?.close();
