@@ -16,6 +16,7 @@
 import {
   type Analyzer,
   type ChunkFilter,
+  type ChunkRecord,
   createEnglishAnalyzer,
   DocqaError,
   type DocumentVersion,
@@ -24,6 +25,9 @@ import {
   type Logger,
   matchesChunkFilter,
   type RegisteredDocument,
+  type ReindexableIndex,
+  type ReindexJob,
+  type ReindexTarget,
   type ScoredChunk,
   type SearchOptions,
   type ServerVectorStore,
@@ -40,6 +44,7 @@ import { MilvusCapabilities } from "./milvus-capabilities.js";
 import { type ChunkCollection, MilvusCollections } from "./milvus-collections.js";
 import { checkStatus, MilvusConnection } from "./milvus-connection.js";
 import { MilvusRegistry } from "./milvus-registry.js";
+import { MilvusReindex } from "./milvus-reindex.js";
 import { chunksOf, deleteRows, filterRequest, maximumTopK } from "./milvus-requests.js";
 import { MilvusSweep } from "./milvus-sweep.js";
 
@@ -86,6 +91,12 @@ export interface MilvusStoreSettings {
   filterValues?: "auto" | FilterValueMode | undefined;
   /** Most rows per insert request; default 500 (requests are also kept under 8 MiB). */
   batchSize?: number | undefined;
+  /**
+   * After a reindex switched an organisation to a new collection: how long the old one is kept,
+   * in milliseconds, while chunks that other processes wrote through it (before they saw the
+   * switch) are copied over; default the larger of 5,000 and `timeoutMs`.
+   */
+  reindexSettleMs?: number | undefined;
   /** Logger; default silent. */
   logger?: Logger | undefined;
 }
@@ -111,7 +122,7 @@ export function createMilvusStore(settings: MilvusStoreSettings = {}): MilvusSto
 }
 
 /** The Milvus implementation of `ServerVectorStore`; see the module documentation. */
-export class MilvusStore implements ServerVectorStore, SweepableIndex {
+export class MilvusStore implements ServerVectorStore, SweepableIndex, ReindexableIndex {
   readonly name = "milvus";
   readonly writes = "staged" as const;
   private readonly connection: MilvusConnection;
@@ -123,6 +134,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex {
   private readonly collections: MilvusCollections;
   private readonly registry: MilvusRegistry;
   private readonly sweeping: MilvusSweep;
+  private readonly reindexing: MilvusReindex;
 
   constructor(settings: MilvusStoreSettings = {}) {
     const base = settings.collection ?? "docs_collection";
@@ -159,6 +171,14 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex {
     });
     this.registry = new MilvusRegistry(this.connection, this.collections, this.capabilities, schemaTimeoutMs);
     this.sweeping = new MilvusSweep(this.connection, this.collections, this.capabilities);
+    this.reindexing = new MilvusReindex({
+      connection: this.connection,
+      collections: this.collections,
+      capabilities: this.capabilities,
+      writeChunks: (collection, chunks) => this.writeChunks(collection, chunks),
+      settleMs: settings.reindexSettleMs ?? Math.max(5_000, timeoutMs),
+      logger: this.logger,
+    });
   }
 
   /** The chunk collection of an organisation: `<base>_<organisation suffix>`. */
@@ -289,17 +309,31 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex {
     const collection = await this.collections.chunkCollection(orgId, { model: model ?? null });
     if (!collection) throw new DocqaError("internal_error", "the chunk collection was not created", { component: "milvus" });
     if (hasVectors && model) this.assertModel(collection, model);
+    await this.writeChunks(
+      collection,
+      documents.flatMap((document) =>
+        document.chunks.map((chunk) => ({ ...chunk, docId: document.docId, contentHash: document.contentHash })),
+      ),
+    );
+  }
+
+  /**
+   * Writes chunks (each keyed by its document, position and version) to `collection`, in batches
+   * of at most `batchSize` rows and 8 MiB.
+   *
+   * @throws {DocqaError} `store_unavailable` (including rows Milvus did not write);
+   *   `embedding_dimension_mismatch`; `payload_too_large`.
+   */
+  private async writeChunks(collection: ChunkCollection, chunks: readonly ChunkRecord[]): Promise<void> {
     const truncated: string[] = [];
     const rows: ChunkRow[] = [];
-    for (const document of documents) {
-      for (const chunk of document.chunks) {
-        const converted = chunkToRow(document.docId, document.contentHash, chunk, {
-          dimension: collection.dimension,
-          bm25Text: (item) => this.bm25Document(collection, indexedText(item)),
-        });
-        rows.push(converted.row);
-        if (converted.truncated.length > 0) truncated.push(`${converted.row.id} (${converted.truncated.join(", ")})`);
-      }
+    for (const chunk of chunks) {
+      const converted = chunkToRow(chunk.docId, chunk.contentHash, chunk, {
+        dimension: collection.dimension,
+        bm25Text: (item) => this.bm25Document(collection, indexedText(item)),
+      });
+      rows.push(converted.row);
+      if (converted.truncated.length > 0) truncated.push(`${converted.row.id} (${converted.truncated.join(", ")})`);
     }
     if (truncated.length > 0) {
       this.logger.warn(`truncated ${truncated.length} chunks to Milvus's ${maximumVarCharBytes}-byte field limit`, {
@@ -334,6 +368,21 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex {
     await this.registry.commit(orgId, change);
   }
 
+  /** The model of the organisation's live vectors (see `ReindexableIndex.vectorModel`). */
+  vectorModel(orgId: string): Promise<EmbeddingModelInfo | null | undefined> {
+    return this.reindexing.vectorModel(orgId);
+  }
+
+  /** Prepares a new collection generation for a reindex (see `ReindexableIndex.beginReindex`). */
+  beginReindex(orgId: string, job: ReindexJob): Promise<ReindexTarget> {
+    return this.reindexing.beginReindex(orgId, job);
+  }
+
+  /** The organisation's latest reindex job (see `ReindexableIndex.reindexJob`). */
+  reindexJob(orgId: string): Promise<ReindexJob | undefined> {
+    return this.reindexing.reindexJob(orgId);
+  }
+
   /** Organisations with a chunk collection of this base (see `SweepableIndex.organisations`). */
   organisations(): Promise<string[]> {
     return this.sweeping.organisations();
@@ -358,13 +407,15 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex {
   }
 
   /**
-   * Drops the organisation's chunk and registry collections (every document, version and
-   * recorded setting). A no-op for an organisation without collections.
+   * Drops the organisation's chunk collections (every reindex generation and the alias naming
+   * the live one) and registry collection: every document, version and recorded setting. A no-op
+   * for an organisation without collections.
    *
    * @throws {DocqaError} `store_unavailable`.
    */
   async dropOrganisation(orgId: string): Promise<void> {
-    const names = [this.chunkCollectionName(orgId), this.registryCollectionName(orgId)];
+    await this.collections.dropLiveAlias(orgId);
+    const names = [...(await this.collections.generationNames(orgId)), this.registryCollectionName(orgId)];
     for (const name of names) {
       this.collections.forget(name);
       this.registry.forget(name);

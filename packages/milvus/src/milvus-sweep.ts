@@ -7,7 +7,7 @@
  */
 import type { StoredVersion } from "@docqa/core";
 import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
-import { afterPrimaryKey, ExpressionBuilder, type FilterExpression } from "./filter-expression.js";
+import { afterPrimaryKey, ExpressionBuilder, type FilterExpression, type FilterValueMode } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";
 import { collectionGone, type MilvusCollections } from "./milvus-collections.js";
 import { checkStatus, type MilvusConnection } from "./milvus-connection.js";
@@ -35,21 +35,22 @@ export class MilvusSweep {
     const names = await this.connection.call("list collections", async (client, timeout) =>
       checkStatus("list collections", await client.showCollections({ timeout })),
     );
-    const candidates = new Set<string>();
+    /** Each organisation's chunk collection name, and one collection of its family to read the organisation from. */
+    const candidates = new Map<string, string>();
     for (const collection of names.data) {
       const logical = this.collections.logicalChunkCollectionName(collection.name);
-      if (logical) candidates.add(logical);
+      if (logical && !candidates.has(logical)) candidates.set(logical, collection.name);
     }
     const found: string[] = [];
-    for (const name of [...candidates].sort()) {
+    for (const [logical, physical] of [...candidates].sort(([left], [right]) => (left < right ? -1 : 1))) {
       let orgId: string | undefined;
       try {
-        orgId = await this.organisationOf(name);
+        orgId = await this.organisationOf(physical);
       } catch (error) {
         if (collectionGone(error)) continue; // dropped meanwhile, or not loaded: not ours to sweep now
         throw error;
       }
-      if (orgId !== undefined && this.collections.chunkCollectionName(orgId) === name) found.push(orgId);
+      if (orgId !== undefined && this.collections.chunkCollectionName(orgId) === logical) found.push(orgId);
     }
     return found;
   }
@@ -83,16 +84,9 @@ export class MilvusSweep {
    */
   async removeVersions(orgId: string, versions: readonly Pick<StoredVersion, "docId" | "contentHash">[]): Promise<void> {
     if (versions.length === 0) return;
-    await this.collections.withChunkCollection(orgId, undefined, async (collection) => {
-      const mode = await this.capabilities.filterValueMode(collection.name);
-      for (const batch of chunksOf(versions, removeBatchSize)) {
-        const builder = new ExpressionBuilder(mode);
-        const expression = batch
-          .map((version) => `(doc_id == ${builder.value(version.docId)} and content_hash == ${builder.value(version.contentHash)})`)
-          .join(" or ");
-        await deleteRows(this.connection, collection.name, builder.build(expression), "remove uncommitted chunk versions");
-      }
-    });
+    await this.collections.withChunkCollection(orgId, undefined, (collection) =>
+      deleteVersions(this.connection, this.capabilities, collection.name, versions, "remove uncommitted chunk versions"),
+    );
   }
 
   /** The `org_id` stamped in one chunk of collection `name`, or undefined when it holds none. */
@@ -101,6 +95,38 @@ export class MilvusSweep {
     const metadata = rows[0]?.metadata as { org_id?: unknown } | undefined;
     return typeof metadata?.org_id === "string" ? metadata.org_id : undefined;
   }
+}
+
+/** `(doc_id == <id> and content_hash == <version>) or ...` over the given versions. */
+export function versionsExpression(
+  versions: readonly Pick<StoredVersion, "docId" | "contentHash">[],
+  mode: FilterValueMode,
+  prefix = "p",
+): FilterExpression {
+  const builder = new ExpressionBuilder(mode, prefix);
+  return builder.build(
+    versions
+      .map((version) => `(doc_id == ${builder.value(version.docId)} and content_hash == ${builder.value(version.contentHash)})`)
+      .join(" or "),
+  );
+}
+
+/**
+ * Deletes the chunks of exactly these versions from `collection`, {@link removeBatchSize} versions
+ * per request.
+ *
+ * @throws {DocqaError} `store_unavailable`.
+ */
+export async function deleteVersions(
+  connection: MilvusConnection,
+  capabilities: MilvusCapabilities,
+  collection: string,
+  versions: readonly Pick<StoredVersion, "docId" | "contentHash">[],
+  operation: string,
+): Promise<void> {
+  const mode = await capabilities.filterValueMode(collection);
+  for (const batch of chunksOf(versions, removeBatchSize))
+    await deleteRows(connection, collection, versionsExpression(batch, mode), operation);
 }
 
 /**

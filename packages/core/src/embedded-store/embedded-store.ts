@@ -162,17 +162,16 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
       let cursor = 0;
       return {
         settleMs: 0, // the switch is one transaction: every process sees it at once
-        async pending(limit, isCommitted) {
+        async pending(limit) {
+          // Every chunk of a transactional store is committed: no registry check.
           for (;;) {
             const { chunks, last } = write(orgId, (store) => store.reindexPending(cursor, limit));
-            if (chunks.length === 0) {
-              if (cursor === 0) return [];
-              cursor = 0; // a last full pass finds chunks written behind the cursor
-              continue;
+            if (chunks.length > 0) {
+              cursor = last;
+              return chunks;
             }
-            cursor = last;
-            const kept = await isCommitted(chunks);
-            if (kept.length > 0) return kept;
+            if (cursor === 0) return [];
+            cursor = 0; // a last full pass finds chunks written behind the cursor
           }
         },
         async write(chunks) {

@@ -81,13 +81,7 @@ export async function reindexOrganisation(run: ReindexRun): Promise<ReindexJob> 
   const target = await index.beginReindex(orgId, job);
   run.onStart?.({ ...job });
   const batchSize = Math.max(1, run.batchSize ?? 64);
-  const isCommitted =
-    stores.writes === "staged"
-      ? async (chunks: readonly ChunkRecord[]) => {
-          const committed = await stores.registry.contentHashes(orgId, [...new Set(chunks.map((chunk) => chunk.docId))]);
-          return chunks.filter((chunk) => committed.get(chunk.docId) === chunk.contentHash);
-        }
-      : async (chunks: readonly ChunkRecord[]) => [...chunks];
+  const registry = stores.writes === "staged" ? stores.registry : undefined;
   let lastSave = Date.now();
   const report = async (force = false) => {
     job.updatedAt = now();
@@ -101,7 +95,7 @@ export async function reindexOrganisation(run: ReindexRun): Promise<ReindexJob> 
   const copyPending = async () => {
     for (;;) {
       run.signal?.throwIfAborted();
-      const batch = await target.pending(batchSize, isCommitted);
+      const batch = await target.pending(batchSize, registry);
       if (batch.length === 0) return;
       await embedInto(batch, run.embeddings, model);
       await target.write(batch);

@@ -9,6 +9,7 @@
  * untouched by a model change.
  */
 import type { ChunkRecord } from "./chunk-record.js";
+import type { DocumentRegistry } from "./document-registry.js";
 import type { EmbeddingModelInfo } from "./vector-index.js";
 
 /**
@@ -59,10 +60,10 @@ export interface ReindexTarget {
    * live index. Before {@link activate}, this is the copy and the catch-up; after it, chunks that
    * other processes wrote through the old index during the switch.
    *
-   * @param isCommitted - keeps chunks of committed versions (staged stores pass the registry's
-   *   check; a transactional store holds committed chunks only).
+   * @param registry - which versions are committed, for staged stores (write → commit → prune);
+   *   undefined for a transactional store, whose chunks are all committed.
    */
-  pending(limit: number, isCommitted: (chunks: readonly ChunkRecord[]) => Promise<ChunkRecord[]>): Promise<ChunkRecord[]>;
+  pending(limit: number, registry: Pick<DocumentRegistry, "contentHashes"> | undefined): Promise<ChunkRecord[]>;
   /**
    * Writes chunks, each with its embedding by the target model, to the target.
    *
