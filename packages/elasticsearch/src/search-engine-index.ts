@@ -33,7 +33,7 @@ import { createIndexLifecycle } from "./index-lifecycle.js";
 import { type OrganisationIndexNames, organisationIndexNames, validateIndexBase } from "./index-names.js";
 import { encodePathSegment, isMissingIndex, redactUrl, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
 import { createSearchEngineRegistry } from "./search-engine-registry.js";
-import { createSearchEngineSweep } from "./search-engine-sweep.js";
+import { assertDeletedByQuery, createSearchEngineSweep } from "./search-engine-sweep.js";
 import { pruneBodies, textSearchBody } from "./search-queries.js";
 import { sendBulk } from "./send-bulk.js";
 
@@ -215,14 +215,7 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
           { allowStatus: [404] },
         );
         if (isMissingIndex(response)) return;
-        const result = response.body as { failures?: unknown; timed_out?: unknown };
-        if (result.timed_out === true || (Array.isArray(result.failures) && result.failures.length > 0)) {
-          throw new DocqaError(
-            "store_unavailable",
-            `pruning old versions in ${names.chunks} failed: ${result.timed_out === true ? "timed out" : JSON.stringify(result.failures).slice(0, 500)}`,
-            { component: search.engine },
-          );
-        }
+        assertDeletedByQuery(search, response.body, `pruning old versions in ${names.chunks}`);
       }
     },
 

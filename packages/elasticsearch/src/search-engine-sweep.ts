@@ -12,6 +12,22 @@ import { organisationIndexNames } from "./index-names.js";
 import { encodePathSegment, isMissingIndex, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
 import { termsClause } from "./search-queries.js";
 
+/**
+ * Fails unless a `_delete_by_query` answer reports it deleted everything it matched.
+ *
+ * @throws {DocqaError} `store_unavailable` naming `what` when it timed out or reports failures.
+ */
+export function assertDeletedByQuery(search: SearchEngineClient, body: unknown, what: string): void {
+  const result = body as { failures?: unknown; timed_out?: unknown };
+  if (result.timed_out === true || (Array.isArray(result.failures) && result.failures.length > 0)) {
+    throw new DocqaError(
+      "store_unavailable",
+      `${what} failed: ${result.timed_out === true ? "timed out" : JSON.stringify(result.failures).slice(0, 500)}`,
+      { component: search.engine },
+    );
+  }
+}
+
 /** Buckets per page of the composite aggregation. */
 const versionPageSize = 1_000;
 /** Versions per `_delete_by_query`. */
@@ -124,14 +140,7 @@ export function createSearchEngineSweep(
           { allowStatus: [404] },
         );
         if (isMissingIndex(response)) return;
-        const result = response.body as { failures?: unknown; timed_out?: unknown };
-        if (result.timed_out === true || (Array.isArray(result.failures) && result.failures.length > 0)) {
-          throw new DocqaError(
-            "store_unavailable",
-            `removing uncommitted versions from ${alias} failed: ${result.timed_out === true ? "timed out" : JSON.stringify(result.failures).slice(0, 500)}`,
-            { component: search.engine },
-          );
-        }
+        assertDeletedByQuery(search, response.body, `removing uncommitted versions from ${alias}`);
       }
     },
   };

@@ -26,11 +26,12 @@ import {
 } from "@docqa/core";
 import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
 import { chunkOutputFields, rowToChunk } from "./chunk-rows.js";
-import { ExpressionBuilder } from "./filter-expression.js";
+import { afterPrimaryKey } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";
 import type { ChunkCollection, MilvusCollections } from "./milvus-collections.js";
 import { checkStatus, type MilvusConnection, MilvusStatusError } from "./milvus-connection.js";
-import { deleteVersions, scanRows, versionsExpression } from "./milvus-sweep.js";
+import { queryRows } from "./milvus-requests.js";
+import { deleteVersions, lastPrimaryKey, scanRows, versionsExpression } from "./milvus-sweep.js";
 
 /** The collection property holding a reindex job. */
 const jobProperty = "docqa.reindex";
@@ -138,27 +139,10 @@ export class MilvusReindex {
   /** One page of chunks of `collection` after primary key `after`, in primary key order. */
   async page(collection: string, after: string | undefined, limit: number): Promise<{ chunks: ChunkRecord[]; last: string | undefined }> {
     const mode = await this.settings.capabilities.filterValueMode(collection);
-    const builder = new ExpressionBuilder(mode);
-    const expression = after === undefined ? { expression: "", values: {} } : builder.build(`id > ${builder.value(after)}`);
-    const response = await this.settings.connection.call("read chunks to reindex", async (client, timeout) =>
-      checkStatus(
-        "read chunks to reindex",
-        await client.query({
-          collection_name: collection,
-          ...(expression.expression === "" ? {} : { filter: expression.expression }),
-          ...(Object.keys(expression.values).length > 0 ? { exprValues: expression.values } : {}),
-          output_fields: chunkOutputFields,
-          limit,
-          consistency_level: ConsistencyLevelEnum.Strong,
-          timeout,
-        }),
-      ),
-    );
-    const rows = response.data as Record<string, unknown>[];
-    const last = rows
-      .map((row) => String(row.id))
-      .reduce<string | undefined>((left, right) => (left === undefined || compareUtf8(right, left) > 0 ? right : left), undefined);
-    return { chunks: rows.map(rowToChunk), last };
+    const all = { expression: "", values: {} };
+    const expression = after === undefined ? all : afterPrimaryKey(all, "id", after, mode);
+    const rows = await queryRows(this.settings.connection, collection, expression, chunkOutputFields, limit, "read chunks to reindex");
+    return { chunks: rows.map(rowToChunk), last: rows.length > 0 ? lastPrimaryKey(rows) : undefined };
   }
 
   /** The chunks of exactly these versions in `collection`. */
@@ -325,8 +309,4 @@ async function committedOnly(
 
 function versionKey(version: Pick<StoredVersion, "docId" | "contentHash">): string {
   return `${version.docId}\u0000${version.contentHash}`;
-}
-
-function compareUtf8(left: string, right: string): number {
-  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
 }

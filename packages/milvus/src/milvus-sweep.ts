@@ -6,7 +6,6 @@
  * size is listed in requests of at most {@link maximumTopK} rows.
  */
 import type { StoredVersion } from "@docqa/core";
-import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
 import { afterPrimaryKey, ExpressionBuilder, type FilterExpression, type FilterValueMode } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";
 import { collectionGone, type MilvusCollections } from "./milvus-collections.js";
@@ -147,29 +146,20 @@ export async function* scanRows(
   const fields = [...new Set(["id", ...outputFields])];
   let expression = filter;
   for (;;) {
-    const rows = await connection.call("scan a collection", async (client, timeout) =>
-      checkStatus(
-        "scan a collection",
-        await client.query({
-          collection_name: collection,
-          ...(expression.expression === "" ? {} : { filter: expression.expression }),
-          ...(Object.keys(expression.values).length > 0 ? { exprValues: expression.values } : {}),
-          output_fields: fields,
-          limit: pageSize,
-          consistency_level: ConsistencyLevelEnum.Strong,
-          timeout,
-        }),
-      ),
-    );
-    if (rows.data.length === 0) return;
-    yield rows.data;
-    if (rows.data.length < pageSize) return;
-    // Milvus returns a limited query in primary key order (VarChar keys compared as UTF-8 bytes).
-    const last = rows.data.map((row) => String(row.id)).reduce((left, right) => (compareUtf8(right, left) > 0 ? right : left));
-    expression = afterPrimaryKey(filter, "id", last, mode);
+    const rows = await queryRows(connection, collection, expression, fields, pageSize, "scan a collection");
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < pageSize) return;
+    expression = afterPrimaryKey(filter, "id", lastPrimaryKey(rows), mode);
   }
 }
 
-function compareUtf8(left: string, right: string): number {
-  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
+/**
+ * The largest `id` of `rows`: where the next page of a limited query starts, since Milvus returns
+ * a limited query in primary key order (VarChar keys compared as UTF-8 bytes).
+ */
+export function lastPrimaryKey(rows: readonly Record<string, unknown>[]): string {
+  return rows
+    .map((row) => String(row.id))
+    .reduce((left, right) => (Buffer.compare(Buffer.from(right, "utf8"), Buffer.from(left, "utf8")) > 0 ? right : left));
 }

@@ -5,19 +5,33 @@
  * can be loaded, else stored without vectors (BM25 only) with a warning, instead of the write
  * failing with `embedding_model_mismatch`; `docqa reindex` later rebuilds its vectors.
  */
-import { indexModelOf, sameModel } from "../embeddings/organisation-index-models.js";
+import { indexModelOf, type OrganisationIndexModels, sameModel } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { DocumentVersion } from "../stores/chunk-record.js";
+import type { DocumentStores } from "../stores/document-stores.js";
 import type { UpsertOptions } from "../stores/vector-index.js";
 import { embedChunks } from "./embed-chunks.js";
-import type { IndexingDependencies } from "./index-documents.js";
+
+/** What writing needs (a part of `IndexingDependencies`). */
+export interface DocumentWriteDependencies {
+  stores: DocumentStores;
+  /** The configured embedding model. */
+  embeddings: EmbeddingState;
+  /** Organisations whose index holds another model or none; without it, a mismatch fails the write. */
+  indexModels?: OrganisationIndexModels | undefined;
+  /** Embeddings of another model by id. */
+  embeddingsFor?: ((modelId: string) => Promise<EmbeddingState>) | undefined;
+}
 
 /**
  * The embeddings to embed the organisation's chunks with: the configured model, or the model its
  * index is known to hold (`indexModels`); undefined to store them without vectors (no model, an
  * index without vectors, or an index model that cannot be loaded).
  */
-export async function embeddingsForOrganisation(dependencies: IndexingDependencies, orgId: string): Promise<EmbeddingState | undefined> {
+export async function embeddingsForOrganisation(
+  dependencies: DocumentWriteDependencies,
+  orgId: string,
+): Promise<EmbeddingState | undefined> {
   const configured = dependencies.embeddings;
   const indexModel = dependencies.indexModels?.indexModel(orgId);
   if (indexModel === null) return undefined;
@@ -37,7 +51,7 @@ export async function embeddingsForOrganisation(dependencies: IndexingDependenci
  *   `indexModels` is given).
  */
 export async function writeDocuments(
-  dependencies: IndexingDependencies,
+  dependencies: DocumentWriteDependencies,
   orgId: string,
   versions: readonly DocumentVersion[],
   options: UpsertOptions,

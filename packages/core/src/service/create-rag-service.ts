@@ -23,7 +23,7 @@ import { runPredict, runSearch } from "../pipeline/run-predict.js";
 import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
-import { createUncommittedSweeper, type SweepReport, type UncommittedSweeper } from "../stores/sweep-uncommitted.js";
+import { createUncommittedSweeper, emptySweepReport, type SweepReport, type UncommittedSweeper } from "../stores/sweep-uncommitted.js";
 import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
 import { prepareRuntime } from "./prepare-runtime.js";
@@ -173,17 +173,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     async sweep() {
       const started = new Date().toISOString();
       const active = await sweeperOf();
-      if (active) return active.sweep();
-      return {
-        startedAt: started,
-        durationMs: 0,
-        organisations: 0,
-        versionsRemoved: 0,
-        chunksRemoved: 0,
-        pending: 0,
-        removed: [],
-        errors: [],
-      } satisfies SweepReport;
+      return active ? active.sweep() : emptySweepReport(started);
     },
 
     async upsert(request) {

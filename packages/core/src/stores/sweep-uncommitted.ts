@@ -111,16 +111,7 @@ export function createUncommittedSweeper(settings: SweeperSettings): Uncommitted
 
   const pass = async (): Promise<SweepReport> => {
     const started = performance.now();
-    const report: SweepReport = {
-      startedAt: new Date(now()).toISOString(),
-      durationMs: 0,
-      organisations: 0,
-      versionsRemoved: 0,
-      chunksRemoved: 0,
-      pending: 0,
-      removed: [],
-      errors: [],
-    };
+    const report = emptySweepReport(new Date(now()).toISOString());
     const seen = new Set<string>();
     /** `index \0 org \0` prefixes of the organisations swept completely in this pass. */
     const sweptPrefixes = new Set<string>();
@@ -197,6 +188,11 @@ export function createUncommittedSweeper(settings: SweeperSettings): Uncommitted
       await running;
     },
   };
+}
+
+/** A report of a pass that found nothing (also what a store that leaves nothing to sweep reports). */
+export function emptySweepReport(startedAt: string): SweepReport {
+  return { startedAt, durationMs: 0, organisations: 0, versionsRemoved: 0, chunksRemoved: 0, pending: 0, removed: [], errors: [] };
 }
 
 function messageOf(error: unknown): string {
