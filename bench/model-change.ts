@@ -106,7 +106,9 @@ export async function benchmarkModelChange(): Promise<BenchmarkRow[]> {
           return { ms: performance.now() - began, ok: false, vector: false };
         }
       };
-      // Baseline: the same questions, one at a time, on the idle service (BM25 only: no vectors yet).
+      // Baseline: the same questions, one at a time, on the idle server (BM25 only: no vectors
+      // yet), after a few warm-up questions (the first loads the tokenizers).
+      for (let index = 0; index < questions.length; index++) await ask();
       const idle: Sample[] = [];
       for (let index = 0; index < 30; index++) idle.push(await ask());
 

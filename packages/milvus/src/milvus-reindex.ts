@@ -24,7 +24,6 @@ import {
   reindexHeartbeatTimeoutMs,
   type StoredVersion,
 } from "@docqa/core";
-import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
 import { chunkOutputFields, rowToChunk } from "./chunk-rows.js";
 import { afterPrimaryKey } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";
@@ -54,12 +53,15 @@ export interface MilvusReindexSettings {
 export class MilvusReindex {
   constructor(private readonly settings: MilvusReindexSettings) {}
 
-  /** See `ReindexableIndex.vectorModel`. */
+  /**
+   * See `ReindexableIndex.vectorModel`: the live collection's recorded model, `null` for a
+   * collection created without one, undefined without a collection. Read from the collection
+   * opened (and the alias resolved) at most `liveCollectionTtlMs` ago, so cheap enough per query.
+   */
   async vectorModel(orgId: string): Promise<EmbeddingModelInfo | null | undefined> {
-    return this.settings.collections.withChunkCollection(orgId, undefined as EmbeddingModelInfo | null | undefined, async (collection) => {
-      if (collection.record.embeddingModel) return { ...collection.record.embeddingModel };
-      return (await this.countRows(collection.name)) > 0 ? null : undefined;
-    });
+    const collection = await this.settings.collections.chunkCollection(orgId);
+    if (!collection) return undefined;
+    return collection.record.embeddingModel ? { ...collection.record.embeddingModel } : null;
   }
 
   /** See `ReindexableIndex.reindexJob`: the latest job recorded on any collection of the organisation. */
@@ -102,23 +104,6 @@ export class MilvusReindex {
       model: job.model.id,
     });
     return new MilvusReindexTarget(this, orgId, live, target);
-  }
-
-  /** Chunk rows of `collection`. */
-  async countRows(collection: string): Promise<number> {
-    const response = await this.settings.connection.call("count chunks", async (client, timeout) =>
-      checkStatus(
-        "count chunks",
-        await client.query({
-          collection_name: collection,
-          filter: "",
-          output_fields: ["count(*)"],
-          consistency_level: ConsistencyLevelEnum.Strong,
-          timeout,
-        }),
-      ),
-    );
-    return Number(response.data[0]?.["count(*)"] ?? 0);
   }
 
   /** The (document, version) pairs of `collection`, with chunk counts. */

@@ -63,8 +63,18 @@ export class OrganisationIndexModels {
   learn(orgId: string, error: unknown, action: string): EmbeddingModelInfo | null | undefined {
     const indexModel = indexModelOf(error);
     if (indexModel === undefined) return undefined;
+    return this.observe(orgId, indexModel, action);
+  }
+
+  /**
+   * Records what the organisation's index holds, as its store reports it (`vectorModel`): a
+   * model other than the configured one, or `null` (no vectors), is remembered and warned about;
+   * the configured model, or `undefined` (no chunks), forgets the organisation. Returns the model
+   * to embed with as {@link indexModel} does.
+   */
+  observe(orgId: string, indexModel: EmbeddingModelInfo | null | undefined, action: string): EmbeddingModelInfo | null | undefined {
     const configured = this.configured();
-    if (indexModel && configured && sameModel(indexModel, configured)) {
+    if (indexModel === undefined || (indexModel && configured && sameModel(indexModel, configured))) {
       this.forget(orgId);
       return undefined;
     }

@@ -9,6 +9,7 @@ import { indexModelOf, type OrganisationIndexModels, sameModel } from "../embedd
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { DocumentVersion } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { isReindexable } from "../stores/reindexable-index.js";
 import type { UpsertOptions } from "../stores/vector-index.js";
 import { embedChunks } from "./embed-chunks.js";
 
@@ -33,7 +34,16 @@ export async function embeddingsForOrganisation(
   orgId: string,
 ): Promise<EmbeddingState | undefined> {
   const configured = dependencies.embeddings;
-  const indexModel = dependencies.indexModels?.indexModel(orgId);
+  if (configured.status !== "ready") return undefined; // vectors are off: nothing to choose
+  const index = dependencies.stores.vector;
+  const indexModel =
+    isReindexable(index) && dependencies.indexModels
+      ? dependencies.indexModels.observe(
+          orgId,
+          await index.vectorModel(orgId),
+          "its new chunks are embedded with that model when it can be loaded, else stored without vectors",
+        )
+      : dependencies.indexModels?.indexModel(orgId);
   if (indexModel === null) return undefined;
   if (indexModel && !(configured.status === "ready" && sameModel(configured.model, indexModel))) {
     const other = dependencies.embeddingsFor ? await dependencies.embeddingsFor(indexModel.id) : undefined;

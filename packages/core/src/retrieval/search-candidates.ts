@@ -13,6 +13,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import type { ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { isReindexable } from "../stores/reindexable-index.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { RetrievalSettings } from "./retrieval-settings.js";
@@ -94,10 +95,21 @@ export async function embedQueryFor(
   query: string,
   settings: RetrievalSettings,
 ): Promise<QueryEmbedding | undefined> {
-  if (!dependencies.stores.vector || settings.weightVector === 0) return undefined;
-  const indexModel = dependencies.indexModels?.indexModel(orgId);
+  const index = dependencies.stores.vector;
+  // Vectors are off (EMBED_PROVIDER=none, or no model could be loaded): BM25 alone, no warning.
+  if (!index || settings.weightVector === 0 || dependencies.embeddings.status !== "ready") return undefined;
+  // The model the organisation's index holds now, from the store when it can say (a reindex in
+  // another process may have switched it), else as learned from earlier mismatches.
+  const indexModel =
+    isReindexable(index) && dependencies.indexModels
+      ? dependencies.indexModels.observe(
+          orgId,
+          await index.vectorModel(orgId),
+          "its queries use that model when it can be loaded, else BM25 alone",
+        )
+      : dependencies.indexModels?.indexModel(orgId);
   if (indexModel === null) return undefined;
-  let state = dependencies.embeddings;
+  let state: EmbeddingState = dependencies.embeddings;
   if (indexModel && !(state.status === "ready" && sameModel(state.model, indexModel))) {
     state = dependencies.embeddingsFor ? await dependencies.embeddingsFor(indexModel.id) : state;
     if (state.status !== "ready" || !sameModel(state.model, indexModel)) return undefined;
