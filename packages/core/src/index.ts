@@ -14,6 +14,18 @@ export { citedKeys, type ResolvedCitations, resolveCitations } from "./answering
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
+export {
+  type AnswerLike,
+  type AskManyOptions,
+  askMany,
+  type BatchAnswer,
+  type BatchError,
+  type BatchOutcome,
+  type BatchPredictor,
+  type BatchQuestion,
+  batchError,
+  isAbstention,
+} from "./batch/index.js";
 export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "./chunking/chunk-document.js";
 export { createSemanticSplit, type SemanticSplitSettings } from "./chunking/semantic-split.js";
 export { hashOf, type SourceDocument, sourceFromInput } from "./chunking/source-document.js";
