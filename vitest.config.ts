@@ -1,8 +1,16 @@
 /**
- * Vitest projects: `unit` (fast, no servers; the default `npm test`) and `integration`
- * (`*.int.test.ts`, real Redis, Milvus and OpenSearch started by `.ci/run`).
- * Workspace packages resolve to their sources, so tests need no build.
+ * Vitest projects: `unit` (fast, no servers) and `integration` (`*.int.test.ts`, real Redis, Milvus
+ * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them).
+ * `npm test` runs both at once, in one pool of workers. Workspace packages resolve to their
+ * sources, so tests need no build (the CLI's end-to-end tests run the build).
+ *
+ * Workers: Vitest's default is one less than the CPUs, a single worker on a 2-core machine, which
+ * ran every file one after the other although most of the slow ones wait (on a `docqa` child
+ * process, a server or a model) rather than compute. `DOCQA_TEST_WORKERS` overrides the default
+ * of max(3, CPUs). Integration tests run in parallel too: every collection, index and key they
+ * create carries the run id (`testName` from `@docqa/core/testing`).
  */
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -20,8 +28,11 @@ const alias = {
   "@docqa/chat-api": source("./packages/chat-api/src/index.ts"),
 };
 
+const maxWorkers = Number(process.env.DOCQA_TEST_WORKERS) || Math.max(3, availableParallelism());
+
 export default defineConfig({
   test: {
+    maxWorkers,
     projects: [
       {
         resolve: { alias },
@@ -31,6 +42,7 @@ export default defineConfig({
           exclude: ["**/*.int.test.ts", "**/node_modules/**", "**/dist/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          maxWorkers,
         },
       },
       {
@@ -40,7 +52,7 @@ export default defineConfig({
           include: ["packages/*/src/**/*.int.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers,
         },
       },
     ],
