@@ -3,7 +3,7 @@
  * a batch of questions from standard input, a single question, the exit codes, the warnings and
  * messages a new user meets, and token minting. One data directory is ingested once and shared.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -90,7 +90,7 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa ask and ingest over 
     const directory = mkdtempSync(join(tmpdir(), "docqa-batch-"));
     const questions = join(directory, "questions.csv");
     const output = join(directory, "answers.csv");
-    writeFileSync(questions, `id,question\nwifi,How long must passwords be?\nlong,"${"Why? ".repeat(2000)}"\n`);
+    writeFileSync(questions, `id,question\nwifi,How long must passwords be?\nlong,"${"Why? ".repeat(2000).trim()}"\n`);
     const first = await runDocqa(
       ["ask", "--org", "northwind", "--user", "ann@northwind.example", "--file", questions, "--output", output],
       env,
@@ -160,6 +160,19 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa ask and ingest over 
     );
     expect(quiet.stderr).toBe("");
   }, 30_000);
+
+  it("prints the quick start's answer exactly as the README shows it", async () => {
+    const quickstart = spawnSync(
+      process.execPath,
+      ["scripts/quickstart.mjs", "--no-build", "--check-readme", "--data-dir", mkdtempSync(join(tmpdir(), "docqa-quickstart-"))],
+      { cwd: repositoryRoot, encoding: "utf8", env: { ...process.env, ...bm25Only, LOG_LEVEL: "warn" } },
+    );
+    expect(quickstart.stderr).toBe("");
+    expect(quickstart.status).toBe(0);
+    expect(quickstart.stdout).toContain(
+      "\n$ docqa ask --org northwind --user ann@northwind.example 'How many vacation days do new employees get?'\n",
+    );
+  }, 60_000);
 
   it("mints a token with the spec's claims", async () => {
     const { stdout } = await runDocqaOk(["token", "--email", "ann@x.example", "--org", "org-1", "--role", "hr"], { JWT_SECRET: "s3cret" });
