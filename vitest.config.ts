@@ -1,14 +1,16 @@
 /**
- * Vitest projects: `unit` (fast, no servers) and `integration` (`*.int.test.ts`, real Redis, Milvus
- * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them).
- * `npm test` runs both at once, in one pool of workers. Workspace packages resolve to their
- * sources, so tests need no build (the CLI's end-to-end tests run the build).
+ * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
+ * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them)
+ * and `integration-faults` (the integration tests that time a server's outage against `STORE_TIMEOUT_MS`).
+ * `npm test` runs unit and integration files together in one pool of workers, then the fault
+ * tests alone, so a busy CPU does not stretch the outages they time. Workspace packages resolve to
+ * their sources, so tests need no build (the CLI's end-to-end tests run the build).
  *
  * Workers: Vitest's default is one less than the CPUs, a single worker on a 2-core machine, which
- * ran every file one after the other although most of the slow ones wait (on a `docqa` child
- * process, a server or a model) rather than compute. `DOCQA_TEST_WORKERS` overrides the default
- * of max(3, CPUs). Integration tests run in parallel too: every collection, index and key they
- * create carries the run id (`testName` from `@docqa/core/testing`).
+ * ran every file one after the other although many of the slow ones wait (on a `docqa` child
+ * process, a server or a model) rather than compute. The default here is max(2, CPUs);
+ * `DOCQA_TEST_WORKERS` overrides it. Integration tests run in parallel too: every collection,
+ * index and key they create carries the run id (`testName` from `@docqa/core/testing`).
  */
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -28,7 +30,9 @@ const alias = {
   "@docqa/chat-api": source("./packages/chat-api/src/index.ts"),
 };
 
-const maxWorkers = Number(process.env.DOCQA_TEST_WORKERS) || Math.max(3, availableParallelism());
+const maxWorkers = Number(process.env.DOCQA_TEST_WORKERS) || Math.max(2, availableParallelism());
+/** Integration tests that time an outage: run last, one at a time. */
+const faultTests = ["packages/predict-api/src/backend-faults.int.test.ts", "packages/redis/src/redis-unavailable.int.test.ts"];
 
 export default defineConfig({
   test: {
@@ -50,9 +54,21 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["packages/*/src/**/*.int.test.ts"],
+          exclude: [...faultTests, "**/node_modules/**", "**/dist/**"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           maxWorkers,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration-faults",
+          include: faultTests,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
