@@ -1,6 +1,7 @@
 /**
  * Builds every package with tsup: ESM, type declarations, source maps, Node 22 target.
- * Dependencies of each package stay external; each package is built from its own sources.
+ * Dependencies of each package stay external; each package is built from its own sources, its
+ * entries sharing chunks.
  */
 import { readFileSync } from "node:fs";
 import { defineConfig, type Options } from "tsup";
@@ -13,7 +14,12 @@ interface PackageEntry {
 const packages: PackageEntry[] = [
   {
     folder: "core",
-    entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts", "contract/index": "src/contract/index.ts" },
+    entry: {
+      index: "src/index.ts",
+      "pipeline/index": "src/pipeline/index.ts",
+      "testing/index": "src/testing/index.ts",
+      "contract/index": "src/contract/index.ts",
+    },
   },
   { folder: "http", entry: { index: "src/index.ts" } },
   { folder: "milvus", entry: { index: "src/index.ts" } },
@@ -45,7 +51,8 @@ export default defineConfig(
       dts: { compilerOptions: { paths: {}, allowImportingTsExtensions: false } },
       sourcemap: true,
       clean: true,
-      splitting: false,
+      // Entries of one package share chunks, so `@docqa/core` and `@docqa/core/pipeline` are one copy.
+      splitting: true,
       removeNodeProtocol: false,
       treeshake: true,
       external: externalsOf(folder),

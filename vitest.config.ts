@@ -20,6 +20,7 @@ const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 const alias = {
   "@docqa/core/testing": source("./packages/core/src/testing/index.ts"),
+  "@docqa/core/pipeline": source("./packages/core/src/pipeline/index.ts"),
   "@docqa/core/contract": source("./packages/core/src/contract/index.ts"),
   "@docqa/core": source("./packages/core/src/index.ts"),
   "@docqa/http": source("./packages/http/src/index.ts"),

@@ -35,11 +35,10 @@ const root = join(import.meta.dirname, "..");
 function newService(useRaptor: boolean, embeddings: EmbeddingsInterface | null, modelId?: string, dimension?: number): RagService {
   return createRagService({
     config: {
-      dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")),
-      logLevel: "silent",
-      useRaptor,
-      embedProvider: embeddings ? "transformers" : "none",
-      ...(dimension ? { embedDimension: dimension } : {}),
+      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")) },
+      logging: { level: "silent" },
+      ingestion: { useRaptor },
+      embeddings: { provider: embeddings ? "transformers" : "none", ...(dimension ? { dimension } : {}) },
     },
     embeddings,
     embeddingModelId: modelId,

@@ -3,9 +3,7 @@
  * by how much of the answer is backed by citations. The spec names the field only; this formula
  * is docqa's (documented in `docs/chat-api.md`).
  */
-import type { Answer, Source } from "@docqa/core";
-
-const citationPattern = /\[\s*Source\s*:\s*([^\]]*)\]/gi;
+import { type Answer, citedKeys, type Source } from "@docqa/core";
 
 /** Fusion weights (`WEIGHT_VECTOR`, `WEIGHT_BM25`) that bound the fused score. */
 export interface FusionWeights {
@@ -24,11 +22,7 @@ export interface ConfidenceParts {
 }
 
 function knownKeys(text: string, sources: Readonly<Record<string, Source>>): string[] {
-  const keys: string[] = [];
-  for (const match of text.matchAll(citationPattern)) {
-    for (const key of (match[1] ?? "").split(/[,;\s]+/)) if (Object.hasOwn(sources, key) && !keys.includes(key)) keys.push(key);
-  }
-  return keys;
+  return citedKeys(text).filter((key) => Object.hasOwn(sources, key));
 }
 
 /**

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService } from "@docqa/core";
 import { integrationServer, testName } from "@docqa/core/testing";
-import { rateLimiterFromFlexible } from "@docqa/http";
+import { rateLimiterFromFlexible, resolveServerConfig } from "@docqa/http";
 import { type ServerType, serve } from "@hono/node-server";
 import { Redis } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
@@ -45,12 +45,15 @@ async function startInstance(): Promise<string> {
     rateLimiterFromFlexible(new RateLimiterRedis({ storeClient: client, points, duration, keyPrefix: `${prefix}:${duration}` }));
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-chat-api-redis-"));
   const service = createRagService({
-    config: { dataDir, jwt: { secret }, logLevel: "silent", useRaptor: false },
+    config: { stores: { dataDir }, logging: { level: "silent" }, ingestion: { useRaptor: false } },
     embeddings: null,
     jobStore: createInMemoryJobStore(),
   });
   services.push(service);
-  const app = chatRoutes(service, { rateLimit: { limiters: [limiter(100, 60), limiter(1000, 3600)] } });
+  const app = chatRoutes(service, {
+    server: resolveServerConfig({ jwt: { secret } }),
+    rateLimit: { limiters: [limiter(100, 60), limiter(1000, 3600)] },
+  });
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   servers.push(server);
   await new Promise((resolve) => server.once("listening", resolve));

@@ -15,10 +15,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInMemoryJobStore, createRagService, type RagService } from "@docqa/core";
 import { isContinuousIntegration } from "@docqa/core/testing";
-import { offlineReferencePages } from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatRoutes } from "./chat-routes.js";
@@ -36,13 +34,8 @@ const screenshots = fileURLToPath(new URL("../screenshots/", import.meta.url));
 const sets = [
   {
     name: "set-a",
-    // As `docqa serve` serves set A: its pages under the offline Content-Security-Policy.
-    build: (service: RagService) => {
-      const app = new Hono();
-      app.use("/docs", offlineReferencePages());
-      app.use("/redoc", offlineReferencePages());
-      return app.route("/", predictRoutes(service));
-    },
+    // As `docqa serve` serves set A: the app itself, its pages under the offline Content-Security-Policy.
+    build: (service: RagService) => predictRoutes(service),
     operations: [
       ["GET", "/healthz"],
       ["POST", "/query"],
@@ -87,9 +80,8 @@ beforeAll(async () => {
   for (const set of sets) {
     const service = createRagService({
       config: {
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-reference-pages-")),
-        jwt: { secret: "reference-pages-secret-0123456789" },
-        logLevel: "silent",
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-reference-pages-")) },
+        logging: { level: "silent" },
       },
       embeddings: null,
       jobStore: createInMemoryJobStore(),

@@ -9,9 +9,21 @@ export { normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
 export type { Answerer, AnswerMode, AnswerRequest, GeneratedAnswer } from "./answering/answerer.js";
 export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./answering/build-context.js";
+export { citedKeys, formatCitation, replaceCitations, stripCitations } from "./answering/citations.js";
+export { createModelAnswerer, type ModelAnswererSettings } from "./answering/create-model-answerer.js";
 export { createExtractiveAnswerer, type ExtractiveAnswererSettings } from "./answering/extractive-answerer.js";
-export { citedKeys, type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
+export type {
+  AnswerStreamEvent,
+  ModelAnswerer,
+  ModelAnswerRequest,
+  ModelFallbackReason,
+  ModelGeneratedAnswer,
+} from "./answering/model-answerer.js";
+export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableReason } from "./answering/repair-answer.js";
+export { type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
+export { streamModelAnswer } from "./answering/stream-model-answer.js";
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
+export { type JwtSettings, jwtSettingsSchema } from "./auth/jwt-settings.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
 export {
@@ -26,18 +38,75 @@ export {
   batchError,
   isAbstention,
 } from "./batch/index.js";
+export {
+  callWithResilience,
+  defaultResiliencePolicy,
+  type ResilienceOptions,
+  type ResiliencePolicy,
+  type ResilientResult,
+  resiliencePolicy,
+} from "./chat-models/call-with-resilience.js";
+export {
+  type ChatModelChoice,
+  type ChatModelConfig,
+  type ChatModelOptions,
+  chatModelFromConfig,
+  placeholderApiKey,
+} from "./chat-models/chat-model-from-config.js";
+export {
+  classifyModelError,
+  type ModelErrorDetails,
+  type ModelFailure,
+  type ModelFailureKind,
+  modelFailureError,
+  modelTimeoutCode,
+  parseRetryAfter,
+} from "./chat-models/classify-model-error.js";
+export {
+  defaultStructuredOutputMethod,
+  invokeStructured,
+  type StructuredCall,
+  type StructuredOutput,
+  type StructuredOutputMethod,
+} from "./chat-models/invoke-structured.js";
 export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "./chunking/chunk-document.js";
 export { createSemanticSplit, type SemanticSplitSettings } from "./chunking/semantic-split.js";
 export { hashOf, type SourceDocument, sourceFromInput } from "./chunking/source-document.js";
-export { configFromEnvironment, type DocqaConfig, type ScoreNormalization } from "./config/docqa-config.js";
-export { type Environment, environmentSchema, environmentVariableNames } from "./config/environment-schema.js";
-export { type DocqaConfigOverrides, type EnvironmentVariables, loadConfig, resolveConfig } from "./config/load-config.js";
+export {
+  configSchema,
+  type DocqaConfig,
+  type DocqaConfigInput,
+  defaultEmbeddingModel,
+  flag,
+  fraction,
+  integer,
+  optionalInteger,
+  type ScoreNormalization,
+  type SettingMetadata,
+  setting,
+} from "./config/config-schema.js";
+export {
+  type DeepPartial,
+  type DocqaConfigOverrides,
+  type EnvironmentVariables,
+  loadConfig,
+  loadSettings,
+  parseSettings,
+  resolveConfig,
+  type SettingLocation,
+  settingsOf,
+} from "./config/load-config.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "./embedded-store/bm25-index.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
 export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./embedded-store/hnsw-vector-index.js";
 export type { VectorIndexSettings } from "./embedded-store/organisation-store.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
+export {
+  embeddingsFromProvider,
+  type ProviderEmbeddingsConfig,
+  type ProviderEmbeddingsOptions,
+} from "./embeddings/embeddings-from-provider.js";
 export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
@@ -57,7 +126,9 @@ export {
   evaluateAnswers,
   normalizeAnswer,
 } from "./evaluation/evaluate-answers.js";
+export { evaluateIntentClassifier, type IntentEvaluation, type IntentScore } from "./evaluation/evaluate-intent-classifier.js";
 export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluation/evaluate-retrieval.js";
+export { type IntentExample, intentExamples } from "./evaluation/intent-examples.js";
 export { type RetrievalConfiguration, retrievalConfigurations } from "./evaluation/retrieval-configurations.js";
 export {
   type Judgements,
@@ -94,6 +165,12 @@ export {
 } from "./ingestion/loaders/loaded-file.js";
 export { formatFromName } from "./ingestion/loaders/sniff-file-format.js";
 export { classifyIntent, type Intent, type IntentResult } from "./intent/classify-intent.js";
+export {
+  createModelIntentClassifier,
+  createRuleIntentClassifier,
+  type IntentClassifier,
+  type ModelIntentClassifierSettings,
+} from "./intent/create-model-intent-classifier.js";
 export { createInMemoryJobStore } from "./jobs/in-memory-job-store.js";
 export { type FileError, type FileWarning, type IngestionJob, isFinished, type JobState } from "./jobs/ingestion-job.js";
 export type { JobStore } from "./jobs/job-store.js";
@@ -131,72 +208,6 @@ export {
 } from "./memory/rewrite-follow-up.js";
 export { trimHistory } from "./memory/trim-history.js";
 export {
-  callWithResilience,
-  defaultResiliencePolicy,
-  type ResilienceOptions,
-  type ResiliencePolicy,
-  type ResilientResult,
-  resiliencePolicy,
-} from "./models/call-with-resilience.js";
-export {
-  type ChatModelChoice,
-  type ChatModelConfig,
-  type ChatModelOptions,
-  chatModelFromConfig,
-  placeholderApiKey,
-} from "./models/chat-model-from-config.js";
-export {
-  classifyModelError,
-  type ModelErrorDetails,
-  type ModelFailure,
-  type ModelFailureKind,
-  modelFailureError,
-  modelTimeoutCode,
-  parseRetryAfter,
-} from "./models/classify-model-error.js";
-export { createModelAnswerer, type ModelAnswererSettings } from "./models/create-model-answerer.js";
-export {
-  createModelIntentClassifier,
-  createRuleIntentClassifier,
-  type IntentClassifier,
-  type ModelIntentClassifierSettings,
-} from "./models/create-model-intent-classifier.js";
-export {
-  type DecomposeSettings,
-  type Decomposition,
-  decomposeQuestion,
-  isSingleClause,
-  splitQuestion,
-} from "./models/decompose-question.js";
-export {
-  embeddingsFromProvider,
-  type ProviderEmbeddingsConfig,
-  type ProviderEmbeddingsOptions,
-} from "./models/embeddings-from-provider.js";
-export { evaluateIntentClassifier, type IntentEvaluation, type IntentScore } from "./models/evaluate-intent-classifier.js";
-export { type IntentExample, intentExamples } from "./models/intent-examples.js";
-export {
-  defaultStructuredOutputMethod,
-  invokeStructured,
-  type StructuredCall,
-  type StructuredOutput,
-  type StructuredOutputMethod,
-} from "./models/invoke-structured.js";
-export {
-  type MergeableResult,
-  mergeSubqueryResults,
-  retrieveSubqueries,
-  type SubqueryRetrieval,
-  type SubqueryRetrievalSettings,
-} from "./models/merge-subquery-results.js";
-export type {
-  AnswerStreamEvent,
-  ModelAnswerer,
-  ModelAnswerRequest,
-  ModelFallbackReason,
-  ModelGeneratedAnswer,
-} from "./models/model-answerer.js";
-export {
   type AnswerPromptInput,
   answerJsonSchema,
   answerMessages,
@@ -206,9 +217,14 @@ export {
   type HistoryTurn,
   intentMessages,
   PROMPT_VERSION,
-} from "./models/prompts.js";
-export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableReason } from "./models/repair-answer.js";
-export { streamModelAnswer } from "./models/stream-model-answer.js";
+} from "./prompts/prompts.js";
+export {
+  type DecomposeSettings,
+  type Decomposition,
+  decomposeQuestion,
+  isSingleClause,
+  splitQuestion,
+} from "./query-planning/decompose-question.js";
 export {
   buildRaptorNodes,
   isSummaryChunk,
@@ -224,13 +240,7 @@ export { type FusedChunk, fuseReciprocalRank, fuseWeighted, type WeightedLists }
 export { normalizeQuery } from "./retrieval/normalize-query.js";
 export { normalizeScores, standardNormalCdf } from "./retrieval/normalize-scores.js";
 export type { Reranker } from "./retrieval/reranker.js";
-export {
-  type RetrievalInput,
-  type RetrievalOutput,
-  type RetrievalSettings,
-  type RetrievedChunk,
-  retrieveChunks,
-} from "./retrieval/retrieve-chunks.js";
+export { type RetrievalSettings, type RetrievedChunk, retrievalSettingsFromConfig } from "./retrieval/retrieval-settings.js";
 export { type IdScore, TopK } from "./retrieval/top-k.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
 export type {

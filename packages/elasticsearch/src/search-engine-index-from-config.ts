@@ -14,15 +14,15 @@ import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine
  */
 export function searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger): ServerKeywordStore & SearchEngineIndex {
   return createSearchEngineIndex({
-    node: config.fullTextUri,
-    engine: config.fullTextEngine,
-    indexBase: config.fullTextIndex,
-    apiKey: config.fullTextAuth.apiKey,
-    username: config.fullTextAuth.username,
-    password: config.fullTextAuth.password,
-    requestTimeoutMs: config.storeTimeoutMs,
-    k1: config.bm25K1,
-    b: config.bm25B,
+    node: config.stores.fullText.uri,
+    engine: config.stores.fullTextEngine,
+    indexBase: config.stores.fullText.index,
+    apiKey: config.stores.fullText.apiKey,
+    username: config.stores.fullText.username,
+    password: config.stores.fullText.password,
+    requestTimeoutMs: config.stores.timeoutMs,
+    k1: config.retrieval.bm25K1,
+    b: config.retrieval.bm25B,
     logger,
   });
 }

@@ -3,7 +3,7 @@
  * 401 for a missing, malformed, invalid or expired token; on success the verified claims and
  * the principal are available as `c.var.auth`.
  */
-import { type AccessTokenClaims, type DocqaConfig, DocqaError, type Principal, verifyAccessToken } from "@docqa/core";
+import { type AccessTokenClaims, DocqaError, type JwtSettings, type Principal, verifyAccessToken } from "@docqa/core";
 import { createMiddleware } from "hono/factory";
 
 /** What a verified request carries. */
@@ -21,15 +21,15 @@ export interface AuthVariables {
 }
 
 /**
- * Middleware verifying `Authorization: Bearer <token>` with `config.jwt`. The configuration is
+ * Middleware verifying `Authorization: Bearer <token>` with the access-token settings (`JwtSettings`), which are
  * read per request, so the secret may be provided after the app is built.
  *
  * @throws {DocqaError} `auth_not_configured`, `missing_token`, `invalid_token`, `token_expired`
  *   (mapped to 503 or 401 by the adapter's error handler).
  */
-export function bearerAuth(config: () => Pick<DocqaConfig, "jwt">) {
+export function bearerAuth(settings: () => JwtSettings) {
   return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
-    const { jwt } = config();
+    const jwt = settings();
     if (!jwt.secret) {
       throw new DocqaError("auth_not_configured", "JWT_SECRET is not configured: set it to enable authenticated endpoints", {
         component: "auth",

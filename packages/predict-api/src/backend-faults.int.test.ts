@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRagService, loadConfig, mintAccessToken, type RagService } from "@docqa/core";
 import { DeterministicEmbeddings, integrationServer, startTcpFaultProxy, type TcpFaultProxy, testName } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 import { deleteSearchIndexes, dropMilvusCollections } from "./testing/remove-server-test-data.js";
@@ -47,7 +48,6 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
     dataDir = mkdtempSync(join(tmpdir(), "docqa-faults-"));
     const config = loadConfig({
       DATA_DIR: dataDir,
-      JWT_SECRET: secret,
       LOG_LEVEL: "silent",
       EMBED_DIMENSION: "64",
       VECTORDB_URI: `http://127.0.0.1:${milvus.port}`,
@@ -57,7 +57,7 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
       STORE_TIMEOUT_MS: String(storeTimeoutMs),
     });
     service = createRagService({ config, embeddings: new DeterministicEmbeddings({ dimension: 64 }) });
-    app = predictRoutes(service);
+    app = predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) });
   });
 
   afterAll(async () => {

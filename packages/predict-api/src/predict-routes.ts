@@ -2,16 +2,23 @@
  * Endpoint set A as Hono routes: `GET /healthz`, `POST /query`, `POST /predict`,
  * `POST /upsert`, and, only when enabled, the development route `POST /testpredict`; plus
  * `/openapi.json`, `/docs` and `/redoc`. Routes parse and validate, call one service method, and
- * map the result; all logic lives in `@docqa/core`. `/predict` and `/testpredict` also answer as
- * Server-Sent Events (see `stream-prediction.ts`).
+ * map the result; all logic lives in `@docqa/core`, and errors, unknown routes, the body limit,
+ * authentication, rate limits and the reference pages are `@docqa/http`'s `createDocqaApp`.
+ * `/predict` and `/testpredict` also answer as Server-Sent Events (see `stream-prediction.ts`).
  */
-import { type DocqaConfig, DocqaError, type Logger, type PredictResult, type Principal, type RagService, silentLogger } from "@docqa/core";
-import { type AuthVariables, bearerAuth, defaultJsonContentType, mountReferencePages } from "@docqa/http";
-import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { DocqaError, type Logger, type PredictResult, type Principal, type RagService } from "@docqa/core";
+import {
+  type AuthVariables,
+  createDocqaApp,
+  defaultJsonContentType,
+  loadServerConfig,
+  type RateLimitSetting,
+  type ServerConfig,
+} from "@docqa/http";
+import { createRoute, type z } from "@hono/zod-openapi";
 import type { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import packageJson from "../package.json" with { type: "json" };
-import { errorResponse, validationErrorResponse } from "./error-responses.js";
+import { setAErrors } from "./error-responses.js";
 import {
   errorResponseSchema,
   healthResponseSchema,
@@ -28,12 +35,23 @@ import { streamPrediction, wantsEventStream } from "./stream-prediction.js";
 
 /** Options of {@link predictRoutes}. */
 export interface PredictRoutesOptions {
+  /**
+   * Server settings: access tokens (`JWT_*`), `TRUST_USER_INFO`, `ENABLE_TESTPREDICT`. Default
+   * `loadServerConfig()` (the environment), read when the first request needs it.
+   */
+  server?: ServerConfig | undefined;
   /** Serve `POST /testpredict` (no authentication; development only). Default `ENABLE_TESTPREDICT`. */
   enableTestPredict?: boolean;
   /** Organisation queried by `/testpredict` when the body names none; default `development`. */
   testPredictOrgId?: string;
   /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
   referencePages?: boolean;
+  /**
+   * Per-user rate limits of `/query`, `/predict` and `/upsert` (429 `rate_limited` in set A's
+   * error shape): a `RateLimitPolicy`, `{ limiters }` for shared counters, or `false`. Default
+   * `false` (set A is not limited; `docqa serve` limits it with `RATE_LIMIT_SET_A=true`).
+   */
+  rateLimit?: RateLimitSetting | undefined;
   logger?: Logger;
 }
 
@@ -86,7 +104,12 @@ export function extractQuery(query: string | Record<string, unknown>): string {
 }
 
 /** The principal for a request: the token's, after checking the body names the same user. */
-function principalFor(config: DocqaConfig, tokenPrincipal: Principal, userName: string, realName?: string): Principal {
+function principalFor(
+  config: Pick<ServerConfig, "trustUserInfo">,
+  tokenPrincipal: Principal,
+  userName: string,
+  realName?: string,
+): Principal {
   if (!config.trustUserInfo && userName.trim().toLowerCase() !== tokenPrincipal.userName.trim().toLowerCase()) {
     throw new DocqaError(
       "principal_mismatch",
@@ -135,32 +158,27 @@ export function predictResponse(result: PredictResult) {
  * ```
  */
 export function predictRoutes(service: RagService, options: PredictRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
-  const config = service.config;
-  const logger = options.logger ?? silentLogger;
-  const app = new OpenAPIHono<{ Variables: AuthVariables }>({
-    defaultHook: (result, c) => {
-      if (!result.success) return validationErrorResponse(c, result.error);
+  let loaded: ServerConfig | undefined = options.server;
+  const server = (): ServerConfig => (loaded ??= loadServerConfig());
+  const { app, authenticated, describeError } = createDocqaApp({
+    jwt: () => server().jwt,
+    maxUploadBytes: service.config.ingestion.maxUploadBytes,
+    component: "predict-api",
+    errors: setAErrors,
+    rateLimit: options.rateLimit ?? false,
+    referencePages: (options.referencePages ?? true) && {
+      title: "docqa: endpoint set A",
+      version: packageJson.version,
+      description:
+        'Question answering over an organisation\'s documents, with citations and per-document access control. Authenticate with `Authorization: Bearer <JWT>`; errors are `{"detail": ..., "code": ...}`.',
     },
+    logger: options.logger,
   });
-  app.onError(errorResponse(logger));
-  app.notFound((c) => c.json({ detail: "Not Found", code: "not_found" }, 404));
+  const errorEvent = (error: unknown) => {
+    const { code, message } = describeError(error);
+    return setAErrors.body(code, message);
+  };
   app.use("*", defaultJsonContentType());
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: config.maxUploadBytes,
-      onError: () => {
-        throw new DocqaError("payload_too_large", `the request body exceeds ${config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`, {
-          component: "predict-api",
-        });
-      },
-    }),
-  );
-  const authenticate = bearerAuth(() => service.config);
-  app.use("/query", authenticate);
-  app.use("/predict", authenticate);
-  app.use("/upsert", authenticate);
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
 
   app.openapi(
     createRoute({
@@ -180,15 +198,15 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       path: "/query",
       summary: "Intent detection",
       description: "Decides whether the question-answering pipeline is needed before calling `/predict`.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       request: { body: jsonBody(intentRequestSchema) },
       responses: { 200: jsonResponse(intentResponseSchema, "The detected intent."), ...authErrors },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
-      const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
-      const intent = await service.query({ orgId: auth.orgId, principal, text: body.text });
+      const principal = principalFor(server(), auth.principal, body.user_info.user_name, body.user_info.real_name);
+      const intent = await service.detectIntent({ orgId: auth.orgId, principal, text: body.text });
       return c.json(
         {
           ...intent,
@@ -213,14 +231,14 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       summary: "Question answering",
       description:
         "Answers a question from the organisation's documents the user may read, with citations `[Source: doc_n]` resolved in `sources`. Streams as Server-Sent Events when asked.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       request: { body: jsonBody(predictRequestSchema) },
       responses: { 200: predictionContent(predictResponseSchema, "The answer and its cited sources."), ...authErrors, ...modelErrors },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
-      const principal = principalFor(config, auth.principal, body.user_info.user_name, body.user_info.real_name);
+      const principal = principalFor(server(), auth.principal, body.user_info.user_name, body.user_info.real_name);
       const predict = async (onToken?: (text: string) => void) =>
         predictResponse(
           await service.predict({
@@ -233,7 +251,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
             onToken,
           }),
         );
-      if (wantsEventStream(c, body.stream)) return streamPrediction(c, predict, logger);
+      if (wantsEventStream(c, body.stream)) return streamPrediction(c, predict, errorEvent);
       return c.json(await predict(), 200);
     },
   );
@@ -245,20 +263,20 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       summary: "Insert or update documents",
       description:
         "Chunks, embeds and stores documents in the token's organisation. Each document replaces its previous version atomically. Documents without `metadata.owner_id` are owned by `user_email`.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       request: { body: jsonBody(upsertRequestSchema) },
       responses: { 200: jsonResponse(upsertResponseSchema, "The documents are stored."), ...authErrors },
     }),
     async (c) => {
       const body = c.req.valid("json");
       const auth = c.get("auth");
-      const principal = principalFor(config, auth.principal, body.user_email);
+      const principal = principalFor(server(), auth.principal, body.user_email);
       const result = await service.upsert({ orgId: auth.orgId, principal, uploader: principal.userName, documents: body.documents });
       return c.json({ status: "success" as const, user: body.user_email, num_chunks: String(result.numChunks) }, 200);
     },
   );
 
-  if (options.enableTestPredict ?? config.enableTestPredict) {
+  if (options.enableTestPredict ?? server().enableTestPredict) {
     app.openapi(
       createRoute({
         method: "post",
@@ -288,23 +306,11 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
           });
           return { ...predictResponse(result), prediction_time: (performance.now() - started) / 1000 };
         };
-        if (wantsEventStream(c, body.stream)) return streamPrediction(c, predict, logger);
+        if (wantsEventStream(c, body.stream)) return streamPrediction(c, predict, errorEvent);
         return c.json(await predict(), 200);
       },
     );
   }
 
-  if (options.referencePages ?? true) {
-    app.doc31("/openapi.json", {
-      openapi: "3.1.0",
-      info: {
-        title: "docqa: endpoint set A",
-        version: packageJson.version,
-        description:
-          'Question answering over an organisation\'s documents, with citations and per-document access control. Authenticate with `Authorization: Bearer <JWT>`; errors are `{"detail": ..., "code": ...}`.',
-      },
-    });
-    mountReferencePages(app as unknown as Hono, { title: "docqa: endpoint set A", openApiPath: "/openapi.json" });
-  }
   return app;
 }

@@ -20,6 +20,7 @@ import {
   sharedDocumentInputs,
   testName,
 } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 import { deleteRedisKeys, deleteSearchIndexes, dropMilvusCollections } from "./testing/remove-server-test-data.js";
@@ -59,12 +60,12 @@ interface Deployment {
 
 function deployment(name: string, environment: Record<string, string>): Deployment {
   const dataDir = mkdtempSync(join(tmpdir(), `docqa-${name}-`));
-  const config = loadConfig({ DATA_DIR: dataDir, JWT_SECRET: secret, LOG_LEVEL: "warn", EMBED_DIMENSION: "64", ...environment });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "warn", EMBED_DIMENSION: "64", ...environment });
   const service = createRagService({ config, embeddings: new DeterministicEmbeddings({ dimension: 64 }) });
   return {
     name,
     service,
-    app: predictRoutes(service),
+    app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }),
     async cleanup() {
       await service.close();
       await rm(dataDir, { recursive: true, force: true });

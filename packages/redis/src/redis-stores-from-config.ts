@@ -49,8 +49,8 @@ export function redisStoresFromConfig(config: DocqaConfig, logger: Logger): Redi
         // QUIT unanswered in time: drop the connection; stop waiting at the latest twice as long.
         timer = setTimeout(() => {
           client.disconnect();
-          timer = setTimeout(resolve, config.storeTimeoutMs);
-        }, config.storeTimeoutMs);
+          timer = setTimeout(resolve, config.stores.timeoutMs);
+        }, config.stores.timeoutMs);
       });
       client.quit().catch(() => client.disconnect());
       await ended;

@@ -3,6 +3,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { askMany, type BatchAnswer, createRagService, mintAccessToken, type RagService } from "@docqa/core";
+import { resolveServerConfig } from "@docqa/http";
 import { predictResponse, predictRoutes } from "@docqa/predict-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PredictBody } from "./answer-writer.js";
@@ -31,7 +32,11 @@ describe("createPredictClient against set A", () => {
   let fetchSetA: typeof fetch;
   beforeAll(async () => {
     service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-client-")), embedProvider: "none", logLevel: "silent", jwt: { secret } },
+      config: {
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-client-")) },
+        embeddings: { provider: "none" },
+        logging: { level: "silent" },
+      },
     });
     await service.upsert({
       orgId: "org-1",
@@ -42,8 +47,9 @@ describe("createPredictClient against set A", () => {
         parking: { title: "Parking", content: "Visitors park on level minus two of the garage.", metadata: { acl: "|user:_all_|" } },
       },
     });
-    token = await mintAccessToken(service.config.jwt, { email: "ann@x.org", orgId: "org-1" });
-    const app = predictRoutes(service);
+    const server = resolveServerConfig({ jwt: { secret } });
+    token = await mintAccessToken(server.jwt, { email: "ann@x.org", orgId: "org-1" });
+    const app = predictRoutes(service, { server });
     fetchSetA = ((input: string | URL | Request, init?: RequestInit) => app.request(String(input), init)) as typeof fetch;
   });
   afterAll(() => service.close());

@@ -108,11 +108,11 @@ async function inProcess(options: AskOptions, note: (line: string) => void): Pro
   if (!options.org) throw usage("--org is required (or use --server with a token, which names the organisation)");
   if (!options.user) throw usage("--user is required: the e-mail of the user whose access rights apply");
   const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
-  const logger = createCliLogger(config.logLevel === "debug");
+  const logger = createCliLogger(config.logging.level === "debug");
   const stores = await storesFromConfig(config, logger);
   const service = createRagService({ config, logger, stores });
   try {
-    const where = stores.description === "embedded" ? `the embedded store (DATA_DIR ${config.dataDir})` : stores.description;
+    const where = stores.description === "embedded" ? `the embedded store (DATA_DIR ${config.stores.dataDir})` : stores.description;
     await warnIfOrganisationEmpty(stores, options.org, where, note);
   } catch (error) {
     await service.close();

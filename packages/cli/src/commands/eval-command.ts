@@ -18,6 +18,7 @@ import {
   loadConfig,
   loadSquadDataset,
   type RagService,
+  resolveConfig,
   retrievalConfigurations,
 } from "@docqa/core";
 import { SingleBar } from "cli-progress";
@@ -119,7 +120,10 @@ export function registerEvalCommand(program: Command): void {
       const logger = createCliLogger(false);
       const services: RagService[] = [];
       const service = (useRaptor: boolean) => {
-        const created = createRagService({ config: { ...loadConfig(evaluationEnvironment(folder, options, dataDir)), useRaptor }, logger });
+        const created = createRagService({
+          config: resolveConfig({ ingestion: { useRaptor } }, loadConfig(evaluationEnvironment(folder, options, dataDir))),
+          logger,
+        });
         services.push(created);
         return created;
       };
@@ -144,7 +148,7 @@ export function registerEvalCommand(program: Command): void {
           const chosen = retrievalConfigurations.filter((configuration) => {
             if (requested) return requested.includes(configuration.name);
             if (configuration.raptor && !options.raptor) return false;
-            if (configuration.rerank && !base.config.useReranker) return false;
+            if (configuration.rerank && !base.config.retrieval.useReranker) return false;
             return true;
           });
           const rows: RetrievalRow[] = [];

@@ -20,7 +20,7 @@ afterEach(() => {
 describe.skipIf(!available)("docqa forget", () => {
   it("deletes one user's conversation memory in Redis, and only theirs", async () => {
     const orgId = testName("org");
-    const config = resolveConfig({ cache: { url: redisUrl }, logLevel: "silent" });
+    const config = resolveConfig({ memory: { cache: { url: redisUrl } }, logging: { level: "silent" } });
     // What a server stores: a thread and the session of each user.
     const { memoryStore, close } = await (await import("@docqa/redis")).redisStoresFromConfig(config, {
       debug() {},

@@ -29,7 +29,7 @@ export function registerForgetCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const service = createRagService({ config, logger: createCliLogger(config.logLevel === "debug") });
+      const service = createRagService({ config, logger: createCliLogger(config.logging.level === "debug") });
       try {
         const { deleted } = await service.forgetUser({ orgId: options.org, principal: { userName: options.user, roles: [], groups: [] } });
         process.stdout.write(

@@ -106,7 +106,7 @@ export function registerIngestCommand(program: Command): void {
       const sizes = new Map(await Promise.all(files.map(async (file) => [file.path, (await stat(file.path)).size] as const)));
       const totalBytes = [...sizes.values()].reduce((sum, size) => sum + size, 0);
       const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
-      const logger = createCliLogger(config.logLevel === "debug");
+      const logger = createCliLogger(config.logging.level === "debug");
       let embedded = 0;
       let doneBytes = 0;
       let job: IngestionJob | undefined;

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
 import { integrationServer, testName } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServers, sharedRateLimiters, startServers } from "./serve-command.js";
 
@@ -20,7 +21,7 @@ const secret = "serve-redis-secret-0123456789-0123456789";
 /** Deletes the keys matching `pattern` (SCAN MATCH), through @docqa/redis's client. */
 async function deleteKeysMatching(url: string, pattern: string): Promise<void> {
   const { redisClientFromConfig } = await import("@docqa/redis");
-  const client = redisClientFromConfig(resolveConfig({ cache: { url } }));
+  const client = redisClientFromConfig(resolveConfig({ memory: { cache: { url } } }));
   try {
     await client.connect();
     let cursor = "0";
@@ -45,21 +46,16 @@ describe.skipIf(!redisAvailable)("docqa serve rate limits in Redis", () => {
     const urls: string[] = [];
     for (let instance = 0; instance < 2; instance++) {
       const config = resolveConfig({
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-redis-")),
-        jwt: { secret },
-        logLevel: "silent",
-        cache: { url: redisUrl, host: undefined, port: 6379, db: 0, password: undefined, ssl: false },
+        memory: { cache: { url: redisUrl } },
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-redis-")) },
+        logging: { level: "silent" },
       });
       const service: RagService = createRagService({ config, embeddings: null, jobStore: createInMemoryJobStore() });
       const counters = await sharedRateLimiters(config, { perMinute: 3, perHour: 1000 });
       expect(counters.store).toBe("redis");
       const running: RunningServers = await startServers(service, {
         api: "b",
-        host: "127.0.0.1",
-        portA: 0,
-        portB: 0,
-        rateLimits: { perMinute: 3, perHour: 1000 },
-        rateLimitSetA: false,
+        server: resolveServerConfig({ host: "127.0.0.1", port: 0, portB: 0, jwt: { secret }, rateLimits: { perMinute: 3, perHour: 1000 } }),
         limiters: counters.limiters,
       });
       cleanups.push(

@@ -1,7 +1,8 @@
 /**
  * `docqa token`: mints a development access token with the spec's claims.
  */
-import { loadConfig, mintAccessToken } from "@docqa/core";
+import { mintAccessToken } from "@docqa/core";
+import { loadServerConfig } from "@docqa/http";
 import type { Command } from "commander";
 
 /** Registers `docqa token`. */
@@ -15,8 +16,7 @@ export function registerTokenCommand(program: Command): void {
     .option("--groups <groups>", "comma-separated groups (docqa's groups claim)")
     .option("--ttl <seconds>", "lifetime in seconds", "3600")
     .action(async (options: { email: string; org: string; role: string; groups?: string; ttl: string }) => {
-      const config = loadConfig();
-      const token = await mintAccessToken(config.jwt, {
+      const token = await mintAccessToken(loadServerConfig().jwt, {
         email: options.email,
         orgId: options.org,
         role: options.role,

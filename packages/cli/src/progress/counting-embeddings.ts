@@ -13,7 +13,7 @@ import { type DocqaConfig, TransformersEmbeddings } from "@docqa/core";
  * calls, reported per file only).
  */
 export function countingEmbeddings(config: DocqaConfig, onEmbedded: (count: number) => void): TransformersEmbeddings | undefined {
-  if (config.embedProvider !== "transformers") return undefined;
+  if (config.embeddings.provider !== "transformers") return undefined;
   class CountingEmbeddings extends TransformersEmbeddings {
     override async embedDocuments(texts: string[]): Promise<number[][]> {
       const vectors = await super.embedDocuments(texts);
@@ -22,9 +22,9 @@ export function countingEmbeddings(config: DocqaConfig, onEmbedded: (count: numb
     }
   }
   return new CountingEmbeddings({
-    modelName: config.embedModelName,
-    localModelPath: config.embedModelPath,
-    allowRemote: config.embedAllowRemote,
-    dtype: config.embedDtype,
+    modelName: config.embeddings.modelName,
+    localModelPath: config.embeddings.modelPath,
+    allowRemote: config.embeddings.allowRemote,
+    dtype: config.embeddings.dtype,
   });
 }

@@ -189,7 +189,11 @@ describe("askMany", () => {
 
   it("answers through a real service exactly as single predict calls do", async () => {
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-batch-")), embedProvider: "none", logLevel: "silent" },
+      config: {
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-batch-")) },
+        embeddings: { provider: "none" },
+        logging: { level: "silent" },
+      },
     });
     try {
       await service.upsert({

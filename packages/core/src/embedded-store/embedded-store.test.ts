@@ -135,6 +135,17 @@ describe("embedded store", () => {
     expect(dated).toEqual([]);
   });
 
+  it("applies a metadata filter without a principal after a document was replaced (its old slots are empty)", async () => {
+    const store = newStore();
+    await store.upsert("org-a", [documentVersion("a.md", ["shared words here"]), documentVersion("b.md", ["shared words there"])]);
+    await store.upsert("org-a", [documentVersion("a.md", ["shared words, second version"], { tag: "v2" })]);
+    const markdown = await store.searchByText("org-a", "shared words", {
+      topK: 5,
+      filter: { metadata: [{ key: "type", op: "eq", value: "md" }] },
+    });
+    expect(markdown.map((result) => result.chunk.text).sort()).toEqual(["shared words there", "shared words, second version"]);
+  });
+
   it("sees writes of another instance on the same data directory", async () => {
     const writer = newStore();
     const reader2 = newStore(writer.dataDir);

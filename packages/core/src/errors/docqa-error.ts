@@ -19,6 +19,7 @@ const marker = Symbol.for("docqa.error");
  * - `payload_too_large`: a body or document exceeds a configured size limit.
  * - `unsupported_media_type`: the request body or an uploaded file is of a type not accepted.
  * - `not_found`: a route or resource does not exist.
+ * - `method_not_allowed`: the route exists, but not for the request's method (HTTP 405).
  * - `embedding_dimension_mismatch`: `EMBED_DIMENSION` disagrees with the model or the index.
  * - `embedding_model_mismatch`: an index holds vectors of another embedding model.
  * - `store_unavailable`: a store (embedded database, Milvus, OpenSearch, Redis) failed or timed out.
@@ -57,6 +58,7 @@ export type DocqaErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_found"
+  | "method_not_allowed"
   | "embedding_dimension_mismatch"
   | "embedding_model_mismatch"
   | "store_unavailable"

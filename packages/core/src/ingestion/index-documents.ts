@@ -7,7 +7,7 @@
 import { chunkDocument } from "../chunking/chunk-document.js";
 import { createSemanticSplit } from "../chunking/semantic-split.js";
 import { hashOf, type SourceDocument } from "../chunking/source-document.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
 import { buildRaptorNodes } from "../raptor/build-raptor-nodes.js";
@@ -62,9 +62,9 @@ export function storedHash(config: DocqaConfig, embeddings: EmbeddingState, cont
   const model = embeddings.status === "ready" ? embeddings.model.id : "none";
   return hashOf(
     contentHash,
-    config.chunkSize,
-    config.chunkOverlap,
-    config.useSemanticSplit ? config.semanticSplitPercentile : "recursive",
+    config.ingestion.chunkSize,
+    config.ingestion.chunkOverlap,
+    config.ingestion.useSemanticSplit ? config.ingestion.semanticSplitPercentile : "recursive",
     model,
   );
 }
@@ -77,19 +77,19 @@ export function storedHash(config: DocqaConfig, embeddings: EmbeddingState, cont
 export async function indexDocuments(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
   const { config, embeddings, stores } = dependencies;
   const split =
-    config.useSemanticSplit && embeddings.status === "ready"
+    config.ingestion.useSemanticSplit && embeddings.status === "ready"
       ? createSemanticSplit({
           embeddings: embeddings.embeddings,
-          chunkSize: config.chunkSize,
-          chunkOverlap: config.chunkOverlap,
-          breakpointPercentile: config.semanticSplitPercentile,
+          chunkSize: config.ingestion.chunkSize,
+          chunkOverlap: config.ingestion.chunkOverlap,
+          breakpointPercentile: config.ingestion.semanticSplitPercentile,
         })
       : undefined;
   const versions: DocumentVersion[] = [];
   for (const document of request.documents) {
     const version = await chunkDocument(
       { ...document, contentHash: storedHash(config, embeddings, document.contentHash) },
-      { chunkSize: config.chunkSize, chunkOverlap: config.chunkOverlap, split },
+      { chunkSize: config.ingestion.chunkSize, chunkOverlap: config.ingestion.chunkOverlap, split },
       { orgId: request.orgId, uploader: request.uploader },
     );
     versions.push(version);
@@ -104,11 +104,11 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
   if (changed.length > 0 || deleteDocIds.size > 0) {
     request.signal?.throwIfAborted();
     if (embeddings.status === "ready") await embedChunks(changed, embeddings.embeddings);
-    if (config.useRaptor && changed.length > 0) {
+    if (config.ingestion.useRaptor && changed.length > 0) {
       summaries = await buildRaptorNodes(
         request.orgId,
         changed,
-        { maxLevels: config.raptorMaxLevels, clusterSize: config.raptorClusterSize },
+        { maxLevels: config.ingestion.raptorMaxLevels, clusterSize: config.ingestion.raptorClusterSize },
         {
           summarizer: dependencies.summarizer,
           analyzer: dependencies.analyzer,

@@ -55,7 +55,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   job.errors = [];
   job.warnings = [];
   await jobStore.save(job);
-  const limit = pLimit(Math.max(1, run.dependencies.config.maxIngestionThreads));
+  const limit = pLimit(Math.max(1, run.dependencies.config.ingestion.maxIngestionThreads));
   let saving = Promise.resolve();
   await Promise.all(
     run.files.map((file) =>
@@ -111,17 +111,21 @@ async function ingestOne(
   if (!bytes) {
     if (!file.path) throw new DocqaError("invalid_request", `${name}: a file needs bytes or a path`, { component: "ingestion" });
     const info = await stat(file.path);
-    if (info.size > config.maxUploadBytes) {
-      throw new DocqaError("file_too_large", `${name} has ${info.size} bytes; the limit is ${config.maxUploadBytes} (MAX_UPLOAD_BYTES)`, {
-        component: "ingestion",
-      });
+    if (info.size > config.ingestion.maxUploadBytes) {
+      throw new DocqaError(
+        "file_too_large",
+        `${name} has ${info.size} bytes; the limit is ${config.ingestion.maxUploadBytes} (MAX_UPLOAD_BYTES)`,
+        {
+          component: "ingestion",
+        },
+      );
     }
     bytes = await readFile(file.path);
     lastModified ??= info.mtime;
   }
   const baseId = file.docId ?? name;
   const fileHash = createHash("sha256").update(bytes).digest("hex");
-  const contentHash = (suffix: string) => hashOf(fileHash, loaderVersion, suffix, run.metadata, config.jsonRecordsAsDocuments);
+  const contentHash = (suffix: string) => hashOf(fileHash, loaderVersion, suffix, run.metadata, config.ingestion.jsonRecordsAsDocuments);
   const stored = await stores.registry.contentHashes(run.job.orgId, [baseId, `${baseId}#0`]);
   if (
     stored.get(baseId) === storedHash(config, embeddings, contentHash("")) ||
@@ -132,9 +136,9 @@ async function ingestOne(
   const loaded = await loadFile(
     { name, bytes, lastModified },
     {
-      limits: { maxFileBytes: config.maxUploadBytes, maxExtractedChars: config.maxExtractedChars },
-      chunkSize: config.chunkSize,
-      json: { recordsAsDocuments: config.jsonRecordsAsDocuments },
+      limits: { maxFileBytes: config.ingestion.maxUploadBytes, maxExtractedChars: config.ingestion.maxExtractedChars },
+      chunkSize: config.ingestion.chunkSize,
+      json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
     },
   );
   const split = loaded.documents.length > 1 || loaded.documents.some((document) => document.idSuffix !== "");

@@ -4,12 +4,14 @@
 import type { Principal } from "../acl/principal.js";
 import type { Answer, Source } from "../answering/answer.js";
 import type { AnswerMode } from "../answering/answerer.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import type { DocumentInput } from "../ingestion/document-input.js";
 import type { FileSource, IngestionProgressListener } from "../ingestion/ingest-files.js";
+import type { UpsertDocumentsResult } from "../ingestion/upsert-documents.js";
 import type { IntentResult } from "../intent/classify-intent.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
-import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieve-chunks.js";
+import type { StageTiming } from "../pipeline/stage.js";
+import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
 
 /** Who is asking, in which organisation. Adapters build it from a verified token. */
@@ -33,16 +35,7 @@ export interface UpsertRequest extends RequestContext {
 }
 
 /** Output of {@link RagService.upsert}. */
-export interface UpsertResult {
-  /** Chunks of the request's documents (written or already stored), without summary nodes. */
-  numChunks: number;
-  /** Documents written. */
-  written: number;
-  /** Documents skipped because their content hash was unchanged. */
-  unchanged: number;
-  /** RAPTOR summary nodes written. */
-  summaries: number;
-}
+export type UpsertResult = UpsertDocumentsResult;
 
 /** Input of {@link RagService.ingestFiles} and {@link RagService.startIngestion}. */
 export interface IngestFilesRequest extends RequestContext {
@@ -94,6 +87,8 @@ export interface PredictResult {
   droppedCitations: string[];
   /** Milliseconds spent per phase. */
   timings: { retrievalMs: number; contextMs: number; llmMs: number; postMs: number; totalMs: number };
+  /** Each stage's name, PERF phase and milliseconds, in the order they ran. Always set by `createRagService`. */
+  stages?: StageTiming[];
   /**
    * Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`; spec: "The context
    * also carries `subqueries`"); empty when the question is a single clause or decomposition is
@@ -142,9 +137,11 @@ export interface SearchResult {
   results: RetrievedChunk[];
   /** Number of results returned. */
   total: number;
+  /** Each stage's name, PERF phase and milliseconds, in the order they ran. Always set by `createRagService`. */
+  stages?: StageTiming[];
 }
 
-/** Input of {@link RagService.query} (spec `POST /query`). */
+/** Input of {@link RagService.detectIntent} (spec `POST /query`). */
 export interface IntentRequest extends RequestContext {
   text: string;
 }
@@ -226,7 +223,7 @@ export interface RagService {
    * Intent detection (spec `POST /query`): by the chat model when one is configured (falling back
    * to the rules on any model failure), else by the rules. Never fails because of the model.
    */
-  query(request: IntentRequest): Promise<IntentResult>;
+  detectIntent(request: IntentRequest): Promise<IntentResult>;
   /** Deletes documents of the organisation, and the summaries built from them. */
   deleteDocuments(context: RequestContext, docIds: readonly string[]): Promise<void>;
   /** Health detail. */

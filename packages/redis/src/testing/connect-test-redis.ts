@@ -54,7 +54,7 @@ export async function connectTestRedis(testFile = "Redis integration tests"): Pr
   return {
     url,
     unavailable,
-    config: resolveConfig({ cache: url ? { url } : {}, storeTimeoutMs: 5000 }),
+    config: resolveConfig({ memory: { cache: url ? { url } : {} }, stores: { timeoutMs: 5000 } }),
     newKeyPrefix: () => `${testName("docqa_test")}:`,
     async deleteKeys(prefix) {
       const client = open();

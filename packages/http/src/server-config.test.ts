@@ -1,0 +1,34 @@
+import { DocqaError } from "@docqa/core";
+import { describe, expect, it } from "vitest";
+import { loadServerConfig, resolveServerConfig } from "./server-config.js";
+
+describe("server settings", () => {
+  it("default to the spec's values and read the environment", () => {
+    expect(loadServerConfig({})).toEqual({
+      jwt: { algorithm: "HS256", issuer: "oauth-app" },
+      trustUserInfo: false,
+      host: "127.0.0.1",
+      port: 8002,
+      portB: 8000,
+      rateLimits: { perMinute: 100, perHour: 1000, setA: false },
+      enableTestPredict: false,
+    });
+    const set = loadServerConfig({ JWT_SECRET: "s", JWT_ALGORITHM: "HS512", JWT_ISSUER: "my-idp", PORT: "0", RATE_LIMIT_SET_A: "yes" });
+    expect([set.jwt, set.port, set.rateLimits.setA]).toEqual([{ secret: "s", algorithm: "HS512", issuer: "my-idp" }, 0, true]);
+  });
+
+  it("name the variable of an invalid value", () => {
+    const attempt = () => loadServerConfig({ JWT_ALGORITHM: "RS256", PORT_B: "-1" });
+    expect(attempt).toThrow(DocqaError);
+    expect(attempt).toThrow(/JWT_ALGORITHM="RS256".*PORT_B="-1"/);
+  });
+
+  it("resolve from code with nested overrides", () => {
+    const server = resolveServerConfig({ jwt: { secret: "change-me" }, rateLimits: { perMinute: 5 } });
+    expect([server.jwt.secret, server.jwt.issuer, server.rateLimits]).toEqual([
+      "change-me",
+      "oauth-app",
+      { perMinute: 5, perHour: 1000, setA: false },
+    ]);
+  });
+});

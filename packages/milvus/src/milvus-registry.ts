@@ -1,0 +1,224 @@
+/**
+ * The document registry of the Milvus store: per organisation a collection
+ * `<chunk collection>_registry` with one row per committed document (its content hash and the
+ * documents it was derived from). Committing a version here is what makes it current in the
+ * staged protocol of `@docqa/core` (write chunks → commit → prune); chunk versions not committed
+ * here are pruned later. The collection is created on the first commit that writes.
+ */
+import { DocqaError, type RegisteredDocument } from "@docqa/core";
+import { maximumArrayCapacity, maximumVarCharBytes, utf8Length } from "./chunk-rows.js";
+import { registryCollectionFields, registryIndex, registryPlaceholderVector } from "./collection-schemas.js";
+import { afterPrimaryKey, derivedFromExpression, documentIdsExpression } from "./filter-expression.js";
+import type { MilvusCapabilities } from "./milvus-capabilities.js";
+import { collectionGone, type MilvusCollections } from "./milvus-collections.js";
+import { asStatusError, type CallOptions, checkStatus, type MilvusConnection, MilvusStatusError } from "./milvus-connection.js";
+import { chunksOf, deleteRows, maximumTopK, queryRows } from "./milvus-requests.js";
+
+/** Values per `in` list or per registry request. */
+const listBatchSize = 1_000;
+
+/** The per-organisation registry collections of one Milvus store. */
+export class MilvusRegistry {
+  private readonly registries = new Map<string, Promise<boolean>>();
+
+  /**
+   * @param schemaTimeoutMs - deadline of creating and loading a registry collection, in
+   *   milliseconds.
+   */
+  constructor(
+    private readonly connection: MilvusConnection,
+    private readonly collections: MilvusCollections,
+    private readonly capabilities: MilvusCapabilities,
+    private readonly schemaTimeoutMs: number,
+  ) {}
+
+  /** The registry collection of an organisation: `<chunk collection>_registry`. */
+  registryCollectionName(orgId: string): string {
+    return `${this.collections.chunkCollectionName(orgId)}_registry`;
+  }
+
+  /**
+   * Records `change.write` as the committed versions and removes `change.remove`; see
+   * `StagedRegistry.commit`.
+   *
+   * @throws {DocqaError} `payload_too_large` when a document is derived from more documents, or
+   *   from a longer id, than a Milvus array holds; `store_unavailable`.
+   */
+  async commit(orgId: string, change: { write: readonly RegisteredDocument[]; remove: readonly string[] }): Promise<void> {
+    if (change.write.length === 0 && change.remove.length === 0) return;
+    const rows = change.write.map((document) => {
+      const derivedFrom = [...new Set(document.derivedFrom ?? [])];
+      if (derivedFrom.length > maximumArrayCapacity || derivedFrom.some((docId) => utf8Length(docId) > maximumVarCharBytes)) {
+        throw new DocqaError(
+          "payload_too_large",
+          `document ${JSON.stringify(document.docId.slice(0, 200))} is derived from more than ${maximumArrayCapacity} documents or from an id longer than ${maximumVarCharBytes} bytes`,
+          { component: "milvus" },
+        );
+      }
+      return {
+        doc_id: document.docId,
+        content_hash: document.contentHash,
+        derived_from: derivedFrom,
+        placeholder: registryPlaceholderVector,
+      };
+    });
+    await this.withRegistry(orgId, rows.length > 0, undefined, async (name) => {
+      for (const batch of chunksOf(rows, listBatchSize)) {
+        await this.connection.call("commit document versions", async (client, timeout) =>
+          checkStatus("commit document versions", await client.upsert({ collection_name: name, data: batch, timeout })),
+        );
+      }
+      if (change.remove.length === 0) return;
+      const mode = await this.capabilities.filterValueMode(name);
+      for (const batch of chunksOf(change.remove, listBatchSize)) {
+        await deleteRows(this.connection, name, documentIdsExpression(batch, mode), "remove documents from the registry");
+      }
+    });
+  }
+
+  /**
+   * The committed content hash of each of `docIds` that is registered; see
+   * `DocumentRegistry.contentHashes`.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>> {
+    if (docIds.length === 0) return new Map();
+    return this.withRegistry(orgId, false, new Map<string, string>(), async (name) => {
+      const hashes = new Map<string, string>();
+      const mode = await this.capabilities.filterValueMode(name);
+      for (const batch of chunksOf([...new Set(docIds)], listBatchSize)) {
+        const expression = documentIdsExpression(batch, mode);
+        const rows = await queryRows(
+          this.connection,
+          name,
+          expression,
+          ["doc_id", "content_hash"],
+          batch.length,
+          "read committed versions",
+        );
+        for (const row of rows) hashes.set(String(row.doc_id), String(row.content_hash));
+      }
+      return hashes;
+    });
+  }
+
+  /**
+   * Ids of the registered documents derived from any of `sourceDocIds`, sorted; see
+   * `DocumentRegistry.derivedDocuments`.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async derivedDocuments(orgId: string, sourceDocIds: readonly string[]): Promise<string[]> {
+    if (sourceDocIds.length === 0) return [];
+    return this.withRegistry(orgId, false, [], async (name) => {
+      const mode = await this.capabilities.filterValueMode(name);
+      const found = new Set<string>();
+      for (const batch of chunksOf([...new Set(sourceDocIds)], listBatchSize)) {
+        const base = derivedFromExpression(batch, mode);
+        let expression = base;
+        for (;;) {
+          // Pages in primary key order: Milvus sorts query results with a limit by primary key,
+          // comparing VarChar keys as UTF-8 bytes.
+          const rows = await queryRows(this.connection, name, expression, ["doc_id"], maximumTopK, "read derived documents");
+          for (const row of rows) found.add(String(row.doc_id));
+          if (rows.length < maximumTopK) break;
+          const last = rows.map((row) => String(row.doc_id)).reduce((left, right) => (compareUtf8(right, left) > 0 ? right : left));
+          expression = afterPrimaryKey(base, "doc_id", last, mode);
+        }
+      }
+      return [...found].sort();
+    });
+  }
+
+  /** Forgets the opened registry collection `name`, so that the next use checks it again. */
+  forget(name: string): void {
+    this.registries.delete(name);
+  }
+
+  /** Forgets every opened registry collection. */
+  clear(): void {
+    this.registries.clear();
+  }
+
+  /**
+   * Runs `action` on the organisation's registry collection (created first when `create`), or
+   * returns `empty` when there is none; retried once after reopening, like
+   * `MilvusCollections.withChunkCollection`.
+   */
+  private async withRegistry<T>(orgId: string, create: boolean, empty: T, action: (name: string) => Promise<T>): Promise<T> {
+    const name = this.registryCollectionName(orgId);
+    for (let attempt = 0; ; attempt++) {
+      if (!(await this.registryCollection(orgId, create))) return empty;
+      try {
+        return await action(name);
+      } catch (error) {
+        if (attempt > 0 || !collectionGone(error)) throw error;
+        this.registries.delete(name);
+      }
+    }
+  }
+
+  /** Whether the organisation's registry collection exists (creating it when `create`). */
+  private async registryCollection(orgId: string, create: boolean): Promise<boolean> {
+    const name = this.registryCollectionName(orgId);
+    const cached = this.registries.get(name);
+    if (cached && (await cached)) return true;
+    const opening = this.openRegistry(name, create);
+    this.registries.set(name, opening);
+    try {
+      const exists = await opening;
+      if (!exists) this.registries.delete(name);
+      return exists;
+    } catch (error) {
+      this.registries.delete(name);
+      throw error;
+    }
+  }
+
+  private async openRegistry(name: string, create: boolean): Promise<boolean> {
+    const options: CallOptions = { timeoutMs: this.schemaTimeoutMs };
+    const exists = await this.connection.call(
+      "check a collection",
+      async (client, timeout) => checkStatus("check a collection", await client.hasCollection({ collection_name: name, timeout })).value,
+      options,
+    );
+    if (!exists) {
+      if (!create) return false;
+      try {
+        await this.connection.call(
+          "create the registry collection",
+          async (client, timeout) => {
+            try {
+              checkStatus(
+                "create the registry collection",
+                await client.createCollection({
+                  collection_name: name,
+                  description: "docqa registry: the committed version of each document of one organisation",
+                  consistency_level: "Strong",
+                  fields: registryCollectionFields(),
+                  properties: { "docqa.schema": "1", "docqa.role": "registry" },
+                  timeout,
+                }),
+              );
+            } catch (error) {
+              throw asStatusError("create the registry collection", error);
+            }
+          },
+          options,
+        );
+        await this.collections.createIndex(name, registryIndex, true);
+      } catch (error) {
+        const cause = DocqaError.isInstance(error) ? error.cause : undefined;
+        if (!(cause instanceof MilvusStatusError && cause.alreadyExists)) throw error;
+      }
+    }
+    await this.collections.ensureLoaded(name);
+    return true;
+  }
+}
+
+/** Orders strings by their UTF-8 bytes, as Milvus orders VarChar values. */
+function compareUtf8(left: string, right: string): number {
+  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
+}
