@@ -198,9 +198,9 @@ const oldNode = ["/usr/bin/node", "/usr/local/bin/node", "/bin/node"].find((path
 });
 
 describe.skipIf(!built && process.env.CI !== "true")("docqa on an old Node.js", () => {
-  it.skipIf(oldNode === undefined)(
-    "names the Node.js version it needs instead of crashing on node:sqlite (skipped: no Node.js < 22 here)",
-    async () => {
+  if (oldNode === undefined) it.skip("skipped: no Node.js older than 22 on this machine to run the launcher with", () => {});
+  else
+    it("names the Node.js version it needs instead of crashing on node:sqlite", async () => {
       const result = await runDocqa(["eval", "--help"], {}, { node: oldNode });
       expect(result.code).toBe(1);
       expect(result.stdout).toBe("");
@@ -209,6 +209,5 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa on an old Node.js", 
       );
       expect(result.stderr).not.toContain("ERR_UNKNOWN_BUILTIN_MODULE");
       expect((await runDocqa(["--version"], {}, { node: oldNode })).stderr).toBe(result.stderr);
-    },
-  );
+    });
 });
