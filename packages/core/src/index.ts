@@ -4,6 +4,14 @@
  */
 export { type AccessList, formatAccessList, parseAccessList } from "./acl/access-list.js";
 export { type ChunkAccessTokens, chunkAccessTokens, everyoneToken, principalAccessTokens } from "./acl/access-tokens.js";
+export {
+  authorizeWrite,
+  defaultAdminRoles,
+  isAdministrator,
+  type WriteAttempt,
+  type WriteDecision,
+  type WriteRule,
+} from "./acl/authorize-write.js";
 export { type AccessControlled, type AccessDecision, type AccessRule, canRead, evaluateAccess } from "./acl/evaluate-access.js";
 export { normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
@@ -246,8 +254,16 @@ export type {
 } from "./service/rag-service.js";
 export { type CacheStores, cacheStoresFromConfig, isRedisConfigured, type RedisPackage } from "./stores/cache-stores-from-config.js";
 export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./stores/chunk-filter.js";
-export { type ChunkRecord, chunkId, type DocumentVersion, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
-export type { DocumentRegistry } from "./stores/document-registry.js";
+export { type ChunkRecord, chunkId, type DocumentVersion, documentInfo, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
+export {
+  compareUtf8,
+  type DocumentInfo,
+  type DocumentPage,
+  type DocumentQuery,
+  type DocumentRecord,
+  type DocumentRegistry,
+  summaryDocumentPrefix,
+} from "./stores/document-registry.js";
 export {
   type DocumentStores,
   type StagedStoreParts,
