@@ -92,6 +92,15 @@ export {
   type SettingLocation,
   settingsOf,
 } from "./config/load-config.js";
+export {
+  type DocumentList,
+  type DocumentSummary,
+  decodeCursor,
+  defaultPageSize,
+  encodeCursor,
+  type ListDocumentsOptions,
+  maximumPageSize,
+} from "./documents/list-documents.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "./embedded-store/bm25-index.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
 export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
@@ -135,6 +144,7 @@ export {
   reciprocalRankAtK,
 } from "./evaluation/retrieval-metrics.js";
 export { loadSquadDataset, type SquadDataset } from "./evaluation/squad-dataset.js";
+export { type DeleteDocumentsRequest, type DeleteDocumentsResult, deleteDocuments } from "./ingestion/delete-documents.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
 export {
@@ -144,6 +154,7 @@ export {
   type IndexingResult,
   indexDocuments,
   storedHash,
+  versionHash,
 } from "./ingestion/index-documents.js";
 export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingestion/ingest-files.js";
 export { type DecodedText, decodeText } from "./ingestion/loaders/decode-text.js";
@@ -171,6 +182,7 @@ export { createInMemoryJobStore } from "./jobs/in-memory-job-store.js";
 export { type FileError, type FileWarning, type IngestionJob, isFinished, type JobState } from "./jobs/ingestion-job.js";
 export type { JobStore } from "./jobs/job-store.js";
 export { createSqliteJobStore } from "./jobs/sqlite-job-store.js";
+export { type AuditEvent, type AuditLog, type AuditOutcome, auditLogFromLogger } from "./logging/audit-log.js";
 export { createConsoleLogger, type Logger, type LogLevel, silentLogger } from "./logging/logger.js";
 export {
   createPerfLog,
@@ -242,6 +254,7 @@ export { createRagService, type RagServiceOptions } from "./service/create-rag-s
 export type {
   IngestFilesRequest,
   IntentRequest,
+  ListDocumentsRequest,
   PredictRequest,
   PredictResult,
   RagService,
