@@ -45,6 +45,8 @@ export interface WriteRulesPropertyOptions {
   timeoutMs?: number;
   /** Check listings and searches every this many attempts; default 10. */
   readCheckEvery?: number;
+  /** The organisation written to; default a fresh random one (`write-rules-<uuid>`). Pass one to clean it up on a server. */
+  orgId?: string;
 }
 
 /** mulberry32: a small seeded 32-bit generator (Tommy Ettinger, public domain), uniform in [0, 1). */
@@ -125,7 +127,7 @@ export function describeWriteRulesProperty(
       `changes the store exactly as the write rules allow, over ${attempts} random attempts (seed ${seed})`,
       async () => {
         const { service } = subject;
-        const orgId = `write-rules-${randomUUID()}`;
+        const orgId = options.orgId ?? `write-rules-${randomUUID()}`;
         const random = seededRandom(seed);
         const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
         const text = () => Array.from({ length: 8 + Math.floor(random() * 50) }, () => pick(words)).join(" ");
