@@ -33,6 +33,14 @@ export { streamModelAnswer } from "./answering/stream-model-answer.js";
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
 export { type JwtSettings, jwtSettingsSchema } from "./auth/jwt-settings.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
+export {
+  type CachedPrincipalResolver,
+  type CachedPrincipalResolverSettings,
+  createCachedPrincipalResolver,
+  type PrincipalAttributes,
+  type PrincipalResolver,
+  principalFromClaims,
+} from "./auth/resolve-principal.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
 export {
   callWithResilience,

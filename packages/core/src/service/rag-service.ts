@@ -65,6 +65,12 @@ export interface PredictRequest extends RequestContext {
    */
   history?: readonly { role: "user" | "assistant"; content: string }[] | undefined;
   /**
+   * Use conversation memory (default true). False: no thread is read or written, the turn is not
+   * recorded, and `threadId` is echoed (or a fresh one returned); for unauthenticated development
+   * routes such as `/testpredict`, whose caller names any user.
+   */
+  memory?: boolean | undefined;
+  /**
    * Receives the answer's tokens as the model writes them (raw text; with structured output,
    * fragments of the Answer JSON). When set, the model is called in streaming mode; the result
    * is the same as without it for the same model output (tokens are a preview). Not called at
