@@ -7,9 +7,11 @@ import { createRagService, findFiles, type IngestionJob, loadConfig, supportedFo
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
+import { cliAuditLog, cliPrincipal } from "../cli-principal.js";
 
 interface IngestOptions {
   org: string;
+  as?: string;
   owner: string;
   acl: string;
   source: string;
@@ -46,6 +48,7 @@ export function registerIngestCommand(program: Command): void {
     .argument("<paths...>", "files or folders")
     .requiredOption("--org <id>", "organisation id")
     .option("--owner <email>", "owner of the documents (metadata.owner_id)", process.env.DOCQA_USER ?? "cli@localhost")
+    .option("--as <email>", "the administrator the import is recorded as (default DOCQA_USER, else cli@localhost)")
     .option("--acl <acl>", "ACL of the documents, e.g. '|group:hr|'; default readable by everyone in the organisation", "|user:_all_|")
     .option("--source <name>", "source system name (metadata.source)", "docqa-cli")
     .option("--data-dir <directory>", "data directory (DATA_DIR)")
@@ -54,7 +57,7 @@ export function registerIngestCommand(program: Command): void {
     .action(async (paths: string[], options: IngestOptions) => {
       const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
       const logger = createCliLogger(config.logging.level === "debug");
-      const service = createRagService({ config, logger });
+      const service = createRagService({ config, logger, audit: cliAuditLog(config) });
       try {
         await service.ready();
         const health = await service.health();
@@ -71,8 +74,8 @@ export function registerIngestCommand(program: Command): void {
         const job = await service.ingestFiles(
           {
             orgId: options.org,
-            principal: { userName: options.owner, roles: [], groups: [] },
-            uploader: options.owner,
+            // An administrator's bulk import: the write rules let it set any owner and replace any document.
+            principal: cliPrincipal(config, options.as),
             files: files.map((file) => ({ path: file.path, docId: file.relativePath })),
             metadata: { source: options.source, owner_id: options.owner, acl: options.acl },
           },
