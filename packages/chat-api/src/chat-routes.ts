@@ -96,7 +96,6 @@ const rateLimitHeaders = {
 const errors = {
   400: errorContent("Invalid request parameters (`invalid_request`, `invalid_json`); `details` lists invalid fields."),
   401: errorContent("Missing, invalid or expired bearer token (`missing_token`, `invalid_token`, `token_expired`)."),
-  403: errorContent("The write rules refuse the request (`forbidden`; docs/access-control.md)."),
   413: errorContent("Request body larger than `MAX_UPLOAD_BYTES` (`payload_too_large`)."),
   415: errorContent(
     "Wrong `Content-Type` (`unsupported_media_type`) or an uploaded file of an unsupported type (`unsupported_file_type`).",
@@ -438,6 +437,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       request: { params: documentParamsSchema },
       responses: {
         200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
+        403: errorContent("The user neither owns the document nor holds an administrative role (`forbidden`; nothing deleted)."),
         404: errorContent("No such document (`not_found`)."),
         ...errors,
       },

@@ -62,21 +62,25 @@ export function analyzerParameters(tokenizer: string): Record<string, unknown> {
   return tokenizer === "english" ? { type: "english" } : { tokenizer };
 }
 
+/** A VarChar field of the largest length. */
+const varChar = (name: string, extra: Partial<FieldType> = {}): FieldType => ({
+  name,
+  data_type: DataType.VarChar,
+  max_length: maximumVarCharBytes,
+  ...extra,
+});
+
+/** An Array<VarChar> field of the largest capacity (ACL tokens, document ids). */
+const tokens = (name: string): FieldType => ({
+  name,
+  data_type: DataType.Array,
+  element_type: DataType.VarChar,
+  max_capacity: maximumArrayCapacity,
+  max_length: maximumVarCharBytes,
+});
+
 /** The fields of a chunk collection with `dimension`-dimensional embeddings. */
 export function chunkCollectionFields(dimension: number, tokenizer: string): FieldType[] {
-  const varChar = (name: string, extra: Partial<FieldType> = {}): FieldType => ({
-    name,
-    data_type: DataType.VarChar,
-    max_length: maximumVarCharBytes,
-    ...extra,
-  });
-  const tokens = (name: string): FieldType => ({
-    name,
-    data_type: DataType.Array,
-    element_type: DataType.VarChar,
-    max_capacity: maximumArrayCapacity,
-    max_length: maximumVarCharBytes,
-  });
   return [
     varChar("id", { is_primary_key: true, autoID: false }),
     varChar("doc_id"),
@@ -151,19 +155,6 @@ export const registryLayoutVersion = "2";
  * vector, because Milvus needs one.
  */
 export function registryCollectionFields(): FieldType[] {
-  const varChar = (name: string, extra: Partial<FieldType> = {}): FieldType => ({
-    name,
-    data_type: DataType.VarChar,
-    max_length: maximumVarCharBytes,
-    ...extra,
-  });
-  const tokens = (name: string): FieldType => ({
-    name,
-    data_type: DataType.Array,
-    element_type: DataType.VarChar,
-    max_capacity: maximumArrayCapacity,
-    max_length: maximumVarCharBytes,
-  });
   return [
     varChar("doc_id", { is_primary_key: true, autoID: false }),
     varChar("content_hash"),

@@ -123,24 +123,8 @@ export class MilvusRegistry {
    * @throws {DocqaError} `store_unavailable`.
    */
   async contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>> {
-    if (docIds.length === 0) return new Map();
-    return this.withRegistry(orgId, false, new Map<string, string>(), async (name) => {
-      const hashes = new Map<string, string>();
-      const mode = await this.capabilities.filterValueMode(name);
-      for (const batch of chunksOf([...new Set(docIds)], listBatchSize)) {
-        const expression = documentIdsExpression(batch, mode);
-        const rows = await queryRows(
-          this.connection,
-          name,
-          expression,
-          ["doc_id", "content_hash"],
-          batch.length,
-          "read committed versions",
-        );
-        for (const row of rows) hashes.set(String(row.doc_id), String(row.content_hash));
-      }
-      return hashes;
-    });
+    const rows = await this.rowsOf(orgId, docIds, ["doc_id", "content_hash"], "read committed versions");
+    return new Map(rows.map((row) => [String(row.doc_id), String(row.content_hash)]));
   }
 
   /**
@@ -178,22 +162,20 @@ export class MilvusRegistry {
    * @throws {DocqaError} `store_unavailable`.
    */
   async describeDocuments(orgId: string, docIds: readonly string[]): Promise<Map<string, DocumentRecord>> {
-    if (docIds.length === 0) return new Map();
-    return this.withRegistry(orgId, false, new Map<string, DocumentRecord>(), async (name) => {
-      const records = new Map<string, DocumentRecord>();
+    const rows = await this.rowsOf(orgId, docIds, registryOutputFields, "read document records");
+    return new Map(rows.map((row) => [String(row.doc_id), toDocumentRecord(row)]));
+  }
+
+  /** The registry rows of the registered documents among `docIds`, with `fields`, in batches. */
+  private async rowsOf(orgId: string, docIds: readonly string[], fields: string[], operation: string): Promise<Record<string, unknown>[]> {
+    if (docIds.length === 0) return [];
+    return this.withRegistry(orgId, false, [] as Record<string, unknown>[], async (name) => {
       const mode = await this.capabilities.filterValueMode(name);
+      const rows: Record<string, unknown>[] = [];
       for (const batch of chunksOf([...new Set(docIds)], listBatchSize)) {
-        const rows = await queryRows(
-          this.connection,
-          name,
-          documentIdsExpression(batch, mode),
-          registryOutputFields,
-          batch.length,
-          "read document records",
-        );
-        for (const row of rows) records.set(String(row.doc_id), toDocumentRecord(row));
+        rows.push(...(await queryRows(this.connection, name, documentIdsExpression(batch, mode), fields, batch.length, operation)));
       }
-      return records;
+      return rows;
     });
   }
 

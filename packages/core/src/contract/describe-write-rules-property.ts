@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canRead } from "../acl/evaluate-access.js";
 import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { mulberry32 } from "../raptor/cluster-vectors.js";
 import type { RagService } from "../service/rag-service.js";
 
 /** What the property runs on. */
@@ -47,18 +48,6 @@ export interface WriteRulesPropertyOptions {
   readCheckEvery?: number;
   /** The organisation written to; default a fresh random one (`write-rules-<uuid>`). Pass one to clean it up on a server. */
   orgId?: string;
-}
-
-/** mulberry32: a small seeded 32-bit generator (Tommy Ettinger, public domain), uniform in [0, 1). */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const people = ["ann@example.org", "bob@example.org", "cy@example.org"] as const;
@@ -128,7 +117,7 @@ export function describeWriteRulesProperty(
       async () => {
         const { service } = subject;
         const orgId = options.orgId ?? `write-rules-${randomUUID()}`;
-        const random = seededRandom(seed);
+        const random = mulberry32(seed);
         const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
         const text = () => Array.from({ length: 8 + Math.floor(random() * 50) }, () => pick(words)).join(" ");
         const model = new Map<string, ModelDocument>();
