@@ -18,6 +18,7 @@ import {
   startTcpFaultProxy,
   type TcpFaultProxy,
 } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -63,7 +64,7 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
       STORE_TIMEOUT_MS: String(storeTimeoutMs),
     });
     service = createRagService({ config, embeddings: new DeterministicEmbeddings({ dimension: 64 }) });
-    app = predictRoutes(service);
+    app = predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) });
   });
 
   afterAll(async () => {

@@ -20,6 +20,7 @@ import {
   sharedDataPath,
   sharedDocumentInputs,
 } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -63,7 +64,7 @@ function deployment(name: string, environment: Record<string, string>): Deployme
   return {
     name,
     service,
-    app: predictRoutes(service),
+    app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }),
     async cleanup() {
       await service.close();
       await rm(dataDir, { recursive: true, force: true });
