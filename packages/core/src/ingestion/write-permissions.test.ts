@@ -316,6 +316,26 @@ describe("file ingestion under the write rules", () => {
   });
 });
 
+describe("background ingestion jobs", () => {
+  it("run, and resume after a restart, with the principal that started them", async () => {
+    const subject = newSubject();
+    const bytes = new TextEncoder().encode("Ann's roadmap.");
+    await subject.service.ingestFiles({ orgId, principal: ann, files: [{ name: "roadmap.txt", bytes }] });
+    const started = await subject.service.startIngestion({
+      orgId,
+      principal: bob,
+      files: [{ name: "roadmap.txt", bytes: new TextEncoder().encode("Bob's roadmap.") }],
+    });
+    let job = started;
+    for (let attempt = 0; attempt < 200 && (job.state === "queued" || job.state === "running"); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      job = (await subject.service.getIngestionJob({ orgId, principal: bob }, started.jobId)) ?? job;
+    }
+    expect(job).toMatchObject({ state: "failed", errors: [{ file: "roadmap.txt", code: "forbidden" }] });
+    expect((await subject.service.getDocument({ orgId, principal: ann }, "roadmap.txt"))?.ownerId).toBe("ann@example.org");
+  });
+});
+
 describe("deleting documents", () => {
   it("deletes for the owner and administrators only, with the summaries built from the document", async () => {
     const subject = newSubject({ ingestion: { useRaptor: true, chunkSize: 200, chunkOverlap: 20 } });
