@@ -4,6 +4,14 @@
  */
 export { type AccessList, formatAccessList, parseAccessList } from "./acl/access-list.js";
 export { type ChunkAccessTokens, chunkAccessTokens, everyoneToken, principalAccessTokens } from "./acl/access-tokens.js";
+export {
+  authorizeWrite,
+  defaultAdminRoles,
+  isAdministrator,
+  type WriteAttempt,
+  type WriteDecision,
+  type WriteRule,
+} from "./acl/authorize-write.js";
 export { type AccessControlled, type AccessDecision, type AccessRule, canRead, evaluateAccess } from "./acl/evaluate-access.js";
 export { normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
@@ -25,6 +33,14 @@ export { streamModelAnswer } from "./answering/stream-model-answer.js";
 export { type AccessTokenClaims, accessTokenClaimsSchema } from "./auth/access-token-claims.js";
 export { type JwtSettings, jwtSettingsSchema } from "./auth/jwt-settings.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
+export {
+  type CachedPrincipalResolver,
+  type CachedPrincipalResolverSettings,
+  createCachedPrincipalResolver,
+  type PrincipalAttributes,
+  type PrincipalResolver,
+  principalFromClaims,
+} from "./auth/resolve-principal.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
 export {
   type AnswerLike,
@@ -96,6 +112,15 @@ export {
   type SettingLocation,
   settingsOf,
 } from "./config/load-config.js";
+export {
+  type DocumentList,
+  type DocumentSummary,
+  decodeCursor,
+  defaultPageSize,
+  encodeCursor,
+  type ListDocumentsOptions,
+  maximumPageSize,
+} from "./documents/list-documents.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "./embedded-store/bm25-index.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
 export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
@@ -139,6 +164,7 @@ export {
   reciprocalRankAtK,
 } from "./evaluation/retrieval-metrics.js";
 export { loadSquadDataset, type SquadDataset } from "./evaluation/squad-dataset.js";
+export { type DeleteDocumentsRequest, type DeleteDocumentsResult, deleteDocuments } from "./ingestion/delete-documents.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
 export {
@@ -148,6 +174,7 @@ export {
   type IndexingResult,
   indexDocuments,
   storedHash,
+  versionHash,
 } from "./ingestion/index-documents.js";
 export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingestion/ingest-files.js";
 export { type DecodedText, decodeText } from "./ingestion/loaders/decode-text.js";
@@ -175,6 +202,7 @@ export { createInMemoryJobStore } from "./jobs/in-memory-job-store.js";
 export { type FileError, type FileWarning, type IngestionJob, isFinished, type JobState } from "./jobs/ingestion-job.js";
 export type { JobStore } from "./jobs/job-store.js";
 export { createSqliteJobStore } from "./jobs/sqlite-job-store.js";
+export { type AuditEvent, type AuditLog, type AuditOutcome, auditLogFromLogger } from "./logging/audit-log.js";
 export { createConsoleLogger, type Logger, type LogLevel, silentLogger } from "./logging/logger.js";
 export {
   createPerfLog,
@@ -246,6 +274,7 @@ export { createRagService, type RagServiceOptions } from "./service/create-rag-s
 export type {
   IngestFilesRequest,
   IntentRequest,
+  ListDocumentsRequest,
   PredictRequest,
   PredictResult,
   RagService,
@@ -258,8 +287,16 @@ export type {
 } from "./service/rag-service.js";
 export { type CacheStores, cacheStoresFromConfig, isRedisConfigured, type RedisPackage } from "./stores/cache-stores-from-config.js";
 export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./stores/chunk-filter.js";
-export { type ChunkRecord, chunkId, type DocumentVersion, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
-export type { DocumentRegistry } from "./stores/document-registry.js";
+export { type ChunkRecord, chunkId, type DocumentVersion, documentInfo, indexedText, type ScoredChunk } from "./stores/chunk-record.js";
+export {
+  compareUtf8,
+  type DocumentInfo,
+  type DocumentPage,
+  type DocumentQuery,
+  type DocumentRecord,
+  type DocumentRegistry,
+  summaryDocumentPrefix,
+} from "./stores/document-registry.js";
 export {
   type DocumentStores,
   type StagedStoreParts,

@@ -143,7 +143,9 @@ async function post(app: Harness["app"], path: string, body: unknown, headers: R
 }
 
 async function upsert(h: Harness, documents: Record<string, DocumentInput> = handbook) {
-  const response = await post(h.app, "/upsert", { user_email: ann, documents });
+  // As an administrator: fixtures may name other owners (metadata.owner_id).
+  const admin = await mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email: ann, orgId: orgA, role: "admin" });
+  const response = await post(h.app, "/upsert", { user_email: ann, documents }, { Authorization: `Bearer ${admin}` });
   expect(response.status).toBe(200);
 }
 

@@ -9,12 +9,14 @@ import { stat } from "node:fs/promises";
 import { createRagService, DocqaError, findFiles, type IngestionJob, loadConfig, type SkippedFile, supportedFormats } from "@docqa/core";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
+import { cliAuditLog, cliPrincipal } from "../cli-principal.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
 import { countingEmbeddings } from "../progress/counting-embeddings.js";
 import { createProgress, progressMode } from "../progress/progress-reporter.js";
 
 interface IngestOptions {
   org: string;
+  as?: string;
   owner?: string;
   acl?: string;
   source: string;
@@ -73,6 +75,7 @@ export function registerIngestCommand(program: Command): void {
     .argument("<paths...>", "files or folders")
     .requiredOption("--org <id>", "organisation id")
     .option("--owner <email>", "owner of the documents (metadata.owner_id), who may always read them (default $DOCQA_USER)")
+    .option("--as <email>", "the administrator the import is recorded as in the audit log (default $DOCQA_USER, else cli@localhost)")
     .option(
       "--acl <acl>",
       `who else may read the documents, e.g. '${organisationAcl}' (everyone in the organisation) or '|group:hr|role:manager|'; default none: only the owner (spec rule 7)`,
@@ -128,7 +131,7 @@ export function registerIngestCommand(program: Command): void {
         embedded += count;
         show();
       });
-      const service = createRagService({ config, logger, ...(embeddings ? { embeddings } : {}) });
+      const service = createRagService({ config, logger, audit: cliAuditLog(config), ...(embeddings ? { embeddings } : {}) });
       const started = performance.now();
       let result: IngestionJob;
       try {
@@ -138,7 +141,8 @@ export function registerIngestCommand(program: Command): void {
         result = await service.ingestFiles(
           {
             orgId: options.org,
-            principal: { userName: ownerId, roles: [], groups: [] },
+            // An administrator's bulk import: the write rules let it set the owner and replace any document.
+            principal: cliPrincipal(config, options.as),
             uploader: ownerId,
             files: files.map((file) => ({ path: file.path, docId: file.relativePath })),
             metadata: { source: options.source, owner_id: ownerId, ...(options.acl ? { acl: options.acl } : {}) },

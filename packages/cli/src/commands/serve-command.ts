@@ -17,6 +17,7 @@ import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
+import { cliAuditLog } from "../cli-principal.js";
 
 /** Which endpoint sets to serve. */
 export type ServedApi = "a" | "b" | "both";
@@ -179,7 +180,7 @@ export function registerServeCommand(program: Command): void {
       const config = loadConfig(environment);
       const server = loadServerConfig(environment);
       const logger = createCliLogger(config.logging.level === "debug");
-      const service = createRagService({ config, logger });
+      const service = createRagService({ config, logger, audit: cliAuditLog(config) });
       await service.ready();
       const resumed = await service.resumeIngestions();
       if (resumed > 0) process.stderr.write(`resumed ${resumed} interrupted ingestion job(s)\n`);

@@ -1,8 +1,8 @@
 /**
  * The configuration of a docqa service as one zod schema, in sections: `stores`, `embeddings`,
- * `models` (the chat model), `retrieval`, `answering`, `ingestion`, `memory` and `logging`. Each
- * setting names the environment variable it is read from (`env` metadata, see {@link setting}),
- * so `loadConfig` (from variables) and `resolveConfig` (from code) parse the same schema and run
+ * `models` (the chat model), `retrieval`, `answering`, `ingestion`, `memory`, `access` and
+ * `logging`. Each setting names the environment variable it is read from (`env` metadata, see
+ * {@link setting}), so `loadConfig` (from variables) and `resolveConfig` (from code) parse the same schema and run
  * the same checks. Defaults follow the interface specification's table "Configuration defaults
  * (set A)" where the variable appears there; the others are docqa's own and documented in
  * `docs/configuration.md`. Server settings (host, ports, JWT, rate limits, the test route) are
@@ -282,6 +282,24 @@ const memorySchema = z.object({
   maxSessionTokens: setting("MAX_SESSION_TOKENS", integer(500, 1)),
 });
 
+/** A comma-separated list (or an array) of names, trimmed, without empty entries; default `defaultValue`. */
+export const nameList = (defaultValue: readonly string[]) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()).filter((name) => name !== ""))
+    .default([...defaultValue]);
+
+/** Who may write: the write rules of `docs/access-control.md` (`acl/authorize-write.ts`). */
+const accessSchema = z.object({
+  /**
+   * `ADMIN_ROLES`, default `admin`: comma-separated roles whose holders manage every document of
+   * their organisation (replace, delete, change owner and ACL, list all). Compared
+   * case-insensitively with the principal's roles (the token's `role`/`roles`, or a principal
+   * resolver's).
+   */
+  adminRoles: setting("ADMIN_ROLES", nameList(["admin"])),
+});
+
 /** Logs. */
 const loggingSchema = z.object({
   /** `PERF_LOG`, default false: print the spec's `PERF` lines. */
@@ -299,6 +317,7 @@ const sectionsSchema = z.object({
   answering: answeringSchema.prefault({}),
   ingestion: ingestionSchema.prefault({}),
   memory: memorySchema.prefault({}),
+  access: accessSchema.prefault({}),
   logging: loggingSchema.prefault({}),
 });
 

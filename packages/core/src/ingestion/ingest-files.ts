@@ -1,18 +1,24 @@
 /**
- * File ingestion as a job: each file is loaded (any of the six formats), skipped when its bytes
- * are unchanged since its last ingestion, and indexed atomically on its own, with up to
- * `MAX_INGESTION_THREADS` files in flight. A rejected file is recorded in the job with its error
- * code and the rest of the batch goes on; nothing of a rejected file is written.
+ * File ingestion as a job: each file is checked against the write rules (a file replacing
+ * somebody else's document is rejected with `forbidden`, before its bytes are compared, so
+ * "unchanged" is only ever said to a principal allowed to write it), loaded (any of the six
+ * formats), skipped when its bytes and access are unchanged since its last ingestion, and indexed
+ * atomically on its own, with up to `MAX_INGESTION_THREADS` files in flight. A rejected file is
+ * recorded in the job with its error code and the rest of the batch goes on; nothing of a
+ * rejected file is written.
  */
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import pLimit from "p-limit";
-import { hashOf, type SourceDocument } from "../chunking/source-document.js";
+import type { Principal } from "../acl/principal.js";
+import { hashOf, type SourceDocument, withoutAccess } from "../chunking/source-document.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
-import { type IndexingDependencies, indexDocuments, storedHash } from "./index-documents.js";
+import { summaryDocumentPrefix } from "../stores/document-registry.js";
+import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
+import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
 
 /** A file to ingest: a path to read, or bytes already in memory. */
@@ -37,9 +43,14 @@ export interface IngestionRun {
   jobStore: JobStore;
   job: IngestionJob;
   files: readonly FileSource[];
-  uploader: string;
+  /** Who writes: the write rules decide with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
   /** Metadata applied to every document (`acl`, `owner_id`, `source`, ...). */
   metadata: Record<string, unknown>;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   onProgress?: IngestionProgressListener | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -124,13 +135,39 @@ async function ingestOne(
     lastModified ??= info.mtime;
   }
   const baseId = file.docId ?? name;
+  const orgId = run.job.orgId;
   const fileHash = createHash("sha256").update(bytes).digest("hex");
-  const contentHash = (suffix: string) => hashOf(fileHash, loaderVersion, suffix, run.metadata, config.ingestion.jsonRecordsAsDocuments);
-  const stored = await stores.registry.contentHashes(run.job.orgId, [baseId, `${baseId}#0`]);
-  if (
-    stored.get(baseId) === storedHash(config, embeddings, contentHash("")) ||
-    stored.get(`${baseId}#0`) === storedHash(config, embeddings, contentHash("#0"))
-  ) {
+  const contentHash = (suffix: string) =>
+    hashOf(fileHash, loaderVersion, suffix, withoutAccess(run.metadata), config.ingestion.jsonRecordsAsDocuments);
+  // The write rules first, on every stored document this file would replace (the file itself, or
+  // the records of a JSON file), so that nobody learns from "unchanged" what a document they may
+  // not write contains.
+  const previousRecords = (await stores.registry.derivedDocuments(orgId, [baseId])).filter(
+    (docId) => !docId.startsWith(summaryDocumentPrefix),
+  );
+  const records = await stores.registry.describeDocuments(orgId, [baseId, `${baseId}#0`, ...previousRecords]);
+  const requestedOwner = requestedOwnerOf(run.metadata);
+  const context: WriteContext = {
+    orgId,
+    principal: run.principal,
+    adminRoles: config.access.adminRoles,
+    via: "ingest",
+    requestId: run.requestId,
+    audit: run.dependencies.audit,
+  };
+  const decisions = authorizeWrites(
+    context,
+    [...records.keys()].map((docId) => ({ docId, action: "upsert" as const, requestedOwner })),
+    records,
+  );
+  const unchanged = decisions.some(({ docId, stored, decision }) => {
+    const suffix = docId === baseId ? "" : docId === `${baseId}#0` ? "#0" : undefined;
+    if (suffix === undefined || !stored) return false;
+    return stored.contentHash === versionHash(storedHash(config, embeddings, contentHash(suffix)), decision.ownerId, aclOf(run.metadata));
+  });
+  if (unchanged) {
+    for (const { docId, decision } of decisions)
+      context.audit.record(auditEvent(context, docId, "write", "unchanged", { rule: decision.rule }));
     return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
   }
   const loaded = await loadFile(
@@ -151,13 +188,16 @@ async function ingestOne(
     derivedFrom: split ? [baseId] : undefined,
   }));
   // Documents an earlier version of this file produced and this one does not (fewer JSON records).
-  const previous = new Set([baseId, ...(await stores.registry.derivedDocuments(run.job.orgId, [baseId]))]);
+  const previous = new Set([baseId, ...previousRecords]);
   for (const source of sources) previous.delete(source.docId);
   const result = await indexDocuments(run.dependencies, {
-    orgId: run.job.orgId,
+    orgId,
+    principal: run.principal,
     uploader: run.uploader,
     documents: sources,
-    deleteDocIds: [...previous].filter((docId) => !docId.startsWith("raptor:")),
+    deleteDocIds: [...previous],
+    via: "ingest",
+    requestId: run.requestId,
     signal: run.signal,
   });
   return {

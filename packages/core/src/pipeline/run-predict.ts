@@ -168,6 +168,6 @@ export function createPredictState(runtime: Runtime, request: PredictRequest): P
     answer: undefined,
     sources: {},
     droppedCitations: [],
-    request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken },
+    request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken, memory: request.memory },
   };
 }

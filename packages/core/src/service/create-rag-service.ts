@@ -8,10 +8,13 @@ import { normalizePrincipal } from "../acl/principal.js";
 import type { Answerer } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import { getDocument, listDocuments } from "../documents/list-documents.js";
+import { deleteDocuments } from "../ingestion/delete-documents.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
 import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
 import type { JobStore } from "../jobs/job-store.js";
+import { type AuditLog, auditLogFromLogger } from "../logging/audit-log.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
 import type { MemoryStore } from "../memory/memory-store.js";
@@ -77,6 +80,12 @@ export interface RagServiceOptions {
   stages?: { predict?: StageEdit<PredictState>; search?: StageEdit<RetrievalState> };
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
   logger?: Logger;
+  /**
+   * The audit trail of document writes and deletes (one line per document: who, which document,
+   * which organisation, the outcome; never content). Default `info` lines `audit` of the logger
+   * (`auditLogFromLogger`).
+   */
+  audit?: AuditLog;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
 }
@@ -96,6 +105,7 @@ export interface RagServiceOptions {
 export function createRagService(options: RagServiceOptions = {}): RagService {
   const config = resolveConfig(options.config);
   const logger = options.logger ?? createConsoleLogger(config.logging.level);
+  const audit = options.audit ?? auditLogFromLogger(logger);
   const perfLog = options.perfLog ?? createPerfLog(config.logging.perfLog);
   const predictStages = options.stages?.predict ? options.stages.predict(defaultPredictStages) : defaultPredictStages;
   const searchStages = options.stages?.search ? options.stages.search(defaultSearchStages) : defaultSearchStages;
@@ -103,7 +113,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
   const indexing = async (): Promise<IndexingDependencies> => {
     const runtime = await prepared.runtime();
-    return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
+    return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger, audit };
   };
   const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
 
@@ -118,7 +128,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const documents = parseUpsertDocuments(request.documents);
       return upsertDocuments(await indexing(), {
         orgId: request.orgId,
+        principal: request.principal,
         uploader: request.uploader,
+        requestId: request.requestId,
         documents,
         signal: request.signal,
       });
@@ -129,7 +141,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         {
           orgId: request.orgId,
           files: request.files,
-          uploader: request.uploader ?? request.principal.userName,
+          principal: request.principal,
+          uploader: request.uploader,
+          requestId: request.requestId,
           metadata: request.metadata ?? {},
         },
         ingestOptions?.onProgress,
@@ -140,7 +154,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
-        uploader: request.uploader ?? request.principal.userName,
+        principal: request.principal,
+        uploader: request.uploader,
+        requestId: request.requestId,
         metadata: request.metadata ?? {},
       });
     },
@@ -175,8 +191,28 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async deleteDocuments(context, docIds) {
       const { stores } = await prepared.runtime();
-      const derived = await stores.registry.derivedDocuments(context.orgId, docIds);
-      await stores.write(context.orgId, [], { deleteDocIds: [...new Set([...docIds, ...derived])] });
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds, requestId: context.requestId },
+      );
+    },
+
+    async deleteDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds: [docId], requireExisting: true, requestId: context.requestId },
+      );
+    },
+
+    async listDocuments(request) {
+      const { stores } = await prepared.runtime();
+      return listDocuments(stores.registry, config.access.adminRoles, request.orgId, request.principal, request);
+    },
+
+    async getDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return getDocument(stores.registry, config.access.adminRoles, context.orgId, context.principal, docId);
     },
 
     async health() {

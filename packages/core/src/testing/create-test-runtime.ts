@@ -12,6 +12,7 @@ import type { Answerer } from "../answering/answerer.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import type { DocumentInput } from "../ingestion/document-input.js";
 import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
+import { auditLogFromLogger } from "../logging/audit-log.js";
 import { silentLogger } from "../logging/logger.js";
 import { createInMemoryMemoryStore } from "../memory/in-memory-memory-store.js";
 import type { Runtime } from "../pipeline/runtime.js";
@@ -83,10 +84,12 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
         summarizer: createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars }),
         analyzer: runtime.analyzer,
         logger: silentLogger,
+        audit: auditLogFromLogger(silentLogger),
       },
       {
         orgId: options.orgId ?? "org",
-        uploader: options.uploader ?? "owner@example.org",
+        // An administrator, so fixtures may name any owner in metadata.owner_id.
+        principal: { userName: options.uploader ?? "owner@example.org", roles: config.access.adminRoles.slice(0, 1), groups: [] },
         documents: parseUpsertDocuments(options.documents),
       },
     );
