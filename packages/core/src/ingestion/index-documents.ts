@@ -14,6 +14,8 @@ import { buildRaptorNodes } from "../raptor/build-raptor-nodes.js";
 import type { Summarizer } from "../raptor/summarizer.js";
 import type { DocumentVersion } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import { withSpan } from "../telemetry/tracing.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { embedChunks } from "./embed-chunks.js";
 
@@ -25,6 +27,8 @@ export interface IndexingDependencies {
   summarizer: Summarizer;
   analyzer: Analyzer;
   logger: Logger;
+  /** Receives the `indexed` and `fileIngested` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
 }
 
 /** Outcome of {@link indexDocuments} for one document. */
@@ -72,9 +76,35 @@ export function storedHash(config: DocqaConfig, embeddings: EmbeddingState, cont
 /**
  * Indexes documents; each document is replaced as a unit (see `DocumentStores.write`). Unchanged documents (same {@link storedHash}) are not rewritten.
  *
+ * Traced as `docqa.index` (`docqa.documents`, then `docqa.documents.written`,
+ * `docqa.documents.unchanged`, `docqa.chunks`, `docqa.summaries`) with the steps
+ * `docqa.ingest.chunk` and `docqa.ingest.summarise` as children, besides the embedding and store
+ * write spans; `dependencies.metrics` receives one `indexed` event.
+ *
  * @throws {DocqaError} from the stores (`store_unavailable`, `embedding_model_mismatch`).
  */
 export async function indexDocuments(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
+  return withSpan("docqa.index", { "docqa.documents": request.documents.length }, async (span) => {
+    const result = await indexInSpan(dependencies, request);
+    const written = result.documents.filter((document) => document.status === "written");
+    const chunksWritten = written.reduce((sum, document) => sum + document.chunks, 0);
+    span.setAttributes({
+      "docqa.documents.written": written.length,
+      "docqa.documents.unchanged": result.documents.length - written.length,
+      "docqa.chunks": chunksWritten,
+      "docqa.summaries": result.summaries,
+    });
+    dependencies.metrics?.indexed?.({
+      documentsWritten: written.length,
+      documentsUnchanged: result.documents.length - written.length,
+      chunksWritten,
+      summaries: result.summaries,
+    });
+    return result;
+  });
+}
+
+async function indexInSpan(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
   const { config, embeddings, stores } = dependencies;
   const split =
     config.ingestion.useSemanticSplit && embeddings.status === "ready"
@@ -85,15 +115,22 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
           breakpointPercentile: config.ingestion.semanticSplitPercentile,
         })
       : undefined;
-  const versions: DocumentVersion[] = [];
-  for (const document of request.documents) {
-    const version = await chunkDocument(
-      { ...document, contentHash: storedHash(config, embeddings, document.contentHash) },
-      { chunkSize: config.ingestion.chunkSize, chunkOverlap: config.ingestion.chunkOverlap, split },
-      { orgId: request.orgId, uploader: request.uploader },
+  const versions = await withSpan("docqa.ingest.chunk", { "docqa.documents": request.documents.length }, async (span) => {
+    const chunked: DocumentVersion[] = [];
+    for (const document of request.documents) {
+      const version = await chunkDocument(
+        { ...document, contentHash: storedHash(config, embeddings, document.contentHash) },
+        { chunkSize: config.ingestion.chunkSize, chunkOverlap: config.ingestion.chunkOverlap, split },
+        { orgId: request.orgId, uploader: request.uploader },
+      );
+      chunked.push(version);
+    }
+    span.setAttribute(
+      "docqa.chunks",
+      chunked.reduce((sum, version) => sum + version.chunks.length, 0),
     );
-    versions.push(version);
-  }
+    return chunked;
+  });
   const stored = await stores.registry.contentHashes(
     request.orgId,
     versions.map((version) => version.docId),
@@ -105,17 +142,24 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
     request.signal?.throwIfAborted();
     if (embeddings.status === "ready") await embedChunks(changed, embeddings.embeddings);
     if (config.ingestion.useRaptor && changed.length > 0) {
-      summaries = await buildRaptorNodes(
-        request.orgId,
-        changed,
-        { maxLevels: config.ingestion.raptorMaxLevels, clusterSize: config.ingestion.raptorClusterSize },
-        {
-          summarizer: dependencies.summarizer,
-          analyzer: dependencies.analyzer,
-          embeddings: embeddings.status === "ready" ? embeddings.embeddings : undefined,
-          signal: request.signal,
-        },
-      );
+      summaries = await withSpan("docqa.ingest.summarise", { "docqa.documents": changed.length }, async (span) => {
+        const nodes = await buildRaptorNodes(
+          request.orgId,
+          changed,
+          { maxLevels: config.ingestion.raptorMaxLevels, clusterSize: config.ingestion.raptorClusterSize },
+          {
+            summarizer: dependencies.summarizer,
+            analyzer: dependencies.analyzer,
+            embeddings: embeddings.status === "ready" ? embeddings.embeddings : undefined,
+            signal: request.signal,
+          },
+        );
+        span.setAttribute(
+          "docqa.summaries",
+          nodes.reduce((sum, version) => sum + version.chunks.length, 0),
+        );
+        return nodes;
+      });
     }
     const stale = await stores.registry.derivedDocuments(request.orgId, [...changed.map((version) => version.docId), ...deleteDocIds]);
     const written = new Set([...changed, ...summaries].map((version) => version.docId));

@@ -37,6 +37,12 @@ export interface ChunkIndex {
   readonly name: string;
   /** Number of chunks stored for the organisation (all versions, committed or not). */
   count(orgId: string): Promise<number>;
+  /**
+   * Organisations whose collection this process holds open (files, handles, caches), for the
+   * `docqa_open_organisation_stores` metric; absent when the backend keeps nothing open per
+   * organisation.
+   */
+  openOrganisations?(): number;
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }
