@@ -18,6 +18,7 @@ import {
 import {
   type AuthVariables,
   createDocqaApp,
+  type DocqaAppOptions,
   defaultJsonContentType,
   defaultRateLimitPolicy,
   loadServerConfig,
@@ -63,6 +64,8 @@ export interface ChatRoutesOptions {
   /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
   referencePages?: boolean | undefined;
   logger?: Logger | undefined;
+  /** Middleware run first on every request (`DocqaAppOptions.middleware`), for example request metrics and tracing; default none. */
+  middleware?: DocqaAppOptions["middleware"];
 }
 
 /**
@@ -174,6 +177,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       ].join(" "),
     },
     logger: options.logger,
+    middleware: options.middleware,
   });
   app.use("/api/chat", defaultJsonContentType());
   app.use("/api/search", defaultJsonContentType());

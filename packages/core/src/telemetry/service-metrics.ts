@@ -5,7 +5,6 @@
  * document, question or answer text.
  */
 import type { AnswerMode } from "../answering/answerer.js";
-import type { StagePhase } from "../pipeline/stage.js";
 
 /** A pipeline stage finished (`runStages`), or failed. */
 export interface StageEvent {
@@ -13,8 +12,8 @@ export interface StageEvent {
   pipeline: string;
   /** The stage's name, for example `retrieve`. */
   stage: string;
-  /** The PERF phase its time counts toward. */
-  phase: StagePhase;
+  /** The PERF phase its time counts toward: `request`, `retrieval`, `context`, `generation` or `post` (`StagePhase`). */
+  phase: string;
   /** How long it ran, in seconds. */
   seconds: number;
   /** `error` when the stage threw (the request then failed). */
