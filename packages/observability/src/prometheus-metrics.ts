@@ -16,7 +16,10 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 export interface PrometheusMetricsOptions {
   /** The registry to register in; default a new one (never `prom-client`'s global registry). */
   registry?: Registry | undefined;
-  /** Also collect Node.js process metrics (`process_*`, `nodejs_*`, prom-client's defaults); default true. */
+  /**
+   * Also collect Node.js process metrics (`process_*`, `nodejs_*`: prom-client's defaults, less
+   * the three gauges named `*_total` that `promtool check metrics` rejects); default true.
+   */
   processMetrics?: boolean | undefined;
 }
 
@@ -61,7 +64,13 @@ const none = "none";
 export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}): PrometheusMetrics {
   const registry = options.registry ?? new Registry();
   const registers = [registry];
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry });
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry });
+    // Gauges named like counters: `promtool check metrics` rejects them.
+    for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) {
+      registry.removeSingleMetric(name);
+    }
+  }
 
   const http = prometheus({
     registry,
