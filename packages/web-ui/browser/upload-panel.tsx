@@ -72,7 +72,7 @@ export function UploadPanel({ api, maxUploadBytes }: { api: ApiClient; maxUpload
     const added = files.map(
       (file, index): UploadRow => ({ id: first + index, name: file.name, size: file.size, sent: 0, phase: "uploading" }),
     );
-    setRows((current) => [...added.reverse(), ...current]);
+    setRows((current) => [...added, ...current]);
     files.forEach((file, index) => void uploadOne(file, first + index));
     setFiles([]);
     setInputKey((key) => key + 1);

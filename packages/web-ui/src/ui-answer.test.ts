@@ -65,6 +65,16 @@ describe("uiAnswer", () => {
     expect(answer.abstained).toBe(false);
   });
 
+  it("names the files a summary node summarises", () => {
+    const summary = source("Summary", "Both policies.", {
+      doc_id: "raptor:1f2e",
+      raptor_level: 1,
+      raptor_documents: [{ doc_id: "policies/vacation.md" }, { doc_id: "records.json#4" }, { doc_id: "policies/vacation.md" }],
+    });
+    const answer = uiAnswer(result({ callout_answer: "Both [Source: doc_1]" }, { doc_1: summary }));
+    expect(answer.sources[0]?.fileName).toBe("summary of vacation.md, records.json");
+  });
+
   it("takes the service's abstention fields when present", () => {
     const declared = { ...result({ callout_answer: "Not in the documents." }, {}), abstained: true, abstentionReason: "low_relevance" };
     expect(uiAnswer(declared)).toMatchObject({ abstained: true, abstentionReason: "low_relevance", sources: [] });

@@ -18,9 +18,26 @@ function locationOf(metadata: Readonly<Record<string, unknown>>): string {
   return "";
 }
 
-/** The file name of a source: `metadata.filename`, else the last segment of its document id. */
+/** The last path segment of a document id, without a JSON record suffix (`docs/a.json#3` → `a.json`). */
+function fileOfDocumentId(docId: string): string {
+  return (docId.split(/[\\/]/).at(-1) ?? docId).replace(/#\d+$/, "");
+}
+
+/**
+ * The file name of a source: `metadata.filename`; for a RAPTOR summary node, `summary of` the
+ * files it summarises (`metadata.raptor_documents`); else the last segment of its document id.
+ */
 export function fileNameOf(metadata: Readonly<Record<string, unknown>>, fallback: string): string {
   if (typeof metadata.filename === "string" && metadata.filename !== "") return metadata.filename;
+  const summarised = metadata.raptor_documents;
+  if (Array.isArray(summarised) && summarised.length > 0) {
+    const files = summarised
+      .map((document: unknown) =>
+        typeof (document as { doc_id?: unknown })?.doc_id === "string" ? fileOfDocumentId((document as { doc_id: string }).doc_id) : "",
+      )
+      .filter((name) => name !== "");
+    if (files.length > 0) return `summary of ${[...new Set(files)].join(", ")}`;
+  }
   if (typeof metadata.doc_id === "string" && metadata.doc_id !== "") return metadata.doc_id.split(/[\\/]/).at(-1) ?? metadata.doc_id;
   return fallback;
 }
