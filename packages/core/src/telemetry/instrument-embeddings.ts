@@ -22,28 +22,17 @@ function observedEmbedding<T>(
   const attributes = { "docqa.embed.model": model, "docqa.embed.texts": texts.length, "docqa.embed.chars": characters };
   return withSpan(`docqa.embed.${operation}`, attributes, async () => {
     const started = performance.now();
+    let outcome: "ok" | "error" = "error";
     try {
       const result = await call();
-      metrics.embedded?.({
-        operation,
-        texts: texts.length,
-        characters,
-        seconds: (performance.now() - started) / 1000,
-        model,
-        outcome: "ok",
-      });
+      outcome = "ok";
       return result;
     } catch (error) {
-      metrics.embedded?.({
-        operation,
-        texts: texts.length,
-        characters,
-        seconds: (performance.now() - started) / 1000,
-        model,
-        outcome: "error",
-      });
       metrics.backendError?.({ backend: "embeddings", operation: `embed_${operation}`, code: errorCodeOf(error) });
       throw error;
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      metrics.embedded?.({ operation, texts: texts.length, characters, seconds, model, outcome });
     }
   });
 }

@@ -6,76 +6,42 @@
  * does not see the first user's private document. Every request that would leave loopback is
  * blocked and recorded: the test fails if there is any.
  *
- * Screenshots of each screen go to `packages/web-ui/screenshots/` (git-ignored), and to
+ * Screenshots of each screen go to `packages/cli/screenshots/` (git-ignored), and to
  * `docs/images/web-ui/` (shown in the README and docs/web-ui.md) with
  * `DOCQA_UPDATE_SCREENSHOTS=true`.
  *
  * Needs `npm run build` and Chromium at `/usr/bin/chromium` (or `DOCQA_TEST_CHROMIUM`): skipped
  * with a message without them, fails in CI (`CI=true`).
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { mintAccessToken } from "@docqa/core";
-import { findLocalModels, isContinuousIntegration } from "@docqa/core/testing";
+import { isContinuousIntegration } from "@docqa/core/testing";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BuiltServe, docqaBuilt, localModel, repositoryRoot, startBuiltServe } from "../testing/start-built-serve.js";
 
-const execFileAsync = promisify(execFile);
-const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url));
-const docqa = join(repositoryRoot, "packages", "cli", "bin", "docqa.js");
-const built =
-  existsSync(join(repositoryRoot, "packages", "cli", "dist", "bin.js")) &&
-  existsSync(join(repositoryRoot, "packages", "web-ui", "dist", "browser", "app.js"));
 const executablePath = process.env.DOCQA_TEST_CHROMIUM ?? "/usr/bin/chromium";
 const chromiumPresent = existsSync(executablePath);
-const ready = built && chromiumPresent;
+const ready = docqaBuilt && chromiumPresent;
 if (!ready && !isContinuousIntegration()) {
   console.warn(
-    `web page browser test skipped: ${built ? "" : "run npm run build; "}${chromiumPresent ? "" : `no Chromium at ${executablePath}`}`,
+    `web page browser test skipped: ${docqaBuilt ? "" : "run npm run build; "}${chromiumPresent ? "" : `no Chromium at ${executablePath}`}`,
   );
 }
-const screenshots = fileURLToPath(new URL("../screenshots/", import.meta.url));
+const screenshots = fileURLToPath(new URL("../../screenshots/", import.meta.url));
 const documented = join(repositoryRoot, "docs", "images", "web-ui");
 const secret = "web-ui-browser-secret-0123456789-0123456789";
 const salaryBands =
   "# Salary bands\n\nSalary band E3 for engineers ranges from 62,000 to 78,000 euros a year. The bands are reviewed every March.\n";
 
-const model = findLocalModels(["all-MiniLM-L6-v2", "bge-small-en-v1.5"])[0];
-const embeddings: Record<string, string> = model
-  ? { EMBED_MODEL_PATH: model.root, EMBED_MODEL_NAME: model.id, EMBED_DIMENSION: String(model.dimension), EMBED_DTYPE: model.dtype }
-  : { EMBED_PROVIDER: "none" };
-
-let serveProcess: ChildProcess | undefined;
+let served: BuiltServe | undefined;
 let browser: Browser | undefined;
-const urls: { a?: string; b?: string } = {};
 
 beforeAll(async () => {
   if (!ready) return;
-  const dataDir = mkdtempSync(join(tmpdir(), "docqa-web-ui-"));
-  const environment = { ...process.env, LOG_LEVEL: "warn", DATA_DIR: dataDir, EMBED_ALLOW_REMOTE: "false", ...embeddings };
-  await execFileAsync(
-    process.execPath,
-    [docqa, "ingest", join(repositoryRoot, "examples", "corpus"), "--org", "acme", "--owner", "admin@acme.example", "--no-progress"],
-    { cwd: repositoryRoot, env: environment },
-  );
-  serveProcess = spawn(process.execPath, [docqa, "serve", "--port", "0", "--port-b", "0"], {
-    cwd: repositoryRoot,
-    env: { ...environment, JWT_SECRET: secret, WEB_UI_DEV_TOKENS: "true", NODE_ENV: "development" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let log = "";
-  await new Promise<void>((resolve, reject) => {
-    serveProcess?.stderr?.on("data", (chunk: Buffer) => {
-      log += chunk.toString();
-      for (const match of log.matchAll(/docqa set ([AB]) listening on (\S+)/g)) urls[match[1] === "A" ? "a" : "b"] = match[2];
-      if (urls.a && urls.b) resolve();
-    });
-    serveProcess?.once("exit", (code) => reject(new Error(`docqa serve exited with ${code}: ${log}`)));
-  });
+  served = await startBuiltServe({ JWT_SECRET: secret, WEB_UI_DEV_TOKENS: "true", NODE_ENV: "development" });
   browser = await chromium.launch({
     executablePath,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -85,10 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (serveProcess && serveProcess.exitCode === null) {
-    serveProcess.kill("SIGTERM");
-    await new Promise((resolve) => serveProcess?.once("exit", resolve));
-  }
+  await served?.stop();
 });
 
 interface Visit {
@@ -149,7 +112,7 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
   it("signs in with a pasted access token", async () => {
     expect(ready, "needs npm run build and Chromium").toBe(true);
     ann = await visit();
-    await ann.page.goto(`${urls.b}/ui`);
+    await ann.page.goto(`${served?.urls.b}/ui`);
     await ann.page.getByTestId("token-input").waitFor();
     await screenshot(ann.page, "sign-in");
     await ann.page.getByTestId("token-input").fill(await token("ann@acme.example"));
@@ -226,9 +189,9 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
         elements.map((element) => [element.getAttribute("data-name"), element.querySelector(".state")?.textContent]),
       );
     expect(rows).toEqual([
-      ["Vector index", model ? "ready" : "off"],
+      ["Vector index", localModel ? "ready" : "off"],
       ["Keyword index", "ready"],
-      ["Embedding model", model ? "ready" : "off"],
+      ["Embedding model", localModel ? "ready" : "off"],
       ["Answerer", "ready"],
       ["Chat model", "off"],
       ["Reranker", "off"],
@@ -243,7 +206,7 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
   it("hides a document from a user who may not read it, in the documents list and in answers", async () => {
     const bob = await visit();
     try {
-      await bob.page.goto(`${urls.a}/ui`);
+      await bob.page.goto(`${served?.urls.a}/ui`);
       await bob.page.getByTestId("dev-email").fill("bob@acme.example");
       await bob.page.getByTestId("dev-org").fill("acme");
       await bob.page.getByTestId("dev-sign-in").click();
