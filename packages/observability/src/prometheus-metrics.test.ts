@@ -1,9 +1,6 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { chatRoutes } from "@docqa/chat-api";
-import { createInMemoryJobStore, createRagService, DocqaError, mintAccessToken, type RagService } from "@docqa/core";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
+import { DocqaError, mintAccessToken, type RagService } from "@docqa/core";
+import { createTestService } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { metricsHandlers } from "./metrics-handler.js";
@@ -31,18 +28,7 @@ let token: string;
 
 beforeAll(async () => {
   metrics = createPrometheusMetrics({ processMetrics: false });
-  service = createRagService({
-    config: {
-      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-metrics-")) },
-      embeddings: { dimension: 64 },
-      ingestion: { useRaptor: false },
-      logging: { level: "silent" },
-      models: { provider: "extractive" },
-    },
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
-    jobStore: createInMemoryJobStore(),
-    metrics: metrics.serviceMetrics,
-  });
+  service = createTestService({ metrics: metrics.serviceMetrics });
   metrics.observeService(service);
   token = await mintAccessToken(server.jwt, { email: "ann@example.org", orgId });
 });
@@ -95,12 +81,7 @@ describe("createPrometheusMetrics", () => {
 
   it("counts store failures as backend errors and failed stages", async () => {
     const failing = createPrometheusMetrics({ processMetrics: false });
-    const closed = createRagService({
-      config: { stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-metrics-")) }, logging: { level: "silent" } },
-      embeddings: null,
-      jobStore: createInMemoryJobStore(),
-      metrics: failing.serviceMetrics,
-    });
+    const closed = createTestService({ embeddings: null, metrics: failing.serviceMetrics });
     await closed.ready();
     await closed.close();
     const principal = { userName: "ann@example.org", roles: [], groups: [] };

@@ -80,74 +80,66 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       requestsTotal: { customLabels: { set: endpointSetOf } },
     },
   });
-  const rateLimited = new Counter({
-    name: "docqa_rate_limit_rejections_total",
-    help: "Requests refused with 429 because the user's request budget was spent, per endpoint set and route.",
-    labelNames: ["set", "route"],
-    registers,
-  });
-  const stageSeconds = new Histogram({
-    name: "docqa_pipeline_stage_duration_seconds",
-    help: "Duration of pipeline stages that completed, per pipeline (predict, search), stage and PERF phase.",
-    labelNames: ["pipeline", "stage", "phase"],
-    buckets: stageBuckets,
-    registers,
-  });
-  const stageFailures = new Counter({
-    name: "docqa_pipeline_stage_failures_total",
-    help: "Pipeline stages that threw (the request failed), per pipeline, stage and error code.",
-    labelNames: ["pipeline", "stage", "code"],
-    registers,
-  });
-  const answers = new Counter({
-    name: "docqa_answers_total",
-    help: "Answers given by predict, per answer mode, whether the answerer abstained, and the abstention reason (none when not given).",
-    labelNames: ["mode", "abstained", "abstention_reason"],
-    registers,
-  });
-  const files = new Counter({
-    name: "docqa_ingestion_files_total",
-    help: "Files processed by ingestion jobs, per outcome (ingested, unchanged, rejected) and rejection code (none unless rejected).",
-    labelNames: ["outcome", "code"],
-    registers,
-  });
-  const documents = new Counter({
-    name: "docqa_ingestion_documents_total",
-    help: "Documents indexed by /upsert and ingestion, per status (written, unchanged).",
-    labelNames: ["status"],
-    registers,
-  });
-  const chunks = new Counter({
-    name: "docqa_ingestion_chunks_total",
-    help: "Chunks written by /upsert and ingestion, per kind (chunk, summary: RAPTOR nodes).",
-    labelNames: ["kind"],
-    registers,
-  });
-  const embeddedTexts = new Counter({
-    name: "docqa_embedding_texts_total",
-    help: "Texts embedded, per operation (query, documents); divide its rate by docqa_embedding_duration_seconds' for the throughput.",
-    labelNames: ["operation", "model"],
-    registers,
-  });
-  const embeddedCharacters = new Counter({
-    name: "docqa_embedding_characters_total",
-    help: "Characters embedded, per operation (query, documents).",
-    labelNames: ["operation", "model"],
-    registers,
-  });
-  const embeddingSeconds = new Histogram({
-    name: "docqa_embedding_duration_seconds",
-    help: "Duration of embedding model calls, per operation (query, documents) and outcome (ok, error).",
-    labelNames: ["operation", "model", "outcome"],
-    buckets: embeddingBuckets,
-    registers,
-  });
-  const backendErrors = new Counter({
-    name: "docqa_backend_errors_total",
-    help: "Failed calls to a store or the embedding model, per backend, operation and error code.",
-    labelNames: ["backend", "operation", "code"],
-    registers,
-  });
+  const counter = <Label extends string>(name: string, help: string, labelNames: Label[]) =>
+    new Counter<Label>({ name, help, labelNames, registers });
+  const histogram = <Label extends string>(name: string, help: string, labelNames: Label[], buckets: number[]) =>
+    new Histogram<Label>({ name, help, labelNames, buckets, registers });
+  const rateLimited = counter(
+    "docqa_rate_limit_rejections_total",
+    "Requests refused with 429 because the user's request budget was spent, per endpoint set and route.",
+    ["set", "route"],
+  );
+  const stageSeconds = histogram(
+    "docqa_pipeline_stage_duration_seconds",
+    "Duration of pipeline stages that completed, per pipeline (predict, search), stage and PERF phase.",
+    ["pipeline", "stage", "phase"],
+    stageBuckets,
+  );
+  const stageFailures = counter(
+    "docqa_pipeline_stage_failures_total",
+    "Pipeline stages that threw (the request failed), per pipeline, stage and error code.",
+    ["pipeline", "stage", "code"],
+  );
+  const answers = counter(
+    "docqa_answers_total",
+    "Answers given by predict, per answer mode, whether the answerer abstained, and the abstention reason (none when not given).",
+    ["mode", "abstained", "abstention_reason"],
+  );
+  const files = counter(
+    "docqa_ingestion_files_total",
+    "Files processed by ingestion jobs, per outcome (ingested, unchanged, rejected) and rejection code (none unless rejected).",
+    ["outcome", "code"],
+  );
+  const documents = counter(
+    "docqa_ingestion_documents_total",
+    "Documents indexed by /upsert and ingestion, per status (written, unchanged).",
+    ["status"],
+  );
+  const chunks = counter(
+    "docqa_ingestion_chunks_total",
+    "Chunks written by /upsert and ingestion, per kind (chunk, summary: RAPTOR nodes).",
+    ["kind"],
+  );
+  const embeddedTexts = counter(
+    "docqa_embedding_texts_total",
+    "Texts embedded, per operation (query, documents); divide its rate by docqa_embedding_duration_seconds' for the throughput.",
+    ["operation", "model"],
+  );
+  const embeddedCharacters = counter("docqa_embedding_characters_total", "Characters embedded, per operation (query, documents).", [
+    "operation",
+    "model",
+  ]);
+  const embeddingSeconds = histogram(
+    "docqa_embedding_duration_seconds",
+    "Duration of embedding model calls, per operation (query, documents) and outcome (ok, error).",
+    ["operation", "model", "outcome"],
+    embeddingBuckets,
+  );
+  const backendErrors = counter(
+    "docqa_backend_errors_total",
+    "Failed calls to a store or the embedding model, per backend, operation and error code.",
+    ["backend", "operation", "code"],
+  );
   const services: Pick<RagService, "statistics">[] = [];
   new Gauge({
     name: "docqa_open_organisation_stores",

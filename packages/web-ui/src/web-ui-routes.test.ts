@@ -1,15 +1,5 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  createInMemoryJobStore,
-  createRagService,
-  mintAccessToken,
-  noInformationSentence,
-  type RagService,
-  verifyAccessToken,
-} from "@docqa/core";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
+import { mintAccessToken, noInformationSentence, type RagService, verifyAccessToken } from "@docqa/core";
+import { createTestService } from "@docqa/core/testing";
 import { resolveServerConfig, type ServerConfig } from "@docqa/http";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,17 +22,7 @@ function mounted(server: ServerConfig = resolveServerConfig({ jwt: { secret } })
 }
 
 beforeAll(async () => {
-  service = createRagService({
-    config: {
-      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-web-ui-")) },
-      embeddings: { dimension: 64 },
-      ingestion: { useRaptor: false },
-      logging: { level: "silent" },
-      models: { provider: "extractive" },
-    },
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
-    jobStore: createInMemoryJobStore(),
-  });
+  service = createTestService();
   await service.upsert({
     orgId,
     principal: ann,

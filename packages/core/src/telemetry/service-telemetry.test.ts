@@ -3,18 +3,13 @@
  * exporter: one span per request and per stage, per query and per engine, per ingestion step,
  * with counts and no text unless `TRACE_CONTENT` is on.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { context, SpanStatusCode, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createInMemoryJobStore } from "../jobs/in-memory-job-store.js";
 import { defaultPredictStages, defaultSearchStages } from "../pipeline/default-stages.js";
-import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
-import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
+import { createTestService } from "../testing/create-test-service.js";
 import type { ServiceMetrics } from "./service-metrics.js";
 
 const exporter = new InMemorySpanExporter();
@@ -44,18 +39,7 @@ function recordingMetrics(): { metrics: ServiceMetrics; events: Events } {
 }
 
 function service(metrics: ServiceMetrics, traceContent = false): RagService {
-  return createRagService({
-    config: {
-      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-telemetry-")) },
-      embeddings: { dimension: 64 },
-      ingestion: { useRaptor: false },
-      logging: { level: "silent", traceContent },
-      models: { provider: "extractive" },
-    },
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
-    jobStore: createInMemoryJobStore(),
-    metrics,
-  });
+  return createTestService({ metrics, config: { logging: { level: "silent", traceContent } } });
 }
 
 const milliseconds = (span: ReadableSpan) => span.duration[0] * 1000 + span.duration[1] / 1e6;
