@@ -16,13 +16,12 @@ import {
   type RateLimitSetting,
   type ServerConfig,
 } from "@docqa/http";
-import { startTracing } from "@docqa/observability";
 import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
 import { createCliLogger } from "../cli-logger.js";
-import { type SetExtensions, serveOperations } from "./serve-operations.js";
+import type { SetExtensions } from "./serve-operations.js";
 
 /** Which endpoint sets to serve. */
 export type ServedApi = "a" | "b" | "both";
@@ -196,6 +195,8 @@ export function registerServeCommand(program: Command): void {
       const config = loadConfig(environment);
       const server = loadServerConfig(environment);
       const logger = createCliLogger(config.logging.level === "debug");
+      // Loaded here, not at the top: the other commands (ask, ingest) start without them.
+      const [{ serveOperations }, { startTracing }] = await Promise.all([import("./serve-operations.js"), import("@docqa/observability")]);
       const operations = serveOperations({ server, version: packageJson.version, logger, nodeEnvironment: process.env.NODE_ENV });
       const tracing = await startTracing({ environment, serviceVersion: packageJson.version });
       const service = createRagService({ config, logger, metrics: operations.serviceMetrics });
