@@ -27,6 +27,18 @@ export { type JwtSettings, jwtSettingsSchema } from "./auth/jwt-settings.js";
 export { type MintAccessTokenOptions, mintAccessToken } from "./auth/mint-access-token.js";
 export { verifyAccessToken } from "./auth/verify-access-token.js";
 export {
+  type AnswerLike,
+  type AskManyOptions,
+  askMany,
+  type BatchAnswer,
+  type BatchError,
+  type BatchOutcome,
+  type BatchPredictor,
+  type BatchQuestion,
+  batchError,
+  isAbstention,
+} from "./batch/index.js";
+export {
   callWithResilience,
   defaultResiliencePolicy,
   type ResilienceOptions,

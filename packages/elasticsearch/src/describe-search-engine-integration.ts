@@ -3,8 +3,8 @@
  * `opensearch.int.test.ts` and `elasticsearch.int.test.ts`: the document stores contract of
  * `@docqa/core/contract` (BM25 only: no vector index), then this backend's own cases (index
  * layout, analyzer parity with core, BM25 parameters, partial bulk failures, ACL pre-filtering
- * that fills top-k, hostile metadata keys). Each run uses a random `FULLTEXT_INDEX` base and
- * deletes its indexes afterwards. Not part of the package's exports.
+ * that fills top-k, hostile metadata keys). Each run uses a `FULLTEXT_INDEX` base with the run id
+ * (`testName`) and deletes its indexes afterwards. Not part of the package's exports.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -17,6 +17,7 @@ import {
   stagedDocumentStores,
 } from "@docqa/core";
 import { describeDocumentStoresContract } from "@docqa/core/contract";
+import { testName } from "@docqa/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createElasticsearchClient } from "./elasticsearch-client.js";
 import { analyzerName } from "./index-definitions.js";
@@ -109,7 +110,7 @@ export async function describeSearchEngineIntegration(target: SearchEngineTarget
     return;
   }
   const url = target.url;
-  const base = `docqa_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_test");
   const settings: SearchEngineIndexSettings = { node: url, engine: target.engine, indexBase: base, replicas: 0, requestTimeoutMs: 30_000 };
 
   describeDocumentStoresContract(

@@ -125,8 +125,12 @@ function principalFor(
   return { ...tokenPrincipal, userName: config.trustUserInfo ? userName : tokenPrincipal.userName, realName };
 }
 
-/** The `/predict` body: the spec's fields, then docqa's additions (docs/http-api.md). */
-function predictResponse(result: PredictResult) {
+/**
+ * The `/predict` body for a service result: the spec's fields, then docqa's additions
+ * (docs/http-api.md). Exported so that other clients of the service (`docqa ask --file`) write
+ * exactly what set A answers.
+ */
+export function predictResponse(result: PredictResult) {
   return {
     answer: result.answer,
     sources: result.sources,
