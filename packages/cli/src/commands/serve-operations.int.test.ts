@@ -220,16 +220,19 @@ afterAll(async () => {
 });
 
 describe.skipIf(!ready && !isContinuousIntegration())("docqa serve operations (built executable, OTLP receiver, promtool)", () => {
-  it("exports one /predict over OTLP as a trace with one span per stage whose durations add up to the request's", async () => {
-    expect(built, "run npm run build").toBe(true);
-    const before = await metricsText();
+  /**
+   * Sends one `POST /predict` and waits for its trace at the receiver; checks its shape: the
+   * server span, `docqa.predict` under it, one span per stage under that, in order, each starting
+   * where the previous one ended, all inside the request.
+   */
+  async function tracedPredict(requestId: string) {
     const token = await mintAccessToken(
       { secret, algorithm: "HS256", issuer: "oauth-app" },
       { email: "reader@acme.example", orgId: "acme" },
     );
     const response = await fetch(`${served?.urls.a}/predict`, {
       method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "X-Request-Id": "operations-test-predict" },
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", "X-Request-Id": requestId },
       body: JSON.stringify({ query: "How long must passwords be?", user_info: { user_name: "reader@acme.example" } }),
     });
     expect(response.status).toBe(200);
@@ -237,58 +240,57 @@ describe.skipIf(!ready && !isContinuousIntegration())("docqa serve operations (b
     expect(body.answer.callout_answer).toContain("14 characters");
 
     const spans = receiver?.spans ?? [];
-    const predictOf = () =>
-      spans.find((span) => span.name === "docqa.predict" && span.attributes["docqa.request_id"] === "operations-test-predict");
-    for (let waited = 0; !(predictOf() && spans.some((span) => span.name === "POST /predict")) && waited < 15_000; waited += 100) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const predict = predictOf();
+    const predictOf = () => spans.find((span) => span.name === "docqa.predict" && span.attributes["docqa.request_id"] === requestId);
+    const requestOf = () => spans.find((span) => span.spanId === predictOf()?.parentSpanId);
+    for (let waited = 0; !requestOf() && waited < 15_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    const predict = predictOf() as ReceivedSpan;
     expect(predict, "docqa.predict reached the receiver").toBeDefined();
-    const request = spans.find((span) => span.spanId === predict?.parentSpanId) as ReceivedSpan;
+    const request = requestOf() as ReceivedSpan;
     expect([request.name, request.scope, request.parentSpanId, request.attributes["http.response.status_code"]]).toEqual([
       "POST /predict",
       "@hono/otel",
       "",
       200,
     ]);
-    expect([predict?.scope, predict?.service]).toEqual(["@docqa/core", "docqa-operations-test"]);
-    const trace = spans.filter((span) => span.traceId === predict?.traceId);
+    expect([predict.scope, predict.service]).toEqual(["@docqa/core", "docqa-operations-test"]);
+    const trace = spans.filter((span) => span.traceId === predict.traceId);
     const stages = trace
-      .filter((span) => span.parentSpanId === predict?.spanId && span.name.startsWith("docqa.stage."))
+      .filter((span) => span.parentSpanId === predict.spanId && span.name.startsWith("docqa.stage."))
       .sort((left, right) => Number(left.attributes["docqa.stage.index"]) - Number(right.attributes["docqa.stage.index"]));
     expect(stages.map((span) => span.name)).toEqual(defaultPredictStages.map((stage) => `docqa.stage.${stage.name}`));
     // Each stage starts where the previous one ended (one clock per request) and all lie inside the request.
-    for (const [index, stage] of stages.entries()) {
-      expect(stage.start >= (index === 0 ? (predict as ReceivedSpan).start : (stages[index - 1] as ReceivedSpan).end), stage.name).toBe(
-        true,
-      );
-    }
-    expect((stages.at(-1) as ReceivedSpan).end <= (predict as ReceivedSpan).end).toBe(true);
-    expect((predict as ReceivedSpan).start >= request.start - 1_000_000n && (predict as ReceivedSpan).end <= request.end + 1_000_000n).toBe(
-      true,
-    );
-
+    const gaps = [
+      ...stages.map((span, index) => span.start - (index === 0 ? predict.start : (stages[index - 1] as ReceivedSpan).end)),
+      predict.end - (stages.at(-1) as ReceivedSpan).end,
+    ];
+    expect(gaps.filter((gap) => gap < 0n)).toEqual([]);
+    expect(predict.start >= request.start - 1_000_000n && predict.end <= request.end + 1_000_000n).toBe(true);
     const stageSum = stages.reduce((sum, span) => sum + milliseconds(span), 0);
-    const total = milliseconds(predict as ReceivedSpan);
+    const total = milliseconds(predict);
+    expect(stageSum).toBeLessThanOrEqual(total);
     console.log(
-      `OTLP trace of POST /predict: request span ${milliseconds(request).toFixed(2)} ms, docqa.predict ${total.toFixed(2)} ms, ` +
+      `OTLP trace of POST /predict ${requestId}: request span ${milliseconds(request).toFixed(2)} ms, docqa.predict ${total.toFixed(2)} ms, ` +
         `${stages.length} stage spans summing to ${stageSum.toFixed(2)} ms (${((100 * stageSum) / total).toFixed(2)}%); ` +
         stages.map((span) => `${span.attributes["docqa.stage.name"]} ${milliseconds(span).toFixed(2)}`).join(", ") +
-        `; gaps before each stage and after the last: ${[
-          ...stages.map(
-            (span, index) =>
-              Number(span.start - (index === 0 ? (predict as ReceivedSpan).start : (stages[index - 1] as ReceivedSpan).end)) / 1e6,
-          ),
-          Number((predict as ReceivedSpan).end - (stages.at(-1) as ReceivedSpan).end) / 1e6,
-        ]
-          .map((gap) => gap.toFixed(3))
-          .join(", ")} ms`,
+        `; gaps before each stage and after the last: ${gaps.map((gap) => (Number(gap) / 1e6).toFixed(3)).join(", ")} ms`,
     );
-    expect(stageSum).toBeLessThanOrEqual(total);
+    return { trace, predict, stages, uncovered: total - stageSum, total };
+  }
+
+  it("exports one /predict over OTLP as a trace with one span per stage whose durations add up to the request's", async () => {
+    expect(built, "run npm run build").toBe(true);
+    const before = await metricsText();
+    // The first request after start-up pays one-time costs (the embedding model's first
+    // inference); the next two are warm.
+    const traced = [];
+    for (const requestId of ["operations-test-1", "operations-test-2", "operations-test-3"]) traced.push(await tracedPredict(requestId));
     // What the stages do not cover is the runner's own bookkeeping between them: tens of
-    // microseconds per stage when the process has the CPU; on a busy machine the scheduler may
-    // stall one of those moments for a few milliseconds (10 and 19 ms were seen here once).
-    expect(total - stageSum).toBeLessThan(Math.max(25, total * 0.05));
+    // microseconds per stage while the process has the CPU. On a busy machine the scheduler may
+    // stall the process in one of those moments (10, 19 and 27 ms were seen here under a load
+    // average of 20 on 2 cores), so the bound holds for the best of the three requests.
+    const best = traced.reduce((left, right) => (right.uncovered < left.uncovered ? right : left));
+    expect(best.uncovered).toBeLessThan(Math.max(5, best.total * 0.05));
+    const { trace, stages } = traced[0] as (typeof traced)[number];
     // Finer spans hang under the stages: per query, per engine, fusion.
     const retrieve = stages.find((span) => span.name === "docqa.stage.retrieve") as ReceivedSpan;
     const query = trace.find((span) => span.name === "docqa.retrieve.query" && span.parentSpanId === retrieve.spanId) as ReceivedSpan;
@@ -306,7 +308,7 @@ describe.skipIf(!ready && !isContinuousIntegration())("docqa serve operations (b
 
     const after = await metricsText();
     const predictRoute = { set: "a", method: "POST", route: "/predict", status: "200" };
-    expect(sample(after, "docqa_http_requests_total", predictRoute) - sample(before, "docqa_http_requests_total", predictRoute)).toBe(1);
+    expect(sample(after, "docqa_http_requests_total", predictRoute) - sample(before, "docqa_http_requests_total", predictRoute)).toBe(3);
   });
 
   it("serves /metrics that passes promtool check metrics, with counters that move", async () => {

@@ -64,10 +64,14 @@ export async function startBuiltServe(
     ...environment,
   };
   const corpus = join(repositoryRoot, "examples", "corpus");
-  await execFileAsync(process.execPath, [docqa, "ingest", corpus, "--org", "acme", "--owner", "admin@acme.example", "--no-progress"], {
-    cwd: repositoryRoot,
-    env: variables,
-  });
+  await execFileAsync(
+    process.execPath,
+    [docqa, "ingest", corpus, "--org", "acme", "--owner", "admin@acme.example", "--acl", "|user:_all_|", "--no-progress"],
+    {
+      cwd: repositoryRoot,
+      env: variables,
+    },
+  );
   const child: ChildProcess = spawn(process.execPath, [docqa, "serve", "--port", "0", "--port-b", "0"], {
     cwd: repositoryRoot,
     env: variables,
