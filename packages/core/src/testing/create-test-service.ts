@@ -3,15 +3,13 @@
  * temporary directory, the deterministic embedder (64 dimensions), the extractive answerer, no
  * RAPTOR, in-memory ingestion jobs, silent logs. `close()` also removes the directory.
  */
-import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import type { DocqaConfigOverrides } from "../config/load-config.js";
 import { createInMemoryJobStore } from "../jobs/in-memory-job-store.js";
 import { createRagService, type RagServiceOptions } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
 import { DeterministicEmbeddings } from "./deterministic-embeddings.js";
+import { testConfig } from "./test-config.js";
 
 /** Options of {@link createTestService}: any option of `createRagService`, the configuration as overrides of the test defaults. */
 export interface TestServiceOptions extends Omit<RagServiceOptions, "config"> {
@@ -29,14 +27,7 @@ export interface TestServiceOptions extends Omit<RagServiceOptions, "config"> {
  * ```
  */
 export function createTestService(options: TestServiceOptions = {}): RagService {
-  const temporary = options.config?.stores?.dataDir ? undefined : mkdtempSync(join(tmpdir(), "docqa-test-service-"));
-  const config = resolveConfig(options.config, {
-    stores: { dataDir: temporary },
-    embeddings: { dimension: 64 },
-    ingestion: { useRaptor: false },
-    logging: { level: "silent" },
-    models: { provider: "extractive" },
-  });
+  const { config, temporary } = testConfig(options.config, "docqa-test-service-");
   const service = createRagService({
     jobStore: createInMemoryJobStore(),
     ...options,
