@@ -29,6 +29,8 @@ const alias = {
   "@docqa/redis": source("./packages/redis/src/index.ts"),
   "@docqa/predict-api": source("./packages/predict-api/src/index.ts"),
   "@docqa/chat-api": source("./packages/chat-api/src/index.ts"),
+  "@docqa/observability": source("./packages/observability/src/index.ts"),
+  "@docqa/web-ui": source("./packages/web-ui/src/index.ts"),
 };
 
 const maxWorkers = Number(process.env.DOCQA_TEST_WORKERS) || Math.max(2, availableParallelism());

@@ -22,6 +22,7 @@ import {
 import {
   type AuthVariables,
   createDocqaApp,
+  type DocqaAppOptions,
   defaultJsonContentType,
   defaultRateLimitPolicy,
   loadServerConfig,
@@ -77,6 +78,8 @@ export interface ChatRoutesOptions {
    */
   resolvePrincipal?: PrincipalResolver | undefined;
   logger?: Logger | undefined;
+  /** Middleware run first on every request (`DocqaAppOptions.middleware`), for example request metrics and tracing; default none. */
+  middleware?: DocqaAppOptions["middleware"];
 }
 
 /**
@@ -203,6 +206,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       ].join(" "),
     },
     logger: options.logger,
+    middleware: options.middleware,
   });
   app.use("/api/chat", defaultJsonContentType());
   app.use("/api/search", defaultJsonContentType());

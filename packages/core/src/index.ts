@@ -282,6 +282,7 @@ export type {
   SearchRequest,
   SearchResult,
   ServiceHealth,
+  ServiceStatistics,
   UpsertRequest,
   UpsertResult,
 } from "./service/rag-service.js";
@@ -325,6 +326,22 @@ export type {
   VectorIndex,
   WriteOptions,
 } from "./stores/vector-index.js";
+export {
+  type AnswerEvent,
+  type BackendErrorEvent,
+  docqaTracer,
+  type EmbeddingEvent,
+  errorCodeOf,
+  type FileIngestionEvent,
+  type IndexingEvent,
+  noServiceMetrics,
+  recordSpanError,
+  type ServiceMetrics,
+  type StageEvent,
+  stateAttributes,
+  tracerName,
+  withSpan,
+} from "./telemetry/index.js";
 export { type Analyzer, createEnglishAnalyzer, type EnglishAnalyzerOptions } from "./text/analyzer.js";
 export { englishStopWords } from "./text/english-stop-words.js";
 export { splitBlocks, splitSentences, stripMarkup } from "./text/split-sentences.js";

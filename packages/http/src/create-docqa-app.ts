@@ -88,6 +88,12 @@ export interface DocqaAppOptions {
   referencePages?: ReferencePagesInfo | false | undefined;
   /** Where server errors and rate-limit store failures are logged; default silent. */
   logger?: Logger | undefined;
+  /**
+   * Middleware run first on every request of the app, in order, before the body limit,
+   * authentication and the routes (so it also sees 401, 404, 413 and 429 answers): for example
+   * request tracing and metrics from `@docqa/observability`. Default none.
+   */
+  middleware?: readonly MiddlewareHandler[] | undefined;
 }
 
 /** What a route needs to be authenticated: spread it into `createRoute({ ...authenticated, ... })`. */
@@ -157,6 +163,7 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
     return respond(c, new DocqaError("not_found", `no route ${c.req.method} ${c.req.path}`, { component }));
   });
 
+  for (const handler of options.middleware ?? []) app.use("*", handler);
   const { maxUploadBytes } = options;
   app.use(
     "*",

@@ -13,9 +13,20 @@ describe("server settings", () => {
       rateLimits: { perMinute: 100, perHour: 1000, setA: false },
       enableTestPredict: false,
       testPredictOrgId: "development",
+      metrics: "off",
+      webUi: true,
+      webUiDevTokens: false,
     });
     const set = loadServerConfig({ JWT_SECRET: "s", JWT_ALGORITHM: "HS512", JWT_ISSUER: "my-idp", PORT: "0", RATE_LIMIT_SET_A: "yes" });
     expect([set.jwt, set.port, set.rateLimits.setA]).toEqual([{ secret: "s", algorithm: "HS512", issuer: "my-idp" }, 0, true]);
+    const operations = loadServerConfig({ METRICS: "token", METRICS_TOKEN: "t".repeat(16), WEB_UI: "false", WEB_UI_DEV_TOKENS: "true" });
+    expect([operations.metrics, operations.metricsToken, operations.webUi, operations.webUiDevTokens]).toEqual([
+      "token",
+      "t".repeat(16),
+      false,
+      true,
+    ]);
+    expect(() => loadServerConfig({ METRICS: "yes" })).toThrow(/METRICS="yes"/);
   });
 
   it("name the variable of an invalid value", () => {

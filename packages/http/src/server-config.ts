@@ -1,9 +1,10 @@
 /**
  * The settings of docqa's HTTP servers, read like the service's (`loadSettings` over one zod
  * schema whose settings name their environment variables): access tokens, trusting
- * `user_info`, where the servers listen, per-user rate limits, and the development route
- * `/testpredict` (its organisation, and the refusal to serve it in production). They belong to
- * the adapters, not to `@docqa/core`'s `DocqaConfig`.
+ * `user_info`, where the servers listen, per-user rate limits, the development route
+ * `/testpredict` (its organisation, and the refusal to serve it in production), who may read
+ * `/metrics`, and the web page `/ui`. They belong to the adapters, not to `@docqa/core`'s
+ * `DocqaConfig`.
  */
 import {
   type DeepPartial,
@@ -55,6 +56,22 @@ export const serverConfigSchema = z
      * from; a body naming another is refused (403 `forbidden`).
      */
     testPredictOrgId: setting("TESTPREDICT_ORG_ID", z.string().min(1).max(128).default("development")),
+    /**
+     * `METRICS`, default `off`: Prometheus metrics at `/metrics` on both sets (`docqa serve`).
+     * `off`: not served (404); `open`: no authentication (for a scraper on a private network);
+     * `token`: `Authorization: Bearer <METRICS_TOKEN>` required (401 otherwise).
+     */
+    metrics: setting("METRICS", z.enum(["off", "open", "token"]).default("off")),
+    /** `METRICS_TOKEN`: the bearer token `/metrics` requires when `METRICS=token` (at least 16 characters); never logged. */
+    metricsToken: setting("METRICS_TOKEN", z.string().optional()),
+    /** `WEB_UI`, default true: serve the web page at `/ui` on both sets (`docqa serve`). */
+    webUi: setting("WEB_UI", flag(true)),
+    /**
+     * `WEB_UI_DEV_TOKENS`, default false: the web page's sign-in may mint an access token for any
+     * e-mail, organisation, roles and groups typed in, signed with `JWT_SECRET`. Development only:
+     * refused when `NODE_ENV=production`.
+     */
+    webUiDevTokens: setting("WEB_UI_DEV_TOKENS", flag(false)),
     /** `NODE_ENV`: with `production`, `ENABLE_TESTPREDICT=true` is a configuration error. */
     nodeEnv: setting("NODE_ENV", z.string().optional()),
   })

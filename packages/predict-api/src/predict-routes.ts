@@ -19,6 +19,7 @@ import {
 import {
   type AuthVariables,
   createDocqaApp,
+  type DocqaAppOptions,
   defaultJsonContentType,
   loadServerConfig,
   type RateLimitSetting,
@@ -79,6 +80,8 @@ export interface PredictRoutesOptions {
    */
   rateLimit?: RateLimitSetting | undefined;
   logger?: Logger;
+  /** Middleware run first on every request (`DocqaAppOptions.middleware`), for example request metrics and tracing; default none. */
+  middleware?: DocqaAppOptions["middleware"];
 }
 
 const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
@@ -216,6 +219,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
         'Question answering over an organisation\'s documents, with citations and per-document access control. Authenticate with `Authorization: Bearer <JWT>`; errors are `{"detail": ..., "code": ...}`.',
     },
     logger: options.logger,
+    middleware: options.middleware,
   });
   const errorEvent = (error: unknown) => {
     const { code, message } = describeError(error);

@@ -306,6 +306,11 @@ const loggingSchema = z.object({
   perfLog: setting("PERF_LOG", flag(false)),
   /** `LOG_LEVEL`, default `info`. */
   level: setting("LOG_LEVEL", z.enum(["debug", "info", "warn", "error", "silent"]).default("info")),
+  /**
+   * `TRACE_CONTENT`, default false: OpenTelemetry spans also carry the question, the queries, the
+   * answer's callout and file names (never by default: spans carry sizes and counts only).
+   */
+  traceContent: setting("TRACE_CONTENT", flag(false)),
 });
 
 /** The sections, before the `auto` choices are resolved. */

@@ -118,6 +118,9 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     async count(orgId: string) {
       return organisation(orgId).count();
     },
+    openOrganisations() {
+      return organisations.size;
+    },
     async countWithoutEmbedding(orgId: string) {
       return organisation(orgId).countWithoutEmbedding();
     },

@@ -30,6 +30,8 @@ import type { Summarizer } from "../raptor/summarizer.js";
 import type { ChunkRecord, DocumentVersion } from "../stores/chunk-record.js";
 import { type DocumentInfo, type DocumentRecord, summaryDocumentPrefix } from "../stores/document-registry.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import { withSpan } from "../telemetry/tracing.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { type AuthorizedWrite, auditEvent, authorizeWrites, type PlannedWrite, type WriteContext } from "./authorize-writes.js";
 import { embedChunks } from "./embed-chunks.js";
@@ -44,6 +46,8 @@ export interface IndexingDependencies {
   logger: Logger;
   /** Where the audit lines go. */
   audit: AuditLog;
+  /** Receives the `indexed` and `fileIngested` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
 }
 
 /** Outcome of {@link indexDocuments} for one document. */
@@ -145,10 +149,36 @@ interface PlannedDocument {
  * documents (same stored version) are not rewritten; documents whose owner or ACL alone changed
  * are re-stamped without re-embedding (module documentation).
  *
+ * Traced as `docqa.index` (`docqa.documents`, then `docqa.documents.written`,
+ * `docqa.documents.unchanged`, `docqa.chunks`, `docqa.summaries`) with the steps
+ * `docqa.ingest.chunk` and `docqa.ingest.summarise` as children, besides the embedding and store
+ * write spans; `dependencies.metrics` receives one `indexed` event.
+ *
  * @throws {DocqaError} `forbidden` when the write rules refuse any document (nothing written);
  *   from the stores (`store_unavailable`, `embedding_model_mismatch`).
  */
 export async function indexDocuments(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
+  return withSpan("docqa.index", { "docqa.documents": request.documents.length }, async (span) => {
+    const result = await indexInSpan(dependencies, request);
+    const written = result.documents.filter((document) => document.status === "written");
+    const chunksWritten = written.reduce((sum, document) => sum + document.chunks, 0);
+    span.setAttributes({
+      "docqa.documents.written": written.length,
+      "docqa.documents.unchanged": result.documents.length - written.length,
+      "docqa.chunks": chunksWritten,
+      "docqa.summaries": result.summaries,
+    });
+    dependencies.metrics?.indexed?.({
+      documentsWritten: written.length,
+      documentsUnchanged: result.documents.length - written.length,
+      chunksWritten,
+      summaries: result.summaries,
+    });
+    return result;
+  });
+}
+
+async function indexInSpan(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
   const { config, embeddings, stores } = dependencies;
   const context = writeContext(dependencies, request);
   const user = request.principal.userName.trim().toLowerCase();
@@ -207,16 +237,23 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
             breakpointPercentile: config.ingestion.semanticSplitPercentile,
           })
         : undefined;
-    const changed: DocumentVersion[] = [];
-    for (const document of indexed) {
-      const version = await chunkDocument(
-        { ...document.source, contentHash: document.version },
-        { chunkSize: config.ingestion.chunkSize, chunkOverlap: config.ingestion.chunkOverlap, split },
-        { orgId: request.orgId, uploader, ownerId: document.ownerId },
+    const changed = await withSpan("docqa.ingest.chunk", { "docqa.documents": indexed.length }, async (span) => {
+      const chunked: DocumentVersion[] = [];
+      for (const document of indexed) {
+        const version = await chunkDocument(
+          { ...document.source, contentHash: document.version },
+          { chunkSize: config.ingestion.chunkSize, chunkOverlap: config.ingestion.chunkOverlap, split },
+          { orgId: request.orgId, uploader, ownerId: document.ownerId },
+        );
+        version.info = infoOf(document);
+        chunked.push(version);
+      }
+      span.setAttribute(
+        "docqa.chunks",
+        chunked.reduce((sum, version) => sum + version.chunks.length, 0),
       );
-      version.info = infoOf(document);
-      changed.push(version);
-    }
+      return chunked;
+    });
     for (const version of [...changed, ...restamped]) versions.set(version.docId, version);
 
     // Summaries and other documents derived from what this write replaces or deletes.
@@ -247,17 +284,24 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
       embedded += changed.reduce((sum, version) => sum + version.chunks.length, 0);
     }
     if (config.ingestion.useRaptor && changed.length > 0) {
-      const built = await buildRaptorNodes(
-        request.orgId,
-        changed,
-        { maxLevels: config.ingestion.raptorMaxLevels, clusterSize: config.ingestion.raptorClusterSize },
-        {
-          summarizer: dependencies.summarizer,
-          analyzer: dependencies.analyzer,
-          embeddings: embeddings.status === "ready" ? embeddings.embeddings : undefined,
-          signal: request.signal,
-        },
-      );
+      const built = await withSpan("docqa.ingest.summarise", { "docqa.documents": changed.length }, async (span) => {
+        const nodes = await buildRaptorNodes(
+          request.orgId,
+          changed,
+          { maxLevels: config.ingestion.raptorMaxLevels, clusterSize: config.ingestion.raptorClusterSize },
+          {
+            summarizer: dependencies.summarizer,
+            analyzer: dependencies.analyzer,
+            embeddings: embeddings.status === "ready" ? embeddings.embeddings : undefined,
+            signal: request.signal,
+          },
+        );
+        span.setAttribute(
+          "docqa.summaries",
+          nodes.reduce((sum, version) => sum + version.chunks.length, 0),
+        );
+        return nodes;
+      });
       if (embeddings.status === "ready") embedded += built.reduce((sum, version) => sum + version.chunks.length, 0);
       summaries.push(...built);
     }

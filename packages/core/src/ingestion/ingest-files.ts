@@ -9,7 +9,8 @@
  */
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename, extname } from "node:path";
+import { trace } from "@opentelemetry/api";
 import pLimit from "p-limit";
 import type { Principal } from "../acl/principal.js";
 import { hashOf, type SourceDocument, withoutAccess } from "../chunking/source-document.js";
@@ -17,6 +18,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { summaryDocumentPrefix } from "../stores/document-registry.js";
+import { errorCodeOf, withSpan } from "../telemetry/tracing.js";
 import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
 import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
@@ -55,8 +57,30 @@ export interface IngestionRun {
   signal?: AbortSignal | undefined;
 }
 
-/** Runs an ingestion job to completion, saving its state after every file. */
+/**
+ * Runs an ingestion job to completion, saving its state after every file. The job is one span,
+ * `docqa.ingest.job`, parent of one `docqa.ingest.file` span per file (see `ingestFileInSpan`).
+ */
 export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> {
+  return withSpan(
+    "docqa.ingest.job",
+    { "docqa.job_id": run.job.jobId, "docqa.org_id": run.job.orgId, "docqa.files": run.files.length },
+    async (span) => {
+      const job = await runJobFiles(run);
+      span.setAttributes({
+        "docqa.job.state": job.state,
+        "docqa.files.ingested": job.files.ingested,
+        "docqa.files.unchanged": job.files.unchanged,
+        "docqa.files.failed": job.files.failed,
+        "docqa.documents": job.documents,
+        "docqa.chunks": job.chunks,
+      });
+      return job;
+    },
+  );
+}
+
+async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   const { job, jobStore } = run;
   job.state = "running";
   job.startedAt ??= new Date().toISOString();
@@ -69,13 +93,13 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   const limit = pLimit(Math.max(1, run.dependencies.config.ingestion.maxIngestionThreads));
   let saving = Promise.resolve();
   await Promise.all(
-    run.files.map((file) =>
+    run.files.map((file, index) =>
       limit(async () => {
         // The name the caller gave (an upload's file name) wins over a spool path.
         const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
-          const outcome = await ingestOne(run, file);
+          const outcome = await ingestFileInSpan(run, file, index);
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -83,6 +107,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
           for (const message of outcome.warnings) job.warnings.push({ file: label, message });
         } catch (error) {
           if (run.signal?.aborted) throw error;
+          run.dependencies.metrics?.fileIngested?.({ outcome: "rejected", errorCode: errorCodeOf(error), documents: 0, chunks: 0 });
           job.files.failed++;
           job.errors.push({
             file: label,
@@ -110,10 +135,40 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   return job;
 }
 
-async function ingestOne(
-  run: IngestionRun,
-  file: FileSource,
-): Promise<{ unchanged: boolean; documents: number; chunks: number; warnings: string[] }> {
+type FileOutcome = { unchanged: boolean; documents: number; chunks: number; warnings: string[] };
+
+/**
+ * Ingests one file in its span `docqa.ingest.file` (`docqa.file.index`, `docqa.file.extension`,
+ * `docqa.file.bytes` when known, `docqa.file.outcome`, `docqa.documents`, `docqa.chunks`; the
+ * file name only when `TRACE_CONTENT` is true), and reports it to the metrics (`fileIngested`;
+ * a rejection is reported by the caller, which also sees aborts).
+ */
+function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): Promise<FileOutcome> {
+  const name = file.name ?? (file.path ? basename(file.path) : "");
+  const attributes = {
+    "docqa.file.index": index,
+    "docqa.file.extension": extname(name).slice(1).toLowerCase(),
+    ...(file.bytes ? { "docqa.file.bytes": file.bytes.byteLength } : {}),
+    ...(run.dependencies.config.logging.traceContent ? { "docqa.file.name": name } : {}),
+  };
+  return withSpan("docqa.ingest.file", attributes, async (span) => {
+    const outcome = await ingestOne(run, file);
+    span.setAttributes({
+      "docqa.file.outcome": outcome.unchanged ? "unchanged" : "ingested",
+      "docqa.documents": outcome.documents,
+      "docqa.chunks": outcome.chunks,
+    });
+    run.dependencies.metrics?.fileIngested?.({
+      outcome: outcome.unchanged ? "unchanged" : "ingested",
+      errorCode: null,
+      documents: outcome.documents,
+      chunks: outcome.chunks,
+    });
+    return outcome;
+  });
+}
+
+async function ingestOne(run: IngestionRun, file: FileSource): Promise<FileOutcome> {
   const { config, stores, embeddings } = run.dependencies;
   const name = file.name ?? (file.path ? basename(file.path) : undefined);
   if (!name) throw new DocqaError("invalid_request", "a file needs a name or a path", { component: "ingestion" });
@@ -170,14 +225,20 @@ async function ingestOne(
       context.audit.record(auditEvent(context, docId, "write", "unchanged", { rule: decision.rule }));
     return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
   }
-  const loaded = await loadFile(
-    { name, bytes, lastModified },
-    {
-      limits: { maxFileBytes: config.ingestion.maxUploadBytes, maxExtractedChars: config.ingestion.maxExtractedChars },
-      chunkSize: config.ingestion.chunkSize,
-      json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
-    },
-  );
+  const fileBytes = bytes;
+  trace.getActiveSpan()?.setAttribute("docqa.file.bytes", fileBytes.byteLength);
+  const loaded = await withSpan("docqa.ingest.load", { "docqa.file.bytes": fileBytes.byteLength }, async (span) => {
+    const result = await loadFile(
+      { name, bytes: fileBytes, lastModified },
+      {
+        limits: { maxFileBytes: config.ingestion.maxUploadBytes, maxExtractedChars: config.ingestion.maxExtractedChars },
+        chunkSize: config.ingestion.chunkSize,
+        json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
+      },
+    );
+    span.setAttributes({ "docqa.documents": result.documents.length, "docqa.warnings": result.warnings.length });
+    return result;
+  });
   const split = loaded.documents.length > 1 || loaded.documents.some((document) => document.idSuffix !== "");
   const sources: SourceDocument[] = loaded.documents.map((document) => ({
     docId: `${baseId}${document.idSuffix}`,

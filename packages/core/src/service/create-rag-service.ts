@@ -26,9 +26,11 @@ import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarize
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
 import { serviceHealth } from "./service-health.js";
+import { serviceStatistics } from "./service-statistics.js";
 
 /** Options of {@link createRagService}. */
 export interface RagServiceOptions {
@@ -88,6 +90,13 @@ export interface RagServiceOptions {
   audit?: AuditLog;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
+  /**
+   * Receives metric events (stage latencies, answers, ingestion, embeddings, backend errors);
+   * default none. `@docqa/observability`'s `createPrometheusMetrics().serviceMetrics` records
+   * them with `prom-client`. Traces need no option: the library's OpenTelemetry spans are
+   * exported by whatever tracer provider the application registers (docs/observability.md).
+   */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -113,7 +122,16 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
   const indexing = async (): Promise<IndexingDependencies> => {
     const runtime = await prepared.runtime();
-    return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger, audit };
+    return {
+      config,
+      stores: runtime.stores,
+      embeddings: runtime.embeddings,
+      summarizer,
+      analyzer: runtime.analyzer,
+      logger,
+      audit,
+      metrics: runtime.metrics,
+    };
   };
   const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
 
@@ -217,6 +235,10 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async health() {
       return serviceHealth(config, prepared);
+    },
+
+    async statistics(statisticsOptions) {
+      return serviceStatistics(prepared.snapshot().stores, statisticsOptions?.orgId);
     },
 
     async close() {

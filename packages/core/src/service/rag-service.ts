@@ -184,6 +184,17 @@ export interface ServiceHealth {
   reranker: string | null;
 }
 
+/** Counts of a service's stores, for status pages and metrics ({@link RagService.statistics}). */
+export interface ServiceStatistics {
+  /**
+   * Organisation stores open in this process (the embedded store's SQLite files); null when the
+   * backends keep nothing open per organisation, or before the stores are prepared.
+   */
+  openOrganisationStores: number | null;
+  /** The asked organisation's chunks (all versions, summary nodes included); absent when not asked or before the stores are prepared. */
+  organisation?: { orgId: string; chunks: number };
+}
+
 /** A docqa service. Create it with `createRagService`. */
 export interface RagService {
   /** The resolved configuration. */
@@ -280,6 +291,13 @@ export interface RagService {
   getDocument(context: RequestContext, docId: string): Promise<DocumentSummary | undefined>;
   /** Health detail. */
   health(): Promise<ServiceHealth>;
+  /**
+   * Counts of the stores, without preparing anything: the organisation stores open in this
+   * process and, with `orgId`, that organisation's chunks.
+   *
+   * @throws {DocqaError} `store_unavailable` when counting fails.
+   */
+  statistics(options?: { orgId?: string | undefined }): Promise<ServiceStatistics>;
   /** Stops background jobs (they resume on the next start) and closes stores. */
   close(): Promise<void>;
 }

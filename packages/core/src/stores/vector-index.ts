@@ -46,6 +46,12 @@ export interface ChunkIndex {
    * @throws {DocqaError} `store_unavailable`.
    */
   documentChunks(orgId: string, docId: string, contentHash: string): Promise<ChunkRecord[]>;
+  /**
+   * Organisations whose collection this process holds open (files, handles, caches), for the
+   * `docqa_open_organisation_stores` metric; absent when the backend keeps nothing open per
+   * organisation.
+   */
+  openOrganisations?(): number;
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@
  * Test doubles for docqa and for code built on it: `import { ... } from "@docqa/core/testing"`.
  */
 export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./create-test-runtime.js";
+export { createTestService, type TestServiceOptions } from "./create-test-service.js";
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
 export {
   type IntegrationServer,
