@@ -1,8 +1,9 @@
 /**
- * The documents panel of the web page: the documents the signed-in user may read. A service
- * with a documents API lists them (`listDocuments`, given as an option of `webUiRoutes`);
- * without one, the panel searches: the documents holding the best chunks for the words typed,
- * under the same access control as every search.
+ * The documents panel of the web page: the documents the signed-in user may read. With nothing
+ * typed, the service's documents API lists them ({@link catalogueDocuments}); with words typed,
+ * the panel searches: the documents holding the best chunks for them, under the same access
+ * control as every search ({@link searchDocuments}). `webUiRoutes` takes another source as its
+ * `listDocuments` option.
  */
 import type { Principal, RagService } from "@docqa/core";
 import { fileNameOf } from "./ui-answer.js";
@@ -19,6 +20,36 @@ export interface DocumentListRequest {
 
 /** A source of the documents list: a documents API, or {@link searchDocuments}. */
 export type ListDocuments = (request: DocumentListRequest) => Promise<UiDocument[]>;
+
+/** Documents shown without a query: the first page of the documents API, in id order. */
+const listedDocuments = 200;
+
+/**
+ * The documents API (`RagService.listDocuments`: what the principal may read, every document for
+ * an administrator) for an empty query, else {@link searchDocuments}.
+ */
+export function catalogueDocuments(service: Pick<RagService, "search" | "listDocuments">): ListDocuments {
+  const search = searchDocuments(service);
+  return async (request) => {
+    if (request.query.trim() !== "") return search(request);
+    const page = await service.listDocuments({
+      orgId: request.orgId,
+      principal: request.principal,
+      limit: listedDocuments,
+      signal: request.signal,
+    });
+    return page.documents.map(
+      (document): UiDocument => ({
+        docId: document.docId,
+        title: document.title,
+        fileName: document.docId,
+        owner: document.ownerId === "" ? undefined : document.ownerId,
+        chunks: document.chunkCount,
+        updatedAt: document.updatedAt,
+      }),
+    );
+  };
+}
 
 /** Chunks searched to collect the documents of a query. */
 const searchDepth = 50;

@@ -146,9 +146,10 @@ describe("webUiRoutes", () => {
       fileName: "vacation-policy.md",
       owner: ann.userName,
     });
-    expect(
-      ((await (await mounted().request("/ui/api/documents?q=", { headers: bearer(bobToken) })).json()) as UiDocumentList).documents,
-    ).toEqual([]);
+    // Nothing typed: the documents API lists what the user may read, with every chunk counted.
+    const catalogue = (await (await mounted().request("/ui/api/documents?q=", { headers: bearer(bobToken) })).json()) as UiDocumentList;
+    expect(catalogue).toMatchObject({ listing: "all" });
+    expect(catalogue.documents.map((document) => [document.docId, document.owner])).toEqual([["vacation-policy.md", ann.userName]]);
   });
 
   it("starts an ingestion job per upload and reports it, rejecting a malformed file with its reason", async () => {

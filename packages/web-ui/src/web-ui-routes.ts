@@ -25,7 +25,7 @@ import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import { uiAnswer } from "./ui-answer.js";
 import { readWebUiAsset, webUiContentSecurityPolicy, webUiPage } from "./ui-assets.js";
-import { type ListDocuments, searchDocuments } from "./ui-documents.js";
+import { catalogueDocuments, type ListDocuments } from "./ui-documents.js";
 
 /** Options of {@link webUiRoutes}. */
 export interface WebUiRoutesOptions {
@@ -94,7 +94,7 @@ export function devTokensEnabled(server: ServerConfig, nodeEnvironment: string |
 export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): Hono<{ Variables: AuthVariables }> {
   const { server } = options;
   const mount = options.mount ?? "ui";
-  const listDocuments = options.listDocuments ?? searchDocuments(service);
+  const listDocuments = options.listDocuments ?? catalogueDocuments(service);
   const mayMint = devTokensEnabled(server, options.nodeEnvironment ?? process.env.NODE_ENV);
   const { app, authenticated } = createDocqaApp({
     jwt: () => server.jwt,
@@ -196,7 +196,7 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
     const { orgId, principal } = c.get("auth");
     const query = (c.req.query("q") ?? "").slice(0, 500);
     const documents = await listDocuments({ orgId, principal, query, signal: c.req.raw.signal });
-    return c.json({ documents, listing: options.listDocuments ? "all" : "search" }, 200);
+    return c.json({ documents, listing: query.trim() === "" ? "all" : "search" }, 200);
   });
 
   app.get("/api/status", async (c) => {
