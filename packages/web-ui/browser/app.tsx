@@ -97,7 +97,7 @@ export function App() {
           <UploadPanel api={api} maxUploadBytes={config.maxUploadBytes} />
         </section>
         <section hidden={panel !== "documents"}>
-          <DocumentsPanel api={api} />
+          <DocumentsPanel api={api} visible={panel === "documents"} />
         </section>
         <section hidden={panel !== "status"}>{panel === "status" && <StatusPanel api={api} user={user} />}</section>
       </main>

@@ -4,29 +4,37 @@
  * match the words typed. Either way, access control is the service's: a document the user may
  * not read is never listed.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { UiDocumentList } from "../src/ui-api-types.ts";
 import { type ApiClient, messageOf } from "./api-client.ts";
 
-export function DocumentsPanel({ api }: { api: ApiClient }) {
+export function DocumentsPanel({ api, visible }: { api: ApiClient; visible: boolean }) {
   const [query, setQuery] = useState("");
   const [list, setList] = useState<UiDocumentList | undefined>();
   const [searched, setSearched] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  // Only the latest request's answer is shown: the catalogue asked for on opening must not
+  // replace a search typed before it arrived.
+  const latest = useRef(0);
 
   const load = async (words: string) => {
+    const request = ++latest.current;
     setError(undefined);
     try {
-      setList(await api.documents(words));
+      const documents = await api.documents(words);
+      if (request !== latest.current) return;
+      setList(documents);
       setSearched(words);
     } catch (failure) {
-      setError(messageOf(failure));
+      if (request === latest.current) setError(messageOf(failure));
     }
   };
 
+  // The catalogue is asked for each time the panel is shown (a file uploaded meanwhile is listed);
+  // a search the user typed is kept until they search again.
   useEffect(() => {
-    void load("");
-  }, [api]);
+    if (visible && (searched === undefined || searched === "")) void load("");
+  }, [api, visible]);
 
   return (
     <div class="documents">

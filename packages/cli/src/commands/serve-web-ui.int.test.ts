@@ -166,12 +166,17 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
   }, 120_000);
 
   it("lists the documents the user may read, including her private upload", async () => {
+    const listed = () =>
+      ann.page.getByTestId("document-row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-doc-id")));
     await ann.page.getByTestId("tab-documents").click();
+    // Nothing typed: the documents API's catalogue, her upload included.
+    await ann.page.getByTestId("documents").waitFor();
+    expect(await listed()).toEqual(expect.arrayContaining(["salary-bands.md", "vacation-policy.md"]));
+    // Words typed: the documents holding the best chunks for them.
     await ann.page.getByTestId("documents-query").fill("salary bands vacation");
     await ann.page.getByTestId("documents-search").click();
-    await ann.page.getByTestId("documents").waitFor();
-    const listed = await ann.page.getByTestId("document-row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-doc-id")));
-    expect(listed).toEqual(expect.arrayContaining(["salary-bands.md", "vacation-policy.md"]));
+    await expect.poll(() => ann.page.getByTestId("documents-count").textContent()).toContain("matching");
+    expect(await listed()).toEqual(expect.arrayContaining(["salary-bands.md", "vacation-policy.md"]));
     await screenshot(ann.page, "documents");
     // Her answers cite it: the question the other user asks below is answered from it.
     await ann.page.getByTestId("tab-ask").click();
