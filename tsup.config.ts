@@ -19,6 +19,12 @@ const packages: PackageEntry[] = [
     entry: {
       index: "src/index.ts",
       "pipeline/index": "src/pipeline/index.ts",
+      "answering/index": "src/answering/index.ts",
+      "evaluation/index": "src/evaluation/index.ts",
+      "ingestion/index": "src/ingestion/index.ts",
+      "retrieval/index": "src/retrieval/index.ts",
+      "stores/index": "src/stores/index.ts",
+      "telemetry/index": "src/telemetry/index.ts",
       "testing/index": "src/testing/index.ts",
       "contract/index": "src/contract/index.ts",
     },

@@ -11,14 +11,14 @@
 import {
   DocqaError,
   type DocumentSummary,
-  formatFromName,
   type IngestionJob,
   type Logger,
   type PredictRequest,
   type PrincipalResolver,
   type RagService,
-  type RetrievedChunk,
 } from "@docqa/core";
+import { formatFromName } from "@docqa/core/ingestion";
+import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
   createDocqaApp,

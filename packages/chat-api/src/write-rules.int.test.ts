@@ -9,8 +9,9 @@
  * they are absent, failing in CI.
  */
 import { randomUUID } from "node:crypto";
-import { createInMemoryJobStore, createRagService, mintAccessToken, stagedDocumentStores } from "@docqa/core";
+import { createInMemoryJobStore, createRagService, mintAccessToken } from "@docqa/core";
 import { describeWriteRulesProperty } from "@docqa/core/contract";
+import { stagedDocumentStores } from "@docqa/core/stores";
 import { DeterministicEmbeddings, isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
 import { createSearchEngineIndex } from "@docqa/elasticsearch";
 import { resolveServerConfig } from "@docqa/http";

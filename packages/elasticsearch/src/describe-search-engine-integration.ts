@@ -7,16 +7,10 @@
  * (`testName`) and deletes its indexes afterwards. Not part of the package's exports.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type ChunkRecord,
-  chunkId,
-  createEnglishAnalyzer,
-  DocqaError,
-  type DocumentVersion,
-  type Principal,
-  stagedDocumentStores,
-} from "@docqa/core";
+import { DocqaError, type Principal } from "@docqa/core";
 import { describeDocumentStoresContract } from "@docqa/core/contract";
+import { createEnglishAnalyzer } from "@docqa/core/retrieval";
+import { type ChunkRecord, chunkId, type DocumentVersion, stagedDocumentStores } from "@docqa/core/stores";
 import { testName } from "@docqa/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createElasticsearchClient } from "./elasticsearch-client.js";

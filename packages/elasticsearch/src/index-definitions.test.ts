@@ -1,4 +1,4 @@
-import { englishStopWords } from "@docqa/core";
+import { englishStopWords } from "@docqa/core/retrieval";
 import { describe, expect, it } from "vitest";
 import { analyzerName, chunkIndexDefinition, registryIndexDefinition, similarityName } from "./index-definitions.js";
 

@@ -50,7 +50,7 @@
  * {@link maximumFilterableLength} characters are stored but not filterable (a keyword term is
  * limited to 32,766 bytes).
  */
-import { englishStopWords } from "@docqa/core";
+import { englishStopWords } from "@docqa/core/retrieval";
 
 /** Name of the analyzer defined in every chunk index. */
 export const analyzerName = "docqa_english";

@@ -2,7 +2,8 @@
  * The entry point `@docqa/core`'s `storesFromConfig` loads when `FULLTEXT_URI` selects a search
  * engine (`KEYWORD_STORE=auto|elasticsearch|opensearch`).
  */
-import type { DocqaConfig, Logger, ServerKeywordStore } from "@docqa/core";
+import type { DocqaConfig, Logger } from "@docqa/core";
+import type { ServerKeywordStore } from "@docqa/core/stores";
 import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine-index.js";
 
 /**

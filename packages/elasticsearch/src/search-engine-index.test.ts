@@ -1,4 +1,5 @@
-import { type ChunkRecord, chunkId, DocqaError, type DocumentVersion } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import { type ChunkRecord, chunkId, type DocumentVersion } from "@docqa/core/stores";
 import { describe, expect, it } from "vitest";
 import type { SearchEngineClient, SearchEngineRequest, SearchEngineRequestOptions, SearchEngineResponse } from "./search-engine-client.js";
 import { createSearchEngineIndex } from "./search-engine-index.js";

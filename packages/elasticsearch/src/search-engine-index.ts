@@ -8,16 +8,8 @@
  * it composes the index lifecycle (`index-lifecycle.ts`), bulk sending (`send-bulk.ts`) and the
  * registry (`search-engine-registry.ts`).
  */
-import {
-  type ChunkRecord,
-  DocqaError,
-  type DocumentVersion,
-  type Logger,
-  type ScoredChunk,
-  type SearchOptions,
-  type ServerKeywordStore,
-  silentLogger,
-} from "@docqa/core";
+import { DocqaError, type Logger, silentLogger } from "@docqa/core";
+import type { ChunkRecord, DocumentVersion, ScoredChunk, SearchOptions, ServerKeywordStore } from "@docqa/core/stores";
 import {
   type BulkLimits,
   type BulkOperation,

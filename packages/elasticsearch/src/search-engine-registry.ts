@@ -7,16 +7,15 @@
  * writes. Listings page through it by document id, filtered in the engine by principal (the
  * `grants`/`denied` tokens, as chunk searches are), source, type and owner.
  */
+import { canRead, normalizePrincipal } from "@docqa/core";
 import {
-  canRead,
   chunkAccessTokens,
   type DocumentPage,
   type DocumentQuery,
   type DocumentRecord,
-  normalizePrincipal,
   type RegisteredDocument,
   type StagedRegistry,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 import { type BulkOperation, registryDocumentId } from "./chunk-documents.js";
 import { type IndexDefinitionSettings, registryIndexDefinition } from "./index-definitions.js";
 import type { IndexLifecycle } from "./index-lifecycle.js";

@@ -7,15 +7,14 @@
  * fragments cannot change the shape of a query. Metadata keys in particular are values of the
  * `meta.key` field, not field paths.
  */
+import { DocqaError, type Principal } from "@docqa/core";
 import {
   type ChunkFilter,
-  DocqaError,
   type DocumentQuery,
   type MetadataCondition,
-  type Principal,
   principalAccessTokens,
   summaryDocumentPrefix,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 import { chunkSourceFields, documentVersionKey } from "./chunk-documents.js";
 
 /** A query DSL clause. */

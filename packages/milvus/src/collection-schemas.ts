@@ -9,7 +9,7 @@
  * What a chunk collection was built with (embedding model, text analysis) is recorded in its
  * collection properties (keys `docqa.*`) and checked on every write and vector search.
  */
-import type { EmbeddingModelInfo } from "@docqa/core";
+import type { EmbeddingModelInfo } from "@docqa/core/stores";
 import { DataType, type FieldType, type FunctionObject, FunctionType, type KeyValuePair } from "@zilliz/milvus2-sdk-node";
 import { maximumArrayCapacity, maximumVarCharBytes } from "./chunk-rows.js";
 

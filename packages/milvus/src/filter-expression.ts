@@ -18,15 +18,14 @@
  * Grammar reference: Milvus `internal/parser/planparserv2/Plan.g4` (`StringLiteral`,
  * `DoubleSChar`, `TemplateVariable`, `JSONIdentifier`).
  */
+import { DocqaError, type Principal } from "@docqa/core";
 import {
   type ChunkFilter,
-  DocqaError,
   type DocumentQuery,
   type MetadataCondition,
-  type Principal,
   principalAccessTokens,
   summaryDocumentPrefix,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 
 /** How user values reach Milvus; see the module documentation. */
 export type FilterValueMode = "template" | "literal";

@@ -8,17 +8,15 @@
  * Listings page through it in primary key (document id) order, filtered inside Milvus by
  * principal (`grants`/`denied`, as chunk searches are), source, type and owner.
  */
+import { canRead, DocqaError, normalizePrincipal } from "@docqa/core";
 import {
-  canRead,
   chunkAccessTokens,
   compareUtf8,
-  DocqaError,
   type DocumentPage,
   type DocumentQuery,
   type DocumentRecord,
-  normalizePrincipal,
   type RegisteredDocument,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 import { maximumArrayCapacity, maximumVarCharBytes, truncateUtf8, utf8Length } from "./chunk-rows.js";
 import {
   registryCollectionFields,

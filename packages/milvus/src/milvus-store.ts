@@ -13,28 +13,25 @@
  * collection lifecycle (`milvus-collections.ts`), the registry (`milvus-registry.ts`) and the
  * probing of server capabilities (`milvus-capabilities.ts`).
  */
+import { DocqaError, type Logger, silentLogger } from "@docqa/core";
+import { type Analyzer, createEnglishAnalyzer } from "@docqa/core/retrieval";
 import {
-  type Analyzer,
   type ChunkFilter,
   type ChunkRecord,
   compareUtf8,
-  createEnglishAnalyzer,
-  DocqaError,
   type DocumentPage,
   type DocumentQuery,
   type DocumentRecord,
   type DocumentVersion,
   type EmbeddingModelInfo,
   indexedText,
-  type Logger,
   matchesChunkFilter,
   type RegisteredDocument,
   type ScoredChunk,
   type SearchOptions,
   type ServerVectorStore,
-  silentLogger,
   type WriteOptions,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
 import { type ChunkRow, chunkOutputFields, chunkToRow, maximumVarCharBytes, rowToChunk, utf8Length } from "./chunk-rows.js";
 import type { Bm25IndexParameters, HnswBuildParameters } from "./collection-schemas.js";

@@ -6,17 +6,9 @@
  * server the file skips, except in CI (`CI=true`), where it fails.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type ChunkFilter,
-  canRead,
-  type DocumentVersion,
-  type MetadataCondition,
-  normalizePrincipal,
-  type Principal,
-  silentLogger,
-  stagedDocumentStores,
-} from "@docqa/core";
+import { canRead, normalizePrincipal, type Principal, silentLogger } from "@docqa/core";
 import { contractDocument, contractEmbeddingModel, describeDocumentStoresContract } from "@docqa/core/contract";
+import { type ChunkFilter, type DocumentVersion, type MetadataCondition, stagedDocumentStores } from "@docqa/core/stores";
 import { DeterministicEmbeddings, integrationServer, testName } from "@docqa/core/testing";
 import { ConsistencyLevelEnum, MilvusClient } from "@zilliz/milvus2-sdk-node";
 import { afterAll, describe, expect, it } from "vitest";

@@ -5,7 +5,8 @@
  * ingestion files, documents and chunks, embedding throughput, store and backend errors, and the
  * organisation stores open. The names and labels are listed in docs/observability.md.
  */
-import type { RagService, ServiceMetrics } from "@docqa/core";
+import type { RagService } from "@docqa/core";
+import type { ServiceMetrics } from "@docqa/core/telemetry";
 import { prometheus } from "@hono/prometheus";
 import type { MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";

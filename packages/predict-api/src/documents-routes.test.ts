@@ -7,11 +7,11 @@ import {
   createRagService,
   type DocqaConfigOverrides,
   type EmbeddedStore,
-  type MemoryStore,
   mintAccessToken,
   type PrincipalResolver,
   type RagService,
 } from "@docqa/core";
+import type { MemoryStore } from "@docqa/core/stores";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { resolveServerConfig, type ServerConfig } from "@docqa/http";
 import { afterEach, describe, expect, it } from "vitest";

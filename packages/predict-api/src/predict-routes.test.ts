@@ -7,9 +7,9 @@ import {
   type DocumentInput,
   type EmbeddedStore,
   mintAccessToken,
-  type PerfEvent,
   type RagService,
 } from "@docqa/core";
+import type { PerfEvent } from "@docqa/core/telemetry";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { SignJWT } from "jose";

@@ -17,11 +17,11 @@ import {
   type DocumentInput,
   type EmbeddedStore,
   mintAccessToken,
-  type PerfEvent,
-  PROMPT_VERSION,
   type RagService,
   resolveConfig,
 } from "@docqa/core";
+import { PROMPT_VERSION } from "@docqa/core/answering";
+import type { PerfEvent } from "@docqa/core/telemetry";
 import { type OllamaWireServer, type OpenAIWireServer, startOllamaWireServer, startOpenAIWireServer } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";

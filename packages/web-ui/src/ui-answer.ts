@@ -4,7 +4,8 @@
  * first cited), each citation's source with the cited passage, the document's title and file
  * name, and whether the answerer abstained.
  */
-import { noInformationSentence, type PredictResult, replaceCitations, type Source } from "@docqa/core";
+import { noInformationSentence, type PredictResult, type Source } from "@docqa/core";
+import { replaceCitations } from "@docqa/core/answering";
 import type { AnswerSegment, UiAnswer, UiSource } from "./ui-api-types.js";
 
 /** A character no answer contains, marking where a citation was. */

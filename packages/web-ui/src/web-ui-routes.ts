@@ -18,7 +18,8 @@
  * | `GET /api/documents?q=` | yes | the documents the user may read |
  * | `GET /api/status` | yes | health, backends, counts of the user's organisation |
  */
-import { DocqaError, formatFromName, type Logger, mintAccessToken, type RagService } from "@docqa/core";
+import { DocqaError, type Logger, mintAccessToken, type RagService } from "@docqa/core";
+import { formatFromName } from "@docqa/core/ingestion";
 import { type AuthVariables, createDocqaApp, type ErrorFormat, type RateLimitSetting, type ServerConfig } from "@docqa/http";
 import type { Context, Hono } from "hono";
 import { z } from "zod";

@@ -12,12 +12,11 @@ import {
   type BatchQuestion,
   createRagService,
   DocqaError,
-  type DocumentStores,
   loadConfig,
   type PredictResult,
   type Principal,
-  storesFromConfig,
 } from "@docqa/core";
+import { type DocumentStores, storesFromConfig } from "@docqa/core/stores";
 import { predictResponse } from "@docqa/predict-api";
 import type { Command } from "commander";
 import {

@@ -3,7 +3,8 @@
  * written by a server, and nobody else's. Skipped with a message when Redis is unreachable;
  * fails in CI (`CI=true`).
  */
-import { createRagService, resolveConfig, sessionKey, threadKey } from "@docqa/core";
+import { createRagService, resolveConfig } from "@docqa/core";
+import { sessionKey, threadKey } from "@docqa/core/stores";
 import { integrationServer, testName } from "@docqa/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProgram } from "../create-program.js";

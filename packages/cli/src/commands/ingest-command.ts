@@ -6,7 +6,8 @@
  * was ingested (3).
  */
 import { stat } from "node:fs/promises";
-import { createRagService, DocqaError, findFiles, type IngestionJob, loadConfig, type SkippedFile, supportedFormats } from "@docqa/core";
+import { createRagService, DocqaError, type IngestionJob, loadConfig } from "@docqa/core";
+import { findFiles, type SkippedFile, supportedFormats } from "@docqa/core/ingestion";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 import { cliAuditLog, cliPrincipal } from "../cli-principal.js";

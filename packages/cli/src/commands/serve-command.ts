@@ -6,7 +6,8 @@
  */
 import type { AddressInfo } from "node:net";
 import { chatRoutes } from "@docqa/chat-api";
-import { createRagService, type DocqaConfig, DocqaError, importBackend, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { importBackend } from "@docqa/core/stores";
 import {
   createMemoryRateLimiter,
   createRateLimiters,

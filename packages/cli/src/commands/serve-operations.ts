@@ -4,7 +4,8 @@
  * request metrics and `GET /metrics` (`METRICS`, `METRICS_TOKEN`), and the web page at `/ui`
  * (`WEB_UI`, `WEB_UI_DEV_TOKENS`).
  */
-import type { Logger, RagService, ServiceMetrics } from "@docqa/core";
+import type { Logger, RagService } from "@docqa/core";
+import type { ServiceMetrics } from "@docqa/core/telemetry";
 import type { AuthVariables, RateLimitSetting, ServerConfig } from "@docqa/http";
 import { createPrometheusMetrics, httpTracing, metricsHandlers, type PrometheusMetrics } from "@docqa/observability";
 import { webUiRoutes } from "@docqa/web-ui";

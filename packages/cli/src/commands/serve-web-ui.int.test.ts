@@ -166,8 +166,7 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
   }, 120_000);
 
   it("lists the documents the user may read, including her private upload", async () => {
-    const listed = () =>
-      ann.page.getByTestId("document-row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-doc-id")));
+    const listed = () => ann.page.getByTestId("document-row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-doc-id")));
     await ann.page.getByTestId("tab-documents").click();
     // Nothing typed: the documents API's catalogue, her upload included.
     await ann.page.getByTestId("documents").waitFor();

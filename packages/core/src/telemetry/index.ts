@@ -3,6 +3,15 @@
  * application registers a tracer provider) and metric events through the {@link ServiceMetrics}
  * sink (no metrics library in the core).
  */
+
+export {
+  createPerfLog,
+  type PerfEvent,
+  type PerfLog,
+  type RagEndEvent,
+  type RagStartEvent,
+  type RetrievalDoneEvent,
+} from "../logging/perf-log.js";
 export type {
   AnswerEvent,
   BackendErrorEvent,
