@@ -15,12 +15,12 @@ import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine
  */
 export function searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger): ServerKeywordStore & SearchEngineIndex {
   return createSearchEngineIndex({
-    node: config.stores.fullText.uri,
-    engine: config.stores.fullTextEngine,
-    indexBase: config.stores.fullText.index,
-    apiKey: config.stores.fullText.apiKey,
-    username: config.stores.fullText.username,
-    password: config.stores.fullText.password,
+    node: config.stores.searchEngine.uri,
+    engine: config.stores.searchEngine.engine,
+    indexBase: config.stores.searchEngine.index,
+    apiKey: config.stores.searchEngine.apiKey,
+    username: config.stores.searchEngine.username,
+    password: config.stores.searchEngine.password,
     requestTimeoutMs: config.stores.timeoutMs,
     k1: config.retrieval.bm25K1,
     b: config.retrieval.bm25B,

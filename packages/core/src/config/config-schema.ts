@@ -64,7 +64,7 @@ const storesSchema = z.object({
       token: setting("VECTORDB_TOKEN", optionalString()),
     })
     .prefault({}),
-  fullText: z
+  searchEngine: z
     .object({
       /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
       uri: setting("FULLTEXT_URI", optionalString()),
@@ -359,7 +359,7 @@ export const configSchema = sectionsSchema
     const vector = stores.vector === "auto" ? (stores.milvus.uri ? "milvus" : "embedded") : stores.vector;
     const keyword: "embedded" | "search-engine" | "milvus" =
       stores.keyword === "auto"
-        ? stores.fullText.uri
+        ? stores.searchEngine.uri
           ? "search-engine"
           : stores.milvus.uri
             ? "milvus"
@@ -388,13 +388,16 @@ export const configSchema = sectionsSchema
         ...stores,
         vector,
         keyword,
-        /** Which client speaks to `FULLTEXT_URI`: set by `KEYWORD_STORE=elasticsearch|opensearch`; with `auto`, the engine's `GET /` answer decides. */
-        fullTextEngine: (stores.keyword === "elasticsearch" || stores.keyword === "opensearch" ? stores.keyword : "auto") as
-          | "auto"
-          | "elasticsearch"
-          | "opensearch",
         milvus: { ...stores.milvus, uri: stores.milvus.uri ?? "http://localhost:19530" },
-        fullText: { ...stores.fullText, uri: stores.fullText.uri ?? "http://localhost:9200" },
+        searchEngine: {
+          ...stores.searchEngine,
+          uri: stores.searchEngine.uri ?? "http://localhost:9200",
+          /** Which client speaks to `FULLTEXT_URI`: set by `KEYWORD_STORE=elasticsearch|opensearch`; with `auto`, the engine's `GET /` answer decides. */
+          engine: (stores.keyword === "elasticsearch" || stores.keyword === "opensearch" ? stores.keyword : "auto") as
+            | "auto"
+            | "elasticsearch"
+            | "opensearch",
+        },
       },
       embeddings: { ...config.embeddings, modelName: config.embeddings.modelName ?? defaultEmbeddingModel },
       retrieval: { ...config.retrieval, rerankerModelPath: config.retrieval.rerankerModelPath ?? config.embeddings.modelPath },
