@@ -11,7 +11,9 @@ import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type RagService, resolveConfig, type SweepReport, stagedDocumentStores } from "@docqa/core";
+import { createRagService, type RagService, resolveConfig, type SweepReport } from "@docqa/core";
+import { stagedDocumentStores } from "@docqa/core/stores";
+import type { SweepEvent } from "@docqa/core/telemetry";
 import {
   DeterministicEmbeddings,
   isContinuousIntegration,
@@ -44,6 +46,7 @@ describe.skipIf(!available)("sweeping what an interrupted upsert left in Milvus 
   let milvus: MilvusStore;
   let dataDir: string;
   const reports: SweepReport[] = [];
+  const sweptEvents: SweepEvent[] = [];
   let armed = false;
 
   beforeAll(async () => {
@@ -75,6 +78,7 @@ describe.skipIf(!available)("sweeping what an interrupted upsert left in Milvus 
       stores: stagedDocumentStores({ vector: failingAfterWrite, keyword, registry: keyword }),
       embeddings: new DeterministicEmbeddings({ dimension: 64 }),
       onSweep: (report) => reports.push(report),
+      metrics: { swept: (event) => sweptEvents.push(event) },
     });
     await service.ready();
   });
@@ -121,6 +125,13 @@ describe.skipIf(!available)("sweeping what an interrupted upsert left in Milvus 
     expect(report.errors).toEqual([]);
     expect(report.removed).toEqual([{ index: "milvus", orgId, versions: 1, chunks: leftover - committedChunks }]);
     expect(reports.at(-1)).toBe(report);
+    expect(sweptEvents.at(-1)).toEqual({
+      versionsRemoved: 1,
+      chunksRemoved: leftover - committedChunks,
+      pending: 0,
+      failures: 0,
+      seconds: report.durationMs / 1000,
+    });
     expect(await milvus.count(orgId)).toBe(committedChunks);
     const keyword = createSearchEngineIndex({ node: openSearchUrl, indexBase: base });
     expect(await keyword.count(orgId)).toBe(committedChunks);

@@ -1,9 +1,10 @@
 /**
- * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`, `forget`, `reindex`.
+ * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`, `forget`, `reindex`, `documents`.
  */
 import { Command } from "commander";
 import packageJson from "../package.json" with { type: "json" };
 import { registerAskCommand } from "./commands/ask-command.js";
+import { registerDocumentsCommand } from "./commands/documents-command.js";
 import { registerEvalCommand } from "./commands/eval-command.js";
 import { registerForgetCommand } from "./commands/forget-command.js";
 import { registerIngestCommand } from "./commands/ingest-command.js";
@@ -25,5 +26,6 @@ export function createProgram(): Command {
   registerEvalCommand(program);
   registerForgetCommand(program);
   registerReindexCommand(program);
+  registerDocumentsCommand(program);
   return program;
 }

@@ -6,7 +6,8 @@
  * `doc_id` and `content_hash`, paged), and the deletion of exact versions (`_delete_by_query` on
  * `doc_version`).
  */
-import { DocqaError, type StoredVersion, type SweepableIndex } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import type { StoredVersion, SweepableIndex } from "@docqa/core/stores";
 import { documentVersionKey } from "./chunk-documents.js";
 import { organisationIndexNames } from "./index-names.js";
 import { encodePathSegment, isMissingIndex, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";

@@ -12,18 +12,17 @@
  * The job is recorded in the collection properties (`docqa.reindex`, JSON): the target's while it
  * runs, the live collection's once it ended, so every process can read it.
  */
+import { DocqaError, type Logger } from "@docqa/core";
 import {
   type ChunkRecord,
-  DocqaError,
   type DocumentRegistry,
   type EmbeddingModelInfo,
-  type Logger,
   observedReindexJob,
   type ReindexJob,
   type ReindexTarget,
   reindexHeartbeatTimeoutMs,
   type StoredVersion,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 import { chunkOutputFields, rowToChunk } from "./chunk-rows.js";
 import { afterPrimaryKey } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";

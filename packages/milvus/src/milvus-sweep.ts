@@ -5,7 +5,7 @@
  * versions. Collections are read page by page in primary key order, so an organisation of any
  * size is listed in requests of at most {@link maximumTopK} rows.
  */
-import type { StoredVersion } from "@docqa/core";
+import type { StoredVersion } from "@docqa/core/stores";
 import { afterPrimaryKey, ExpressionBuilder, type FilterExpression, type FilterValueMode } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";
 import { collectionGone, type MilvusCollections } from "./milvus-collections.js";

@@ -13,7 +13,8 @@ import { access, constants, mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import type { DocumentVersion, ScoredChunk } from "../stores/chunk-record.js";
+import type { ChunkRecord, DocumentVersion, ScoredChunk } from "../stores/chunk-record.js";
+import type { DocumentPage, DocumentQuery, DocumentRecord } from "../stores/document-registry.js";
 import { organisationCollectionName } from "../stores/organisation-names.js";
 import { observedReindexJob, type ReindexableIndex, type ReindexJob, type ReindexTarget } from "../stores/reindexable-index.js";
 import type { EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
@@ -136,6 +137,15 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     },
     async contentHashes(orgId: string, docIds: readonly string[]) {
       return read(orgId, new Map<string, string>(), (store) => store.contentHashes(docIds));
+    },
+    async describeDocuments(orgId: string, docIds: readonly string[]) {
+      return read(orgId, new Map<string, DocumentRecord>(), (store) => store.describeDocuments(docIds));
+    },
+    async listDocuments(orgId: string, query: DocumentQuery) {
+      return read(orgId, { documents: [], next: null } as DocumentPage, (store) => store.listDocuments(query));
+    },
+    async documentChunks(orgId: string, docId: string, contentHash: string) {
+      return read(orgId, [] as ChunkRecord[], (store) => store.documentChunks(docId, contentHash));
     },
     async count(orgId: string) {
       return read(orgId, 0, (store) => store.count());

@@ -3,7 +3,7 @@
  * BM25 top-K, each pre-filtered by principal inside the index (a retriever whose weight is 0 is
  * not run), chunks of uncommitted document versions dropped (staged stores, see
  * `DocumentStores.visible`), then normalised and fused as
- * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25` (or by reciprocal rank).
+ * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25` (or by reciprocal rank), in the span `docqa.fuse`.
  */
 import type { Principal } from "../acl/principal.js";
 import { indexModelOf, type OrganisationIndexModels, sameModel } from "../embeddings/organisation-index-models.js";
@@ -15,6 +15,7 @@ import type { ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import { isReindexable } from "../stores/reindexable-index.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
+import { withSpan } from "../telemetry/tracing.js";
 import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { RetrievalSettings } from "./retrieval-settings.js";
 
@@ -162,18 +163,27 @@ export async function searchCandidates(
     vector = vector.filter((result) => visible.has(result));
     keyword = keyword.filter((result) => visible.has(result));
   }
-  const fused =
-    settings.fusion === "rrf"
-      ? fuseReciprocalRank([
-          { results: vector, weight: settings.weightVector },
-          { results: keyword, weight: settings.weightBm25 },
-        ])
-      : fuseWeighted({
-          vector,
-          keyword,
-          weightVector: settings.weightVector,
-          weightKeyword: settings.weightBm25,
-          normalization: settings.normalization,
-        });
+  const fusion = {
+    "docqa.fusion": settings.fusion,
+    "docqa.fuse.vector_results": vector.length,
+    "docqa.fuse.keyword_results": keyword.length,
+  };
+  const fused = await withSpan("docqa.fuse", fusion, (span) => {
+    const fusedList =
+      settings.fusion === "rrf"
+        ? fuseReciprocalRank([
+            { results: vector, weight: settings.weightVector },
+            { results: keyword, weight: settings.weightBm25 },
+          ])
+        : fuseWeighted({
+            vector,
+            keyword,
+            weightVector: settings.weightVector,
+            weightKeyword: settings.weightBm25,
+            normalization: settings.normalization,
+          });
+    span.setAttribute("docqa.candidates", fusedList.length);
+    return fusedList;
+  });
   return { fused, exhausted };
 }

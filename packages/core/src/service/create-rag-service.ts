@@ -8,11 +8,14 @@ import { normalizePrincipal } from "../acl/principal.js";
 import type { Answerer } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import { getDocument, listDocuments } from "../documents/list-documents.js";
 import type { EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
+import { deleteDocuments } from "../ingestion/delete-documents.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
 import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
 import type { JobStore } from "../jobs/job-store.js";
+import { type AuditLog, auditLogFromLogger } from "../logging/audit-log.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
 import type { MemoryStore } from "../memory/memory-store.js";
@@ -26,11 +29,13 @@ import type { DocumentStores } from "../stores/document-stores.js";
 import { createUncommittedSweeper, emptySweepReport, type SweepReport, type UncommittedSweeper } from "../stores/sweep-uncommitted.js";
 import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
 import { createReindexJobs } from "./reindex-jobs.js";
 import { serviceHealth } from "./service-health.js";
 import { assertStoresWritable, serviceReadiness } from "./service-readiness.js";
+import { serviceStatistics } from "./service-statistics.js";
 
 /** Options of {@link createRagService}. */
 export interface RagServiceOptions {
@@ -89,6 +94,12 @@ export interface RagServiceOptions {
   stages?: { predict?: StageEdit<PredictState>; search?: StageEdit<RetrievalState> };
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
   logger?: Logger;
+  /**
+   * The audit trail of document writes and deletes (one line per document: who, which document,
+   * which organisation, the outcome; never content). Default `info` lines `audit` of the logger
+   * (`auditLogFromLogger`).
+   */
+  audit?: AuditLog;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
   /**
@@ -97,6 +108,13 @@ export interface RagServiceOptions {
    * removals is also logged (`swept uncommitted chunk versions`).
    */
   onSweep?: ((report: SweepReport) => void) | undefined;
+  /**
+   * Receives metric events (stage latencies, answers, ingestion, embeddings, backend errors);
+   * default none. `@docqa/observability`'s `createPrometheusMetrics().serviceMetrics` records
+   * them with `prom-client`. Traces need no option: the library's OpenTelemetry spans are
+   * exported by whatever tracer provider the application registers (docs/observability.md).
+   */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -114,6 +132,7 @@ export interface RagServiceOptions {
 export function createRagService(options: RagServiceOptions = {}): RagService {
   const config = resolveConfig(options.config);
   const logger = options.logger ?? createConsoleLogger(config.logging.level);
+  const audit = options.audit ?? auditLogFromLogger(logger);
   const perfLog = options.perfLog ?? createPerfLog(config.logging.perfLog);
   const predictStages = options.stages?.predict ? options.stages.predict(defaultPredictStages) : defaultPredictStages;
   const searchStages = options.stages?.search ? options.stages.search(defaultSearchStages) : defaultSearchStages;
@@ -130,6 +149,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       summarizer,
       analyzer: runtime.analyzer,
       logger,
+      audit,
+      metrics: runtime.metrics,
     };
   };
   const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
@@ -147,7 +168,16 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         registry: stores.registry,
         graceMs: config.stores.sweepGraceSeconds * 1000,
         logger,
-        onSweep: options.onSweep,
+        onSweep: (report) => {
+          options.metrics?.swept?.({
+            versionsRemoved: report.versionsRemoved,
+            chunksRemoved: report.chunksRemoved,
+            pending: report.pending,
+            failures: report.errors.length,
+            seconds: report.durationMs / 1000,
+          });
+          options.onSweep?.(report);
+        },
       });
     });
     sweeper.catch(() => {
@@ -180,7 +210,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const documents = parseUpsertDocuments(request.documents);
       return upsertDocuments(await indexing(), {
         orgId: request.orgId,
+        principal: request.principal,
         uploader: request.uploader,
+        requestId: request.requestId,
         documents,
         signal: request.signal,
       });
@@ -192,7 +224,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         {
           orgId: request.orgId,
           files: request.files,
-          uploader: request.uploader ?? request.principal.userName,
+          principal: request.principal,
+          uploader: request.uploader,
+          requestId: request.requestId,
           metadata: request.metadata ?? {},
         },
         ingestOptions?.onProgress,
@@ -204,7 +238,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
-        uploader: request.uploader ?? request.principal.userName,
+        principal: request.principal,
+        uploader: request.uploader,
+        requestId: request.requestId,
         metadata: request.metadata ?? {},
       });
     },
@@ -239,8 +275,28 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async deleteDocuments(context, docIds) {
       const { stores } = await prepared.runtime();
-      const derived = await stores.registry.derivedDocuments(context.orgId, docIds);
-      await stores.write(context.orgId, [], { deleteDocIds: [...new Set([...docIds, ...derived])] });
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds, requestId: context.requestId },
+      );
+    },
+
+    async deleteDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds: [docId], requireExisting: true, requestId: context.requestId },
+      );
+    },
+
+    async listDocuments(request) {
+      const { stores } = await prepared.runtime();
+      return listDocuments(stores.registry, config.access.adminRoles, request.orgId, request.principal, request);
+    },
+
+    async getDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return getDocument(stores.registry, config.access.adminRoles, context.orgId, context.principal, docId);
     },
 
     async health() {
@@ -261,6 +317,10 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async readiness(readinessOptions) {
       return serviceReadiness(prepared, readinessOptions?.timeoutMs ?? config.stores.readinessTimeoutMs);
+    },
+
+    async statistics(statisticsOptions) {
+      return serviceStatistics(prepared.snapshot().stores, statisticsOptions?.orgId);
     },
 
     async close() {

@@ -41,6 +41,8 @@ function fakeRegistry(committed: Record<string, Record<string, string>>, onRead?
       return hashes;
     },
     derivedDocuments: async () => [],
+    describeDocuments: async () => new Map(),
+    listDocuments: async () => ({ documents: [], next: null }),
   };
 }
 
