@@ -100,14 +100,12 @@ export async function embedQueryFor(
   // Vectors are off (EMBED_PROVIDER=none, or no model could be loaded): BM25 alone, no warning.
   if (!index || settings.weightVector === 0 || dependencies.embeddings.status !== "ready") return undefined;
   // The model the organisation's index holds now, from the store when it can say (a reindex in
-  // another process may have switched it), else as learned from earlier mismatches.
+  // another process may have switched it), else as learned from earlier mismatches. When the
+  // store cannot say (it is down), the search itself reports the failure.
+  const stored = isReindexable(index) && dependencies.indexModels ? await index.vectorModel(orgId).catch(() => false as const) : false;
   const indexModel =
-    isReindexable(index) && dependencies.indexModels
-      ? dependencies.indexModels.observe(
-          orgId,
-          await index.vectorModel(orgId),
-          "its queries use that model when it can be loaded, else BM25 alone",
-        )
+    stored !== false && dependencies.indexModels
+      ? dependencies.indexModels.observe(orgId, stored, "its queries use that model when it can be loaded, else BM25 alone")
       : dependencies.indexModels?.indexModel(orgId);
   if (indexModel === null) return undefined;
   let state: EmbeddingState = dependencies.embeddings;

@@ -12,6 +12,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { MemoryStore } from "../memory/memory-store.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { unwrapped } from "../telemetry/override-methods.js";
 import type { PreparedRuntime } from "./prepare-runtime.js";
 
 /** What a readiness check looked at. */
@@ -77,17 +78,20 @@ export async function checkReadiness(targets: ReadinessTargets, timeoutMs: numbe
   if (stores) {
     if (stores.vector) entries.push(["vector", stores.vector]);
     entries.push(["keyword", stores.keyword]);
-    if (hasPing(stores.registry) && (stores.registry as unknown) !== stores.keyword) entries.push(["registry", stores.registry]);
+    if (hasPing(stores.registry) && (unwrapped(stores.registry) as unknown) !== unwrapped(stores.keyword)) {
+      entries.push(["registry", stores.registry]);
+    }
   }
   if (targets.jobStore) entries.push(["jobs", targets.jobStore]);
   if (targets.memoryStore) entries.push(["memory", targets.memoryStore]);
   const pings = new Map<Pingable, Promise<Omit<ReadinessCheck, "role" | "backend">>>();
   const checks = await Promise.all(
     entries.map(async ([role, target]) => {
-      let outcome = pings.get(target);
+      // Compared unwrapped: the service's stores are wrapped for telemetry, each role apart.
+      let outcome = pings.get(unwrapped(target));
       if (!outcome) {
         outcome = timedPing(target, timeoutMs);
-        pings.set(target, outcome);
+        pings.set(unwrapped(target), outcome);
       }
       const result = await outcome;
       // Named after the answer: a store may learn its engine on first contact (Elasticsearch or OpenSearch).
