@@ -25,10 +25,17 @@ export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } f
 export { ExactVectorIndex } from "./embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./embedded-store/hnsw-vector-index.js";
 export type { VectorIndexSettings } from "./embedded-store/organisation-store.js";
+export { type EmbeddingCache, type EmbeddingCacheSettings, openEmbeddingCache } from "./embeddings/embedding-cache.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
 export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
-export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
-export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
+export { type EmbeddingState, embeddingCacheFile, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
+export { defaultQueryCacheSize, QueryCachedEmbeddings } from "./embeddings/query-cached-embeddings.js";
+export { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./embeddings/resolve-embedding-dtype.js";
+export {
+  defaultMaxBatchTokens,
+  TransformersEmbeddings,
+  type TransformersEmbeddingsSettings,
+} from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
 export { type BeirDataset, loadBeirDataset } from "./evaluation/beir-dataset.js";
 export {
@@ -57,6 +64,7 @@ export {
 } from "./evaluation/retrieval-metrics.js";
 export { loadSquadDataset, type SquadDataset } from "./evaluation/squad-dataset.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
+export { type EmbedChunksOptions, type EmbeddingProgress, embedChunks, embeddingSliceSize } from "./ingestion/embed-chunks.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./ingestion/find-files.js";
 export {
   type IndexedDocument,
@@ -66,7 +74,13 @@ export {
   indexDocuments,
   storedHash,
 } from "./ingestion/index-documents.js";
-export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingestion/ingest-files.js";
+export {
+  type FileSource,
+  type IngestionProgressListener,
+  type IngestionRun,
+  type IngestionThroughput,
+  runIngestionJob,
+} from "./ingestion/ingest-files.js";
 export { type DecodedText, decodeText } from "./ingestion/loaders/decode-text.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./ingestion/loaders/load-file.js";
 export {

@@ -100,10 +100,22 @@ export interface DocqaConfig {
   embedModelPath: string | undefined;
   /** `EMBED_DIMENSION`, default 768: must equal the model's output dimension and the index's. */
   embedDimension: number;
-  /** `EMBED_DTYPE`, default `fp32`: ONNX weights precision (`q8` loads `onnx/model_quantized.onnx`). */
-  embedDtype: "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
+  /**
+   * `EMBED_DTYPE`, default `auto`: ONNX weights precision (`fp32` loads `onnx/model.onnx`, `q8`
+   * loads `onnx/model_quantized.onnx`). `auto` loads `model.onnx` when `EMBED_MODEL_PATH` holds
+   * it, else `model_quantized.onnx`; without `EMBED_MODEL_PATH` (cache or hub) it loads `q8`.
+   */
+  embedDtype: "auto" | "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
   /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
   embedAllowRemote: boolean;
+  /** `EMBED_THREADS`, default 0 (the cores available to the process): ONNX Runtime threads per forward pass. */
+  embedThreads: number;
+  /**
+   * `EMBED_CACHE_MAX_ENTRIES`, default 500,000 (about 0.8 GB at 384 dimensions): chunk vectors kept
+   * in `DATA_DIR/embedding-cache.sqlite`, keyed by model and text, so that a chunk is never
+   * embedded twice; 0 turns the cache off.
+   */
+  embedCacheMaxEntries: number;
   /** `VECTOR_RETRIEVER_TOP_K`, default 8. */
   vectorTopK: number;
   /** `BM25_RETRIEVER_TOP_K`, default 8. */
@@ -291,6 +303,8 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     embedDimension: environment.EMBED_DIMENSION,
     embedDtype: environment.EMBED_DTYPE,
     embedAllowRemote: environment.EMBED_ALLOW_REMOTE,
+    embedThreads: environment.EMBED_THREADS,
+    embedCacheMaxEntries: environment.EMBED_CACHE_MAX_ENTRIES,
     vectorTopK: environment.VECTOR_RETRIEVER_TOP_K,
     bm25TopK: environment.BM25_RETRIEVER_TOP_K,
     retrieverTopK: environment.RETRIEVER_TOP_K,

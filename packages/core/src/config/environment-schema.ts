@@ -11,6 +11,9 @@ const optionalInteger = (minimum = 1) => z.coerce.number().int().min(minimum).op
 const fraction = (defaultValue: number) => z.coerce.number().min(0).max(1).default(defaultValue);
 const flag = (defaultValue: boolean) => z.stringbool().default(defaultValue);
 
+/** `EMBED_MODEL_NAME` and `EMBED_DIMENSION` when they are not set. */
+export const defaultEmbeddingModel = { name: "Xenova/bge-base-en-v1.5", dimension: 768 } as const;
+
 /**
  * Schema of the process environment. Keys are variable names; values are parsed from strings.
  * An empty string counts as unset.
@@ -50,11 +53,13 @@ export const environmentSchema = z.object({
   RAG_LLM_MAX_RETRIES: integer(2, 0),
   RAG_LLM_STRUCTURED_OUTPUT: z.enum(["auto", "function_calling", "json_schema", "json_mode"]).default("auto"),
   EMBED_PROVIDER: z.enum(["transformers", "openai", "ollama", "none"]).default("transformers"),
-  EMBED_MODEL_NAME: z.string().default("Xenova/bge-base-en-v1.5"),
+  EMBED_MODEL_NAME: z.string().default(defaultEmbeddingModel.name),
   EMBED_MODEL_PATH: z.string().optional(),
-  EMBED_DIMENSION: integer(768, 1),
-  EMBED_DTYPE: z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("fp32"),
+  EMBED_DIMENSION: integer(defaultEmbeddingModel.dimension, 1),
+  EMBED_DTYPE: z.enum(["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("auto"),
   EMBED_ALLOW_REMOTE: flag(true),
+  EMBED_THREADS: integer(0, 0),
+  EMBED_CACHE_MAX_ENTRIES: integer(500_000, 0),
   // Retrieval
   VECTOR_RETRIEVER_TOP_K: integer(8, 1),
   BM25_RETRIEVER_TOP_K: integer(8, 1),

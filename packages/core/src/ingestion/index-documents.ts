@@ -15,7 +15,7 @@ import type { Summarizer } from "../raptor/summarizer.js";
 import type { DocumentVersion } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import type { Analyzer } from "../text/analyzer.js";
-import { embedChunks } from "./embed-chunks.js";
+import { type EmbeddingProgress, embedChunks } from "./embed-chunks.js";
 
 /** What indexing writes to and works with. */
 export interface IndexingDependencies {
@@ -51,6 +51,8 @@ export interface IndexingRequest {
   /** Documents to delete in the same write (for example, records a re-ingested file no longer has). */
   deleteDocIds?: readonly string[];
   signal?: AbortSignal | undefined;
+  /** Progress of the embedding of the changed documents' chunks (see `embedChunks`). */
+  onEmbeddingProgress?: ((progress: EmbeddingProgress) => void) | undefined;
 }
 
 /**
@@ -103,7 +105,13 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
   let summaries: DocumentVersion[] = [];
   if (changed.length > 0 || deleteDocIds.size > 0) {
     request.signal?.throwIfAborted();
-    if (embeddings.status === "ready") await embedChunks(changed, embeddings.embeddings);
+    if (embeddings.status === "ready")
+      await embedChunks(changed, embeddings.embeddings, {
+        cache: embeddings.cache,
+        onProgress: request.onEmbeddingProgress,
+        logger: dependencies.logger,
+        signal: request.signal,
+      });
     if (config.useRaptor && changed.length > 0) {
       summaries = await buildRaptorNodes(
         request.orgId,

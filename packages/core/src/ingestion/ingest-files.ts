@@ -12,6 +12,7 @@ import { hashOf, type SourceDocument } from "../chunking/source-document.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
+import type { EmbeddingProgress } from "./embed-chunks.js";
 import { type IndexingDependencies, indexDocuments, storedHash } from "./index-documents.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
 
@@ -28,8 +29,21 @@ export interface FileSource {
   lastModified?: Date | undefined;
 }
 
-/** Progress of a running job, after each file. */
-export type IngestionProgressListener = (job: IngestionJob, file: string) => void;
+/** Embedding work of a running job so far, over all its files. */
+export interface IngestionThroughput {
+  /** Chunks the embedding model embedded. */
+  embeddedChunks: number;
+  /** Chunks whose vector came from the embedding cache. */
+  cachedChunks: number;
+  /** `embeddedChunks` per second since the job's first embedding started (0 before). */
+  chunksPerSecond: number;
+}
+
+/**
+ * Progress of a running job: called after each file, and while a file's chunks are embedded
+ * (after each slice of `embeddingSliceSize` chunks), with the job's embedding throughput.
+ */
+export type IngestionProgressListener = (job: IngestionJob, file: string, throughput: IngestionThroughput) => void;
 
 /** What one run of an ingestion job needs. */
 export interface IngestionRun {
@@ -57,6 +71,20 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   await jobStore.save(job);
   const limit = pLimit(Math.max(1, run.dependencies.config.maxIngestionThreads));
   let saving = Promise.resolve();
+  const throughput: IngestionThroughput = { embeddedChunks: 0, cachedChunks: 0, chunksPerSecond: 0 };
+  let embeddingStarted: number | undefined;
+  const embeddingListener = (label: string) => {
+    let last = { embedded: 0, cached: 0 };
+    return (progress: EmbeddingProgress) => {
+      embeddingStarted ??= performance.now() - progress.embeddingMs;
+      throughput.embeddedChunks += progress.embedded - last.embedded;
+      throughput.cachedChunks += progress.cached - last.cached;
+      last = progress;
+      const seconds = (performance.now() - embeddingStarted) / 1000;
+      throughput.chunksPerSecond = seconds > 0 ? throughput.embeddedChunks / seconds : 0;
+      run.onProgress?.(job, label, { ...throughput });
+    };
+  };
   await Promise.all(
     run.files.map((file) =>
       limit(async () => {
@@ -64,7 +92,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
         const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
-          const outcome = await ingestOne(run, file);
+          const outcome = await ingestOne(run, file, embeddingListener(label));
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -87,7 +115,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
         }
         job.files.processed++;
         saving = saving.then(() => jobStore.save(job));
-        run.onProgress?.(job, label);
+        run.onProgress?.(job, label, { ...throughput });
       }),
     ),
   );
@@ -102,6 +130,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
 async function ingestOne(
   run: IngestionRun,
   file: FileSource,
+  onEmbeddingProgress: (progress: EmbeddingProgress) => void,
 ): Promise<{ unchanged: boolean; documents: number; chunks: number; warnings: string[] }> {
   const { config, stores, embeddings } = run.dependencies;
   const name = file.name ?? (file.path ? basename(file.path) : undefined);
@@ -155,6 +184,7 @@ async function ingestOne(
     documents: sources,
     deleteDocIds: [...previous].filter((docId) => !docId.startsWith("raptor:")),
     signal: run.signal,
+    onEmbeddingProgress,
   });
   return {
     unchanged: false,
