@@ -53,7 +53,12 @@ export {
   normalizeAnswer,
 } from "./evaluation/evaluate-answers.js";
 export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluation/evaluate-retrieval.js";
-export { type RetrievalConfiguration, retrievalConfigurations } from "./evaluation/retrieval-configurations.js";
+export {
+  type RetrievalConfiguration,
+  retrievalConfigurations,
+  serviceConfigurationName,
+  serviceRetrievalConfiguration,
+} from "./evaluation/retrieval-configurations.js";
 export {
   type Judgements,
   meanMetrics,

@@ -9,9 +9,11 @@
  * before fusion (see `DocumentStores.visible`); filters an engine could not push down are checked
  * again here ({@link matchesChunkFilter}).
  *
- * ACL-aware top-k: when the post-filter leaves fewer than `RETRIEVER_TOP_K` chunks while an
- * index returned a full list (so more candidates may exist), the search is repeated with twice
- * the depth, up to {@link maximumRefillRounds} times.
+ * ACL-aware top-k: when the post-filter removed candidates and left fewer than `RETRIEVER_TOP_K`
+ * chunks while an index returned a full list (so more candidates may exist), the search is
+ * repeated with twice the depth, up to {@link maximumRefillRounds} times. Lists shorter than
+ * `RETRIEVER_TOP_K` that nothing was removed from are kept as they are: their depth is the
+ * caller's choice (`docqa eval` measures the service's own 8 + 8 candidates this way).
  */
 import type { AccessRule } from "../acl/evaluate-access.js";
 import { evaluateAccess } from "../acl/evaluate-access.js";
@@ -109,10 +111,12 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
         : Promise.resolve([] as ScoredChunk[]),
     ]);
     const returned = { vector: vector.length, keyword: keyword.length };
+    let removed = false;
     if (stores.writes === "staged") {
       const visible = new Set(await stores.visible(input.orgId, [...vector, ...keyword]));
       vector = vector.filter((result) => visible.has(result));
       keyword = keyword.filter((result) => visible.has(result));
+      removed = vector.length < returned.vector || keyword.length < returned.keyword;
     }
     let fused =
       settings.fusion === "rrf"
@@ -139,7 +143,8 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
     }
     output = { chunks: readable.slice(0, settings.retrieverTopK), vectorUsed: queryVector !== undefined, candidates: fused.length };
     const exhausted = returned.vector < vectorDepth && (settings.weightBm25 === 0 || returned.keyword < keywordDepth);
-    if (readable.length >= settings.retrieverTopK || exhausted) break;
+    removed ||= readable.length < fused.length;
+    if (readable.length >= settings.retrieverTopK || exhausted || !removed) break;
     vectorDepth *= 2;
     keywordDepth *= 2;
   }
