@@ -1,6 +1,8 @@
 /**
- * Vitest projects: `unit` (fast, no servers; the default `npm test`) and `integration`
- * (`*.int.test.ts`, real Redis, Milvus and OpenSearch started by `.ci/run`).
+ * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
+ * and OpenSearch started by `.ci/run`), both run by `npm test`, and `models` (`*.models.test.ts`,
+ * real embedding models from ../shared/data/models over whole benchmark sets; several minutes),
+ * run by `npm run test:models`, which `.ci/run` calls after `npm test`.
  * Workspace packages resolve to their sources, so tests need no build.
  */
 import { fileURLToPath } from "node:url";
@@ -28,7 +30,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/node_modules/**", "**/dist/**"],
+          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/node_modules/**", "**/dist/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -40,6 +42,16 @@ export default defineConfig({
           include: ["packages/*/src/**/*.int.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "models",
+          include: ["packages/*/src/**/*.models.test.ts"],
+          testTimeout: 1_800_000,
+          hookTimeout: 1_800_000,
           fileParallelism: false,
         },
       },

@@ -3,8 +3,10 @@
  * baselines. Needs `npm run build`. `BENCH_ITERATIONS` sets the latency sample count;
  * `BENCH_ONLY=predict|ingestion|speed|quality` runs one group. `BENCH_ONLY=backends` compares the
  * embedded store with Milvus + OpenSearch + Redis (servers of `scripts/services/start-all.sh`). `BENCH_ONLY=load` runs the set B
- * load benchmark (autocannon on loopback, about a minute and both CPU cores), which the default
- * run leaves out.
+ * load benchmark (autocannon on loopback, about a minute and both CPU cores), `BENCH_ONLY=embedding`
+ * the embedding throughput against fastembed and sentence-transformers (creates Python virtual
+ * environments in bench/.venv on first use), `BENCH_ONLY=fusion` the fusion study over every local
+ * model and retrieval set; the default run leaves these four out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed } from "./index-speed.ts";
@@ -21,6 +23,8 @@ if (!only || only === "predict") rows.push(...(await benchmarkPredictLatency(ite
 if (!only || only === "ingestion") rows.push(...(await benchmarkIngestion()));
 if (!only || only === "speed") rows.push(...(await benchmarkIndexSpeed()));
 if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
+if (only === "fusion") rows.push(...(await (await import("./fusion-quality.ts")).benchmarkFusionQuality()));
+if (only === "embedding") rows.push(...(await (await import("./embedding-throughput.ts")).benchmarkEmbeddingThroughput()));
 if (only === "backends") rows.push(...(await (await import("./backends.ts")).benchmarkBackends(iterations)));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
 printRows(rows);

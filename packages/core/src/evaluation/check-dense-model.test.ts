@@ -12,6 +12,10 @@ describe("checkDenseModel", () => {
     expect(checkDenseModel("BAAI/bge-small-en-v1.5", "scifact", 0.76).status).toBe("failed");
   });
 
+  it("knows all-MiniLM-L6-v2 on SciFact", () => {
+    expect(checkDenseModel("Xenova/all-MiniLM-L6-v2", "scifact", 0.6469)).toMatchObject({ status: "passed", published: 0.6451 });
+  });
+
   it("reports unknown for a model or data set without a published figure", () => {
     expect(checkDenseModel("Xenova/bge-base-en-v1.5", "scifact", 0.7).status).toBe("unknown");
     expect(checkDenseModel("Xenova/bge-small-en-v1.5", "nfcorpus", 0.3).status).toBe("unknown");
