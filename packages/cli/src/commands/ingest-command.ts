@@ -1,7 +1,7 @@
 /**
  * `docqa ingest`: ingests files and folders (PDF, DOCX, TXT, MD, JSON, CSV) into an
- * organisation of the configured store, with a progress bar (files/s, chunks/s) and a summary
- * of unchanged, skipped and rejected files.
+ * organisation of the configured store, with a progress bar (files/s, chunks embedded per second,
+ * chunks reused from the embedding cache) and a summary of unchanged, skipped and rejected files.
  */
 import { createRagService, findFiles, type IngestionJob, loadConfig, supportedFormats } from "@docqa/core";
 import { SingleBar } from "cli-progress";
@@ -64,10 +64,11 @@ export function registerIngestCommand(program: Command): void {
         const started = performance.now();
         const showProgress = options.progress && process.stderr.isTTY === true;
         const bar = new SingleBar({
-          format: "ingesting [{bar}] {value}/{total} files | {files_rate} files/s | {chunks} chunks | {chunks_rate} chunks/s | {file}",
+          format:
+            "ingesting [{bar}] {value}/{total} files | {files_rate} files/s | {chunks} chunks | embedding {embed_rate} chunks/s ({cached} cached) | {file}",
           hideCursor: true,
         });
-        if (showProgress) bar.start(files.length, 0, { files_rate: "0.0", chunks: 0, chunks_rate: "0", file: "" });
+        if (showProgress) bar.start(files.length, 0, { files_rate: "0.0", chunks: 0, embed_rate: "0", cached: 0, file: "" });
         const job = await service.ingestFiles(
           {
             orgId: options.org,
@@ -77,13 +78,14 @@ export function registerIngestCommand(program: Command): void {
             metadata: { source: options.source, owner_id: options.owner, acl: options.acl },
           },
           {
-            onProgress: (progress, file) => {
+            onProgress: (progress, file, throughput) => {
               if (!showProgress) return;
               const seconds = Math.max((performance.now() - started) / 1000, 0.001);
               bar.update(progress.files.processed, {
                 files_rate: (progress.files.processed / seconds).toFixed(1),
                 chunks: progress.chunks,
-                chunks_rate: (progress.chunks / seconds).toFixed(0),
+                embed_rate: throughput.chunksPerSecond.toFixed(1),
+                cached: throughput.cachedChunks,
                 file: file.split(/[\\/]/).at(-1) ?? "",
               });
             },
