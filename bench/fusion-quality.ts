@@ -36,7 +36,7 @@ const evaluator = { userName: "evaluator@docqa.invalid", roles: [], groups: [] }
 const orgId = "eval";
 
 /** Candidates per retriever compared. */
-export const candidateDepths = [8, 20, 50, 100, 200, 500, 1000] as const;
+export const candidateDepths = [8, 10, 20, 30, 40, 50, 100, 200, 500, 1000] as const;
 const listDepth = 1000;
 
 /** The data sets of the study: name and BEIR folder. */

@@ -120,13 +120,21 @@ export interface DocqaConfig {
   vectorTopK: number;
   /** `BM25_RETRIEVER_TOP_K`, default 8. */
   bm25TopK: number;
+  /**
+   * `FUSION_CANDIDATES`, default 30: chunks each retriever contributes to fusion at least, so a
+   * retriever returns `max(VECTOR_RETRIEVER_TOP_K, FUSION_CANDIDATES)` (and likewise for BM25).
+   * Min-max normalisation needs a list deep enough for its minimum to be a typical weak match;
+   * 30 was chosen among 8 to 1,000 on six set and model pairs (docs/retrieval.md). 0 keeps the
+   * top-K alone.
+   */
+  fusionCandidates: number;
   /** `RETRIEVER_TOP_K`, default 5: chunks kept after fusion, reranking and ACL filtering. */
   retrieverTopK: number;
   /** `WEIGHT_VECTOR`, default 0.5. */
   weightVector: number;
   /** `WEIGHT_BM25`, default 0.5. */
   weightBm25: number;
-  /** `SCORE_NORMALIZATION`, default `z-score` (chosen on SciFact, see docs/retrieval.md); see `normalizeScores`. */
+  /** `SCORE_NORMALIZATION`, default `min-max` (chosen with `FUSION_CANDIDATES`, see docs/retrieval.md); see `normalizeScores`. */
   scoreNormalization: ScoreNormalization;
   /** `BM25_K1`, default 0.9 (Anserini's BEIR setting): term-frequency saturation of Okapi BM25. */
   bm25K1: number;
@@ -307,6 +315,7 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     embedCacheMaxEntries: environment.EMBED_CACHE_MAX_ENTRIES,
     vectorTopK: environment.VECTOR_RETRIEVER_TOP_K,
     bm25TopK: environment.BM25_RETRIEVER_TOP_K,
+    fusionCandidates: environment.FUSION_CANDIDATES,
     retrieverTopK: environment.RETRIEVER_TOP_K,
     weightVector: environment.WEIGHT_VECTOR,
     weightBm25: environment.WEIGHT_BM25,

@@ -63,10 +63,11 @@ export const environmentSchema = z.object({
   // Retrieval
   VECTOR_RETRIEVER_TOP_K: integer(8, 1),
   BM25_RETRIEVER_TOP_K: integer(8, 1),
+  FUSION_CANDIDATES: integer(30, 0),
   RETRIEVER_TOP_K: integer(5, 1),
   WEIGHT_VECTOR: z.coerce.number().min(0).default(0.5),
   WEIGHT_BM25: z.coerce.number().min(0).default(0.5),
-  SCORE_NORMALIZATION: z.enum(["min-max", "z-score"]).default("z-score"),
+  SCORE_NORMALIZATION: z.enum(["min-max", "z-score"]).default("min-max"),
   BM25_K1: z.coerce.number().min(0).default(0.9),
   BM25_B: fraction(0.4),
   VECTOR_INDEX: z.enum(["auto", "exact", "hnsw"]).default("auto"),

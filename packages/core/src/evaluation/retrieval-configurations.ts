@@ -24,13 +24,15 @@ export const serviceConfigurationName = "service";
 
 /**
  * What the service does with `config`: its fusion, normalisation, weights and candidate depths
- * (`VECTOR_RETRIEVER_TOP_K`, `BM25_RETRIEVER_TOP_K`), and its reranker setting, on the index
+ * (`VECTOR_RETRIEVER_TOP_K`, `BM25_RETRIEVER_TOP_K`, `FUSION_CANDIDATES`), and its reranker setting, on the index
  * without RAPTOR summary nodes (`docqa eval --raptor` adds the RAPTOR rows). The document
- * ranking it yields is only as deep as the fused candidates (16 chunks with the spec's 8 + 8),
- * so its recall@100 is a recall at that depth.
+ * ranking it yields is only as deep as the fused candidates (at most 60 chunks with the default
+ * 30 + 30), so its recall@100 is a recall at that depth.
  */
 export function serviceRetrievalConfiguration(config: DocqaConfig): RetrievalConfiguration {
-  const candidates = `${config.vectorTopK} + ${config.bm25TopK} candidates`;
+  const vectorDepth = Math.max(config.vectorTopK, config.fusionCandidates);
+  const keywordDepth = Math.max(config.bm25TopK, config.fusionCandidates);
+  const candidates = `${vectorDepth} + ${keywordDepth} candidates`;
   return {
     name: serviceConfigurationName,
     description: `the service's configuration: weighted sum ${config.weightVector}/${config.weightBm25}, ${config.scoreNormalization}, ${candidates}${config.useReranker ? ", then the reranker" : ""}`,
@@ -41,6 +43,7 @@ export function serviceRetrievalConfiguration(config: DocqaConfig): RetrievalCon
       fusion: "weighted",
       vectorTopK: config.vectorTopK,
       bm25TopK: config.bm25TopK,
+      fusionCandidates: config.fusionCandidates,
     },
     rerank: config.useReranker,
     needsVectors: config.weightVector > 0,
@@ -53,7 +56,7 @@ const candidates = 100;
 /** Candidates per retriever of the deep configuration. */
 const deepCandidates = 1000;
 
-/** Every alternative configuration `docqa eval` knows, by name. */
+/** Every alternative configuration `docqa eval` knows, by name; each sets its own candidate depth, whatever the service's. */
 export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
   {
     name: "bm25",
@@ -81,6 +84,7 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
       fusion: "weighted",
       vectorTopK: candidates,
       bm25TopK: candidates,
+      fusionCandidates: 0,
     },
     rerank: false,
     needsVectors: true,
@@ -96,6 +100,7 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
       fusion: "weighted",
       vectorTopK: candidates,
       bm25TopK: candidates,
+      fusionCandidates: 0,
     },
     rerank: false,
     needsVectors: true,
@@ -111,6 +116,7 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
       fusion: "weighted",
       vectorTopK: deepCandidates,
       bm25TopK: deepCandidates,
+      fusionCandidates: 0,
     },
     rerank: false,
     needsVectors: true,
@@ -119,7 +125,7 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
   {
     name: "rrf",
     description: `reciprocal rank fusion (k = 60), weights 0.5/0.5, ${candidates} candidates per retriever`,
-    retrieval: { weightVector: 0.5, weightBm25: 0.5, fusion: "rrf", vectorTopK: candidates, bm25TopK: candidates },
+    retrieval: { weightVector: 0.5, weightBm25: 0.5, fusion: "rrf", vectorTopK: candidates, bm25TopK: candidates, fusionCandidates: 0 },
     rerank: false,
     needsVectors: true,
     raptor: false,
@@ -134,6 +140,7 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
       fusion: "weighted",
       vectorTopK: candidates,
       bm25TopK: candidates,
+      fusionCandidates: 0,
     },
     rerank: true,
     needsVectors: true,
@@ -157,6 +164,7 @@ export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
       fusion: "weighted",
       vectorTopK: candidates,
       bm25TopK: candidates,
+      fusionCandidates: 0,
     },
     rerank: false,
     needsVectors: true,

@@ -1,7 +1,7 @@
 /**
  * Hybrid retrieval in the spec's processing order (`POST /predict` steps 4 to 6): vector top-K
- * and BM25 top-K, each pre-filtered by principal in the index (a retriever whose weight is 0 is
- * not run); scores normalised and fused as
+ * and BM25 top-K (each at least `FUSION_CANDIDATES` deep), each pre-filtered by principal in the
+ * index (a retriever whose weight is 0 is not run); scores normalised and fused as
  * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25`; optional reranking; the seven ACL rules as the
  * final word; then `RETRIEVER_TOP_K`.
  *
@@ -33,6 +33,11 @@ export interface RetrievalSettings {
   vectorTopK: number;
   /** `BM25_RETRIEVER_TOP_K`. */
   bm25TopK: number;
+  /**
+   * `FUSION_CANDIDATES`: chunks each retriever contributes to fusion at least; a retriever
+   * returns `max(its top-K, fusionCandidates)`. Default 0 (the top-Ks alone).
+   */
+  fusionCandidates?: number | undefined;
   /** `RETRIEVER_TOP_K`. */
   retrieverTopK: number;
   /** `WEIGHT_VECTOR`. */
@@ -94,8 +99,8 @@ export async function retrieveChunks(dependencies: RetrievalDependencies, input:
   const filter: ChunkFilter = { ...input.filter, principal: input.principal };
   const { stores } = dependencies;
   const queryVector = await embedQuery(dependencies, input);
-  let vectorDepth = settings.vectorTopK;
-  let keywordDepth = settings.bm25TopK;
+  let vectorDepth = Math.max(settings.vectorTopK, settings.fusionCandidates ?? 0);
+  let keywordDepth = Math.max(settings.bm25TopK, settings.fusionCandidates ?? 0);
   let output: RetrievalOutput = { chunks: [], vectorUsed: queryVector !== undefined, candidates: 0 };
   for (let round = 0; round <= maximumRefillRounds; round++) {
     let [vector, keyword] = await Promise.all([

@@ -302,6 +302,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     return {
       vectorTopK: config.vectorTopK,
       bm25TopK: config.bm25TopK,
+      fusionCandidates: config.fusionCandidates,
       retrieverTopK: config.retrieverTopK,
       weightVector: config.weightVector,
       weightBm25: config.weightBm25,
