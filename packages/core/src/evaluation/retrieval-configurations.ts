@@ -56,118 +56,59 @@ const candidates = 100;
 /** Candidates per retriever of the deep configuration. */
 const deepCandidates = 1000;
 
+type Retrieval = RetrievalConfiguration["retrieval"];
+
+/** Fusion of both retrievers at weights 0.5/0.5 over `depth` candidates each, whatever the service's `FUSION_CANDIDATES`. */
+function hybrid(depth: number, method: { normalization: "min-max" | "z-score" } | { fusion: "rrf" }): Retrieval {
+  const fusion = "fusion" in method ? method : { normalization: method.normalization, fusion: "weighted" as const };
+  return { weightVector: 0.5, weightBm25: 0.5, ...fusion, vectorTopK: depth, bm25TopK: depth, fusionCandidates: 0 };
+}
+
+/** A configuration row; `needsVectors` follows the vector weight. */
+function row(name: string, description: string, retrieval: Retrieval, options: { rerank?: boolean; raptor?: boolean } = {}) {
+  return {
+    name,
+    description,
+    retrieval,
+    rerank: options.rerank ?? false,
+    needsVectors: (retrieval.weightVector ?? 0) > 0,
+    raptor: options.raptor ?? false,
+  };
+}
+
+const perRetriever = (depth: number) => `${depth.toLocaleString("en")} candidates per retriever`;
+
 /** Every alternative configuration `docqa eval` knows, by name; each sets its own candidate depth, whatever the service's. */
 export const retrievalConfigurations: readonly RetrievalConfiguration[] = [
-  {
-    name: "bm25",
-    description: "BM25 only",
-    retrieval: { weightVector: 0, weightBm25: 1 },
-    rerank: false,
-    needsVectors: false,
-    raptor: false,
-  },
-  {
-    name: "vector",
-    description: "vector only",
-    retrieval: { weightVector: 1, weightBm25: 0 },
-    rerank: false,
-    needsVectors: true,
-    raptor: false,
-  },
-  {
-    name: "hybrid-minmax",
-    description: `weighted sum 0.5/0.5, min-max normalisation, ${candidates} candidates per retriever`,
-    retrieval: {
-      weightVector: 0.5,
-      weightBm25: 0.5,
-      normalization: "min-max",
-      fusion: "weighted",
-      vectorTopK: candidates,
-      bm25TopK: candidates,
-      fusionCandidates: 0,
-    },
-    rerank: false,
-    needsVectors: true,
-    raptor: false,
-  },
-  {
-    name: "hybrid-zscore",
-    description: `weighted sum 0.5/0.5, z-score normalisation, ${candidates} candidates per retriever`,
-    retrieval: {
-      weightVector: 0.5,
-      weightBm25: 0.5,
-      normalization: "z-score",
-      fusion: "weighted",
-      vectorTopK: candidates,
-      bm25TopK: candidates,
-      fusionCandidates: 0,
-    },
-    rerank: false,
-    needsVectors: true,
-    raptor: false,
-  },
-  {
-    name: "hybrid-minmax-deep",
-    description: `weighted sum 0.5/0.5, min-max normalisation, ${deepCandidates.toLocaleString("en")} candidates per retriever`,
-    retrieval: {
-      weightVector: 0.5,
-      weightBm25: 0.5,
-      normalization: "min-max",
-      fusion: "weighted",
-      vectorTopK: deepCandidates,
-      bm25TopK: deepCandidates,
-      fusionCandidates: 0,
-    },
-    rerank: false,
-    needsVectors: true,
-    raptor: false,
-  },
-  {
-    name: "rrf",
-    description: `reciprocal rank fusion (k = 60), weights 0.5/0.5, ${candidates} candidates per retriever`,
-    retrieval: { weightVector: 0.5, weightBm25: 0.5, fusion: "rrf", vectorTopK: candidates, bm25TopK: candidates, fusionCandidates: 0 },
-    rerank: false,
-    needsVectors: true,
-    raptor: false,
-  },
-  {
-    name: "hybrid-rerank",
-    description: `weighted sum 0.5/0.5, min-max, ${candidates} candidates per retriever, then the reranker (needs USE_RERANKER=true and its model)`,
-    retrieval: {
-      weightVector: 0.5,
-      weightBm25: 0.5,
-      normalization: "min-max",
-      fusion: "weighted",
-      vectorTopK: candidates,
-      bm25TopK: candidates,
-      fusionCandidates: 0,
-    },
-    rerank: true,
-    needsVectors: true,
-    raptor: false,
-  },
-  {
-    name: "bm25-raptor",
-    description: "BM25 only, with RAPTOR summary nodes",
-    retrieval: { weightVector: 0, weightBm25: 1 },
-    rerank: false,
-    needsVectors: false,
-    raptor: true,
-  },
-  {
-    name: "hybrid-raptor",
-    description: `weighted sum 0.5/0.5, min-max, ${candidates} candidates per retriever, with RAPTOR summary nodes`,
-    retrieval: {
-      weightVector: 0.5,
-      weightBm25: 0.5,
-      normalization: "min-max",
-      fusion: "weighted",
-      vectorTopK: candidates,
-      bm25TopK: candidates,
-      fusionCandidates: 0,
-    },
-    rerank: false,
-    needsVectors: true,
-    raptor: true,
-  },
+  row("bm25", "BM25 only", { weightVector: 0, weightBm25: 1 }),
+  row("vector", "vector only", { weightVector: 1, weightBm25: 0 }),
+  row(
+    "hybrid-minmax",
+    `weighted sum 0.5/0.5, min-max normalisation, ${perRetriever(candidates)}`,
+    hybrid(candidates, { normalization: "min-max" }),
+  ),
+  row(
+    "hybrid-zscore",
+    `weighted sum 0.5/0.5, z-score normalisation, ${perRetriever(candidates)}`,
+    hybrid(candidates, { normalization: "z-score" }),
+  ),
+  row(
+    "hybrid-minmax-deep",
+    `weighted sum 0.5/0.5, min-max normalisation, ${perRetriever(deepCandidates)}`,
+    hybrid(deepCandidates, { normalization: "min-max" }),
+  ),
+  row("rrf", `reciprocal rank fusion (k = 60), weights 0.5/0.5, ${perRetriever(candidates)}`, hybrid(candidates, { fusion: "rrf" })),
+  row(
+    "hybrid-rerank",
+    `weighted sum 0.5/0.5, min-max, ${perRetriever(candidates)}, then the reranker (needs USE_RERANKER=true and its model)`,
+    hybrid(candidates, { normalization: "min-max" }),
+    { rerank: true },
+  ),
+  row("bm25-raptor", "BM25 only, with RAPTOR summary nodes", { weightVector: 0, weightBm25: 1 }, { raptor: true }),
+  row(
+    "hybrid-raptor",
+    `weighted sum 0.5/0.5, min-max, ${perRetriever(candidates)}, with RAPTOR summary nodes`,
+    hybrid(candidates, { normalization: "min-max" }),
+    { raptor: true },
+  ),
 ];
