@@ -23,16 +23,9 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  chunkDocument,
-  type DocumentVersion,
-  embedChunks,
-  embeddingModelPreset,
-  indexedText,
-  loadConfig,
-  sourceFromInput,
-  TransformersEmbeddings,
-} from "@docqa/core";
+import { embeddingModelPreset, loadConfig, TransformersEmbeddings } from "@docqa/core";
+import { chunkDocument, embedChunks, sourceFromInput } from "@docqa/core/ingestion";
+import { type DocumentVersion, indexedText } from "@docqa/core/stores";
 import { findLocalModels, type LocalModel, sharedDataPath } from "@docqa/core/testing";
 import type { BenchmarkRow } from "./statistics.ts";
 
@@ -59,7 +52,7 @@ async function scifactChunks(count: number): Promise<DocumentVersion[]> {
     versions.push(
       await chunkDocument(
         sourceFromInput(record._id, { title: record.title, content: record.text }),
-        { chunkSize: config.chunkSize, chunkOverlap: config.chunkOverlap },
+        { chunkSize: config.ingestion.chunkSize, chunkOverlap: config.ingestion.chunkOverlap },
         { orgId: "bench", uploader: "bench@example.org" },
       ),
     );

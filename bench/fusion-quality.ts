@@ -14,19 +14,10 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  type BeirDataset,
-  createRagService,
-  evaluateRetrieval,
-  type FusedChunk,
-  fuseReciprocalRank,
-  fuseWeighted,
-  loadBeirDataset,
-  meanMetrics,
-  type RagService,
-  type RetrievalMetrics,
-  type ScoredChunk,
-} from "@docqa/core";
+import { createRagService, type RagService } from "@docqa/core";
+import { type BeirDataset, evaluateRetrieval, loadBeirDataset, meanMetrics, type RetrievalMetrics } from "@docqa/core/evaluation";
+import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "@docqa/core/retrieval";
+import type { ScoredChunk } from "@docqa/core/stores";
 import { findLocalModels, sharedDataPath } from "@docqa/core/testing";
 import type { BenchmarkRow } from "./statistics.ts";
 
@@ -70,14 +61,16 @@ function indexedService(dataset: string, model: { id: string; root: string; dime
   mkdirSync(dataDir, { recursive: true });
   return createRagService({
     config: {
-      dataDir,
-      logLevel: "warn",
-      useRaptor: false,
-      embedProvider: "transformers",
-      embedModelPath: model.root,
-      embedModelName: model.id,
-      embedDimension: model.dimension,
-      embedAllowRemote: false,
+      stores: { dataDir },
+      logging: { level: "warn" },
+      ingestion: { useRaptor: false },
+      embeddings: {
+        provider: "transformers",
+        modelPath: model.root,
+        modelName: model.id,
+        dimension: model.dimension,
+        allowRemote: false,
+      },
     },
   });
 }

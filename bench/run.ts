@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: runs every benchmark and prints one table of figures with their same-run
  * baselines. Needs `npm run build`. `BENCH_ITERATIONS` sets the latency sample count;
- * `BENCH_ONLY=predict|ingestion|speed|quality` runs one group. `BENCH_ONLY=backends` compares the
+ * `BENCH_ONLY=predict|ingestion|speed|quality` runs one group; `BENCH_ONLY=kernel` runs only the
+ * exact-scan kernel comparison of the `speed` group (decision record 0004). `BENCH_ONLY=cli` times the command
+ * line (a single `docqa ask` start, `docqa ask --file` throughput in-process and over HTTP). `BENCH_ONLY=backends` compares the
  * embedded store with Milvus + OpenSearch + Redis (servers of `scripts/services/start-all.sh`). `BENCH_ONLY=load` runs the set B
  * load benchmark (autocannon on loopback, about a minute and both CPU cores), `BENCH_ONLY=embedding`
  * the embedding throughput against fastembed and sentence-transformers (creates Python virtual
@@ -9,7 +11,7 @@
  * model and retrieval set; the default run leaves these four out.
  */
 import { cpus } from "node:os";
-import { benchmarkIndexSpeed } from "./index-speed.ts";
+import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
 import { benchmarkIngestion } from "./ingestion-throughput.ts";
 import { benchmarkPredictLatency } from "./predict-latency.ts";
 import { benchmarkRetrievalQuality } from "./retrieval-quality.ts";
@@ -22,9 +24,11 @@ const rows: BenchmarkRow[] = [];
 if (!only || only === "predict") rows.push(...(await benchmarkPredictLatency(iterations)));
 if (!only || only === "ingestion") rows.push(...(await benchmarkIngestion()));
 if (!only || only === "speed") rows.push(...(await benchmarkIndexSpeed()));
+if (only === "kernel") rows.push(...(await benchmarkScanKernel()));
 if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
 if (only === "fusion") rows.push(...(await (await import("./fusion-quality.ts")).benchmarkFusionQuality()));
 if (only === "embedding") rows.push(...(await (await import("./embedding-throughput.ts")).benchmarkEmbeddingThroughput()));
 if (only === "backends") rows.push(...(await (await import("./backends.ts")).benchmarkBackends(iterations)));
+if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli()));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
 printRows(rows);

@@ -24,6 +24,8 @@ app.route("/", chatRoutes(service, { rateLimit: { perMinute: 100, perHour: 1000 
 // Set A under a prefix. Its reference pages link to root paths (/openapi.json, /docs/assets/),
 // so they are turned off here; serve set A on its own port (`docqa serve`) to browse them.
 app.route("/a", predictRoutes(service, { referencePages: false }));
+// Paths neither set knows are answered by this app's notFound (Hono uses only the outermost one).
+app.notFound((c) => c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
 
 serve({ fetch: app.fetch, port: 3000 }, () => {
   console.log("set B: POST http://localhost:3000/api/chat, reference at http://localhost:3000/docs");

@@ -4,8 +4,7 @@
  * is docqa's (documented in `docs/chat-api.md`).
  */
 import type { Answer, Source } from "@docqa/core";
-
-const citationPattern = /\[\s*Source\s*:\s*([^\]]*)\]/gi;
+import { citedKeys } from "@docqa/core/answering";
 
 /** Fusion weights (`WEIGHT_VECTOR`, `WEIGHT_BM25`) that bound the fused score. */
 export interface FusionWeights {
@@ -24,11 +23,7 @@ export interface ConfidenceParts {
 }
 
 function knownKeys(text: string, sources: Readonly<Record<string, Source>>): string[] {
-  const keys: string[] = [];
-  for (const match of text.matchAll(citationPattern)) {
-    for (const key of (match[1] ?? "").split(/[,;\s]+/)) if (Object.hasOwn(sources, key) && !keys.includes(key)) keys.push(key);
-  }
-  return keys;
+  return citedKeys(text).filter((key) => Object.hasOwn(sources, key));
 }
 
 /**

@@ -1,43 +1,49 @@
 /**
  * Endpoint set B as Hono routes: `GET /health`, `POST /api/chat`, `POST /api/search`,
- * `POST /api/ingest`, `GET /api/ingest/{jobId}`; plus `/openapi.json`, `/docs` and `/redoc`.
+ * `POST /api/ingest`, `GET /api/ingest/{jobId}`, `DELETE /api/memory`, the documents API
+ * (`GET /api/documents`, `GET` and `DELETE /api/documents/{id}`); plus `/openapi.json`, `/docs`
+ * and `/redoc`.
  * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
  * validate, call one service method, and map the result; retrieval, access control and answering
- * live in `@docqa/core`.
+ * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
+ * and the reference pages are `@docqa/http`'s `createDocqaApp`.
  */
 import {
   DocqaError,
-  formatFromName,
+  type DocumentSummary,
   type IngestionJob,
   type Logger,
   type PredictRequest,
+  type PrincipalResolver,
   type RagService,
-  type RetrievedChunk,
-  silentLogger,
 } from "@docqa/core";
+import { formatFromName } from "@docqa/core/ingestion";
+import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
-  bearerAuth,
-  createRateLimiters,
+  createDocqaApp,
+  type DocqaAppOptions,
   defaultJsonContentType,
   defaultRateLimitPolicy,
-  mountReferencePages,
-  offlineReferencePages,
-  type RateLimiter,
+  loadServerConfig,
   type RateLimitPolicy,
-  rateLimit,
+  type RateLimitSetting,
+  type ServerConfig,
 } from "@docqa/http";
-import { createRoute, OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
 import type { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import packageJson from "../package.json" with { type: "json" };
 import { answerConfidence } from "./answer-confidence.js";
-import { errorResponse, rateLimitedResponse, validationErrorResponse } from "./error-responses.js";
+import { setBErrors } from "./error-responses.js";
 import { renderAnswer, sourceFileNames } from "./render-answer.js";
 import {
   type ChatMessage,
   chatRequestSchema,
   chatResponseSchema,
+  deleteDocumentResponseSchema,
+  documentListQuerySchema,
+  documentListResponseSchema,
+  documentParamsSchema,
   errorResponseSchema,
   forgetResponseSchema,
   healthResponseSchema,
@@ -48,21 +54,32 @@ import {
   jobParamsSchema,
   searchRequestSchema,
   searchResponseSchema,
+  storedDocumentSchema,
 } from "./schemas.js";
 import { searchConditions } from "./search-conditions.js";
 
 /** Options of {@link chatRoutes}. */
 export interface ChatRoutesOptions {
+  /** Server settings (access tokens, `JWT_*`); default `loadServerConfig()` (the environment), read when the first request needs it. */
+  server?: ServerConfig | undefined;
   /**
    * Per-user rate limits of every `/api` route. Default {@link defaultRateLimitPolicy} (100 per
    * minute and 1,000 per hour, spec "Limits") counted in this process. Pass a
-   * {@link RateLimitPolicy} for other budgets, `{ limiters }` for counters in a shared store
-   * (Redis: every instance shares the budget), or `false` to disable.
+   * {@link RateLimitPolicy} for other budgets, `{ limiters }` of any `RateLimiter` for counters
+   * in a shared store (`@docqa/redis`'s `createRateLimiter`: every instance shares the budget), or
+   * `false` to disable.
    */
-  rateLimit?: RateLimitPolicy | { limiters: readonly RateLimiter[] } | false | undefined;
+  rateLimit?: RateLimitSetting | undefined;
   /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
   referencePages?: boolean | undefined;
+  /**
+   * Where an authenticated principal's roles and groups come from (a directory lookup, see
+   * `createCachedPrincipalResolver`); default the token's `role`, `roles` and `groups` claims.
+   */
+  resolvePrincipal?: PrincipalResolver | undefined;
   logger?: Logger | undefined;
+  /** Middleware run first on every request (`DocqaAppOptions.middleware`), for example request metrics and tracing; default none. */
+  middleware?: DocqaAppOptions["middleware"];
 }
 
 /**
@@ -100,12 +117,6 @@ const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   headers: rateLimitHeaders,
 });
 
-function rateLimiters(option: ChatRoutesOptions["rateLimit"]): readonly RateLimiter[] {
-  if (option === false) return [];
-  if (option === undefined) return createRateLimiters(defaultRateLimitPolicy);
-  return "limiters" in option ? option.limiters : createRateLimiters(option);
-}
-
 function searchResult(result: RetrievedChunk) {
   const metadata = result.chunk.metadata;
   return {
@@ -117,6 +128,20 @@ function searchResult(result: RetrievedChunk) {
       filename: typeof metadata.filename === "string" ? metadata.filename : sourceFileNames(metadata, result.chunk.title).join(", "),
       type: typeof metadata.type === "string" ? metadata.type : "text",
     },
+  };
+}
+
+/** A document of the documents API in set B's field names. */
+function storedDocument(document: DocumentSummary) {
+  return {
+    id: document.docId,
+    title: document.title,
+    owner: document.ownerId,
+    acl: document.acl,
+    source: document.source,
+    type: document.type,
+    chunks: document.chunkCount,
+    updatedAt: document.updatedAt,
   };
 }
 
@@ -162,33 +187,29 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | unde
  */
 export function chatRoutes(service: RagService, options: ChatRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
   const config = service.config;
-  const logger = options.logger ?? silentLogger;
-  const app = new OpenAPIHono<{ Variables: AuthVariables }>({
-    defaultHook: (result, c) => {
-      if (!result.success) return validationErrorResponse(c, result.error);
+  let loaded: ServerConfig | undefined = options.server;
+  const { app, authenticated } = createDocqaApp({
+    jwt: () => (loaded ??= loadServerConfig()).jwt,
+    resolvePrincipal: options.resolvePrincipal,
+    maxUploadBytes: config.ingestion.maxUploadBytes,
+    component: "chat-api",
+    errors: setBErrors,
+    rateLimit: options.rateLimit ?? defaultRateLimitPolicy,
+    referencePages: (options.referencePages ?? true) && {
+      title: "docqa: endpoint set B",
+      version: packageJson.version,
+      description: [
+        "Chat, search and ingestion over an organisation's documents, with citations and per-document access control.",
+        "Authenticate every `/api` route with `Authorization: Bearer <JWT>` (the same token as set A; `org_id` selects the organisation).",
+        'Errors are `{"error": {"code": "...", "message": "..."}}`.',
+        "Rate limits: per user, 100 requests per minute and 1,000 per hour by default; excess gives 429 with `Retry-After`.",
+      ].join(" "),
     },
+    logger: options.logger,
+    middleware: options.middleware,
   });
-  app.onError(errorResponse(logger));
-  app.notFound((c) => c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
-  app.use(
-    "/api/*",
-    bearerAuth(() => service.config),
-  );
-  app.use("/api/*", rateLimit({ limiters: rateLimiters(options.rateLimit), onLimited: rateLimitedResponse, logger }));
   app.use("/api/chat", defaultJsonContentType());
   app.use("/api/search", defaultJsonContentType());
-  app.use(
-    "/api/*",
-    bodyLimit({
-      maxSize: config.maxUploadBytes,
-      onError: () => {
-        throw new DocqaError("payload_too_large", `the request body exceeds ${config.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`, {
-          component: "chat-api",
-        });
-      },
-    }),
-  );
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
 
   app.openapi(
     createRoute({
@@ -211,7 +232,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       summary: "Chat message",
       description:
         "Answers `message` from the organisation's documents the user may read, with numbered citations. `sessionId` names the conversation; `context` carries previous messages.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       request: { body: jsonBody(chatRequestSchema) },
       responses: { 200: jsonResponse(chatResponseSchema, "The answer, the cited files and a confidence."), ...errors },
     }),
@@ -229,7 +250,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       };
       const result = await service.predict(request);
       const rendered = renderAnswer(result.answer, result.sources);
-      const { confidence } = answerConfidence(result.answer, result.sources, config);
+      const { confidence } = answerConfidence(result.answer, result.sources, config.retrieval);
       return c.json({ response: rendered.text, sources: rendered.files, confidence, sessionId: body.sessionId }, 200);
     },
   );
@@ -241,7 +262,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       summary: "Semantic search",
       description:
         "Hybrid search (vector and BM25, fused) over the chunks the user may read, without answering. `filters` narrows by type, `created_at` range, source or any metadata key.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       request: { body: jsonBody(searchRequestSchema) },
       responses: { 200: jsonResponse(searchResponseSchema, "Matching chunks, best first."), ...errors },
     }),
@@ -267,8 +288,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       path: "/api/ingest",
       summary: "Document ingestion",
       description:
-        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns the documents; share them with an `acl` in `metadata`. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
-      security: [{ bearerAuth: [] }],
+        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns new documents; share them with an `acl` in `metadata`. A file replacing a document the user neither owns nor administers is rejected in the job (`errors[].code` `forbidden`); a re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+      ...authenticated,
       request: {
         query: ingestQuerySchema,
         body: { content: { "multipart/form-data": { schema: ingestFormSchema } }, required: true },
@@ -308,7 +329,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       path: "/api/ingest/{jobId}",
       summary: "Ingestion job state",
       description: "State and counts of an ingestion job of the token's organisation; another organisation's job id answers 404.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       request: { params: jobParamsSchema },
       responses: {
         200: jsonResponse(ingestJobResponseSchema, "The job."),
@@ -348,7 +369,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       summary: "Delete my conversation memory",
       description:
         "Deletes the caller's conversation memory in the token's organisation: their session and every conversation (`sessionId`) they started. Other users' memory is untouched.",
-      security: [{ bearerAuth: [] }],
+      ...authenticated,
       responses: { 200: jsonResponse(forgetResponseSchema, "What was deleted."), ...errors },
     }),
     async (c) => {
@@ -357,23 +378,84 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     },
   );
 
-  if (options.referencePages ?? true) {
-    app.doc31("/openapi.json", {
-      openapi: "3.1.0",
-      info: {
-        title: "docqa: endpoint set B",
-        version: packageJson.version,
-        description: [
-          "Chat, search and ingestion over an organisation's documents, with citations and per-document access control.",
-          "Authenticate every `/api` route with `Authorization: Bearer <JWT>` (the same token as set A; `org_id` selects the organisation).",
-          'Errors are `{"error": {"code": "...", "message": "..."}}`.',
-          "Rate limits: per user, 100 requests per minute and 1,000 per hour by default; excess gives 429 with `Retry-After`.",
-        ].join(" "),
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/documents",
+      summary: "List documents",
+      description:
+        "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
+      ...authenticated,
+      request: { query: documentListQuerySchema },
+      responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const auth = c.get("auth");
+      const page = await service.listDocuments({
+        orgId: auth.orgId,
+        principal: auth.principal,
+        source: query.source,
+        type: query.type,
+        ownerId: query.owner,
+        limit: query.limit,
+        cursor: query.cursor,
+        requestId: c.req.header("X-Request-Id"),
+      });
+      return c.json({ documents: page.documents.map(storedDocument), nextCursor: page.nextCursor }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/documents/{id}",
+      summary: "Show a document",
+      description:
+        "A document the user may read (any for administrators). A document the user may not read answers 404, like a missing one.",
+      ...authenticated,
+      request: { params: documentParamsSchema },
+      responses: {
+        200: jsonResponse(storedDocumentSchema, "The document."),
+        404: errorContent("No such document, or one the user may not read (`not_found`)."),
+        ...errors,
       },
-    });
-    app.use("/docs", offlineReferencePages());
-    app.use("/redoc", offlineReferencePages());
-    mountReferencePages(app as unknown as Hono, { title: "docqa: endpoint set B", openApiPath: "/openapi.json" });
-  }
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const auth = c.get("auth");
+      const document = await service.getDocument({ orgId: auth.orgId, principal: auth.principal }, id);
+      if (!document) throw new DocqaError("not_found", `no document ${JSON.stringify(id)} in this organisation`, { component: "chat-api" });
+      return c.json(storedDocument(document), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/documents/{id}",
+      summary: "Delete a document",
+      description:
+        "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
+      ...authenticated,
+      request: { params: documentParamsSchema },
+      responses: {
+        200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
+        403: errorContent("The user neither owns the document nor holds an administrative role (`forbidden`; nothing deleted)."),
+        404: errorContent("No such document (`not_found`)."),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const auth = c.get("auth");
+      const result = await service.deleteDocument(
+        { orgId: auth.orgId, principal: auth.principal, requestId: c.req.header("X-Request-Id") },
+        id,
+      );
+      return c.json({ deleted: id, chunks: result.chunks, summaries: result.summaries }, 200);
+    },
+  );
+
   return app;
 }

@@ -15,10 +15,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInMemoryJobStore, createRagService, type RagService } from "@docqa/core";
 import { isContinuousIntegration } from "@docqa/core/testing";
-import { offlineReferencePages } from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatRoutes } from "./chat-routes.js";
@@ -36,20 +34,26 @@ const screenshots = fileURLToPath(new URL("../screenshots/", import.meta.url));
 const sets = [
   {
     name: "set-a",
-    // As `docqa serve` serves set A: its pages under the offline Content-Security-Policy.
-    build: (service: RagService) => {
-      const app = new Hono();
-      app.use("/docs", offlineReferencePages());
-      app.use("/redoc", offlineReferencePages());
-      return app.route("/", predictRoutes(service));
-    },
+    // As `docqa serve` serves set A: the app itself, its pages under the offline Content-Security-Policy.
+    build: (service: RagService) => predictRoutes(service),
     operations: [
       ["GET", "/healthz"],
       ["POST", "/query"],
       ["POST", "/predict"],
       ["POST", "/upsert"],
+      ["GET", "/documents"],
+      ["GET", "/documents/{doc_id}"],
+      ["DELETE", "/documents/{doc_id}"],
     ],
-    summaries: ["Liveness check", "Intent detection", "Question answering", "Insert or update documents"],
+    summaries: [
+      "Liveness check",
+      "Intent detection",
+      "Question answering",
+      "Insert or update documents",
+      "List documents",
+      "Show a document",
+      "Delete a document",
+    ],
     health: "/healthz",
     healthBody: '"status": "ok"',
   },
@@ -63,6 +67,9 @@ const sets = [
       ["POST", "/api/ingest"],
       ["GET", "/api/ingest/{jobId}"],
       ["DELETE", "/api/memory"],
+      ["GET", "/api/documents"],
+      ["GET", "/api/documents/{id}"],
+      ["DELETE", "/api/documents/{id}"],
     ],
     summaries: [
       "Health check",
@@ -71,6 +78,9 @@ const sets = [
       "Document ingestion",
       "Ingestion job state",
       "Delete my conversation memory",
+      "List documents",
+      "Show a document",
+      "Delete a document",
     ],
     health: "/health",
     healthBody: '"version": "0.1.0"',
@@ -87,9 +97,8 @@ beforeAll(async () => {
   for (const set of sets) {
     const service = createRagService({
       config: {
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-reference-pages-")),
-        jwt: { secret: "reference-pages-secret-0123456789" },
-        logLevel: "silent",
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-reference-pages-")) },
+        logging: { level: "silent" },
       },
       embeddings: null,
       jobStore: createInMemoryJobStore(),

@@ -3,6 +3,7 @@
  * `POST /api/chat`'s `response`, with numbered citations and a list of the files they point to.
  */
 import type { Answer, Source } from "@docqa/core";
+import { replaceCitations } from "@docqa/core/answering";
 
 /** Output of {@link renderAnswer}. */
 export interface RenderedAnswer {
@@ -13,8 +14,6 @@ export interface RenderedAnswer {
   /** Source keys (`doc_<n>`) in the order their numbers were given: `citedKeys[0]` is `[1]`. */
   citedKeys: string[];
 }
-
-const citationPattern = /\[\s*Source\s*:\s*([^\]]*)\]/gi;
 
 /** The last path segment of a document id, without a JSON record suffix (`docs/a.json#3` → `a.json`). */
 function fileNameOfDocumentId(docId: string): string {
@@ -86,11 +85,10 @@ export function renderAnswer(answer: Answer, sources: Readonly<Record<string, So
     return index + 1;
   };
   const rewrite = (text: string): string =>
-    text
-      .replace(citationPattern, (_marker, list: string) => {
-        const keys = list.split(/[,;\s]+/).filter((key) => key !== "" && Object.hasOwn(sources, key));
-        return keys.length === 0 ? "" : `[${keys.map(number).join(", ")}]`;
-      })
+    replaceCitations(text, (keys) => {
+      const known = keys.filter((key) => Object.hasOwn(sources, key));
+      return known.length === 0 ? "" : `[${known.map(number).join(", ")}]`;
+    })
       .replace(/[ \t]{2,}/g, " ")
       .trim();
   const parts: string[] = [];

@@ -155,3 +155,32 @@ export function redactUrl(url: string): string {
 export function encodePathSegment(segment: string): string {
   return encodeURIComponent(segment);
 }
+
+/** The `error.type` of an engine's error body, for example `index_not_found_exception`. */
+export function errorType(body: unknown): string | undefined {
+  const error = (typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined) as
+    | { type?: unknown }
+    | undefined;
+  return typeof error?.type === "string" ? error.type : undefined;
+}
+
+/**
+ * Whether a response allowed with status 404 says that the index (alias) does not exist.
+ *
+ * @throws {DocqaError} `store_unavailable` for a 404 about something else.
+ */
+export function isMissingIndex(response: SearchEngineResponse): boolean {
+  if (response.statusCode !== 404) return false;
+  const type = errorType(response.body);
+  if (type === "index_not_found_exception" || type === undefined) return true;
+  throw new DocqaError("store_unavailable", `unexpected HTTP 404: ${describeErrorBody(response.body)}`, { component: "search-engine" });
+}
+
+/** The `store_unavailable` error of an answer to `operation` (`_search`, `_mget`…) that has not the expected shape. */
+export function unexpectedAnswer(search: SearchEngineClient, operation: string, body: unknown): DocqaError {
+  return new DocqaError(
+    "store_unavailable",
+    `unexpected ${operation} answer: ${describeErrorBody(body) ?? JSON.stringify(body)?.slice(0, 300) ?? "empty"}`,
+    { component: search.engine },
+  );
+}

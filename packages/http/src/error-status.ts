@@ -10,7 +10,7 @@
 import type { DocqaErrorCode } from "@docqa/core";
 
 /** HTTP status for each {@link DocqaErrorCode}. */
-export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 413 | 415 | 429 | 500 | 502 | 503 | 504>> = {
+export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 405 | 413 | 415 | 429 | 500 | 502 | 503 | 504>> = {
   config_invalid: 500,
   invalid_request: 400,
   invalid_json: 400,
@@ -19,9 +19,11 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   token_expired: 401,
   auth_not_configured: 503,
   principal_mismatch: 403,
+  forbidden: 403,
   payload_too_large: 413,
   unsupported_media_type: 415,
   not_found: 404,
+  method_not_allowed: 405,
   embedding_dimension_mismatch: 500,
   embedding_model_mismatch: 500,
   store_unavailable: 503,

@@ -1,8 +1,20 @@
 /**
- * @docqa/http: pieces shared by docqa's Hono adapters: bearer-JWT authentication, the error
- * status table, FastAPI-compatible body handling, offline reference pages, and per-user rate limits.
+ * @docqa/http: pieces shared by docqa's Hono adapters: the app factory of the endpoint sets
+ * (error handling, 404/405, body limit, bearer authentication, rate limits, reference pages), the
+ * error status table, FastAPI-compatible body handling, and the one rate-limiter interface.
  */
+export { allowedMethods } from "./allowed-methods.js";
 export { type AuthenticatedUser, type AuthVariables, bearerAuth } from "./bearer-auth.js";
+export {
+  type AuthenticatedRoute,
+  createDocqaApp,
+  type DocqaApp,
+  type DocqaAppOptions,
+  type DocqaEnv,
+  type ErrorFormat,
+  type ReferencePagesInfo,
+} from "./create-docqa-app.js";
+export { type DescribedError, type DescribeErrorSettings, describeError } from "./describe-error.js";
 export { errorStatus } from "./error-status.js";
 export { defaultJsonContentType } from "./json-body-defaults.js";
 export { offlineReferencePages, referencePagesContentSecurityPolicy } from "./offline-reference-pages.js";
@@ -17,7 +29,12 @@ export {
   type RateLimiter,
   type RateLimitOptions,
   type RateLimitPolicy,
+  type RateLimitSetting,
+  type RateLimitWindow,
   rateLimit,
+  rateLimitedMessage,
   rateLimiterFromFlexible,
+  rateLimitersFor,
 } from "./rate-limit.js";
 export { mountReferencePages, type ReferencePagesSettings } from "./reference-pages.js";
+export { loadServerConfig, resolveServerConfig, type ServerConfig, serverConfigSchema } from "./server-config.js";

@@ -7,7 +7,7 @@
  * (draft-ietf-httpapi-ratelimit-headers-07, sections 4 and 5) and, on 429, `Retry-After`
  * (RFC 9110, section 10.2.3).
  */
-import { type DocqaConfig, type Logger, silentLogger, verifyAccessToken } from "@docqa/core";
+import { type JwtSettings, type Logger, silentLogger, verifyAccessToken } from "@docqa/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
@@ -29,22 +29,35 @@ export interface RateLimitDecision {
   windowSeconds?: number | undefined;
 }
 
+/** One window of a limiter: at most `points` requests per `durationSeconds`. */
+export interface RateLimitWindow {
+  /** Requests allowed per window; a positive integer. */
+  points: number;
+  /** Window length in seconds; a positive integer. */
+  durationSeconds: number;
+}
+
 /**
- * Counts requests per key in one fixed window. Implementations: {@link createMemoryRateLimiter}
- * (one process) and {@link rateLimiterFromFlexible} over any `rate-limiter-flexible` limiter, such
- * as `RateLimiterRedis` (shared by every instance).
+ * The one rate-limiter interface of docqa: counts requests per key in one or more fixed windows.
+ * Implementations: {@link createMemoryRateLimiter} (one window, one process),
+ * {@link rateLimiterFromFlexible} over any `rate-limiter-flexible` limiter, and `@docqa/redis`'s
+ * `createRateLimiter` (every window in Redis, shared by all instances, falling back to
+ * per-process counters while Redis is down).
  */
 export interface RateLimiter {
   /**
    * The windows this limiter counts, for the `RateLimit-Policy` field; optional. Without it the
    * field lists the windows of the decisions made.
    */
-  readonly limits?: readonly { points: number; durationSeconds: number }[] | undefined;
+  readonly limits?: readonly RateLimitWindow[] | undefined;
   /**
-   * Counts one request for `key` and says whether it is allowed.
+   * Counts one request for `key` and says whether it is allowed. A limiter of several windows
+   * reports the one that decided: when refused, an exceeded window; when allowed, the window
+   * closest to exhaustion.
    *
    * @throws {Error} when the counter store fails (the middleware then lets the request through
-   *   and logs a warning; see {@link RateLimitOptions.failOpen}).
+   *   and logs a warning; see {@link RateLimitOptions.failOpen}). A limiter may instead handle
+   *   store failures itself, as `@docqa/redis`'s does.
    */
   consume(key: string): Promise<RateLimitDecision>;
 }
@@ -59,6 +72,36 @@ export interface RateLimitPolicy {
 
 /** The spec's set B budgets: 100 requests per minute and 1,000 per hour per user. */
 export const defaultRateLimitPolicy: Readonly<RateLimitPolicy> = { perMinute: 100, perHour: 1000 };
+
+/**
+ * How an app limits its authenticated routes: a {@link RateLimitPolicy} counted in this process,
+ * `{ limiters }` for counters of your own (for example in Redis, shared by every instance), or
+ * `false` for no limit.
+ */
+export type RateLimitSetting = RateLimitPolicy | { limiters: readonly RateLimiter[] } | false;
+
+/** The limiters of `setting`: none for `false`, in-memory ones for a policy, else the given ones. */
+export function rateLimitersFor(setting: RateLimitSetting): readonly RateLimiter[] {
+  if (setting === false) return [];
+  return "limiters" in setting ? setting.limiters : createRateLimiters(setting);
+}
+
+/**
+ * The message of a 429, for example `rate limit exceeded: 100 requests per minute per user;
+ * retry after 41 s` (`minute` and `hour` for windows of 60 and 3,600 s, else `<n> s`).
+ */
+export function rateLimitedMessage(decision: RateLimitDecision): string {
+  const window =
+    decision.windowSeconds === 60
+      ? "minute"
+      : decision.windowSeconds === 3600
+        ? "hour"
+        : decision.windowSeconds === undefined
+          ? "window"
+          : `${decision.windowSeconds} s`;
+  const requests = decision.limit === 1 ? "request" : "requests";
+  return `rate limit exceeded: ${decision.limit} ${requests} per ${window} per user; retry after ${decision.retryAfterSeconds} s`;
+}
 
 /** Settings of {@link createMemoryRateLimiter}. */
 export interface MemoryRateLimiterSettings {
@@ -168,9 +211,9 @@ export function authenticatedUserKey(c: Context): string | undefined {
  * authenticate (the middleware then runs before them). Requests without a valid token are left
  * uncounted; the wrapped app answers them with 401 or 503.
  */
-export function bearerTokenUserKey(config: () => Pick<DocqaConfig, "jwt">) {
+export function bearerTokenUserKey(settings: () => JwtSettings) {
   return async (c: Context): Promise<string | undefined> => {
-    const { jwt } = config();
+    const jwt = settings();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("Authorization") ?? "");
     if (!jwt.secret || !match) return undefined;
     try {
@@ -228,7 +271,7 @@ const defaultLimitedResponse = (c: Context, decision: RateLimitDecision): Respon
  *
  * @example
  * ```ts
- * app.use("/api/*", bearerAuth(() => service.config), rateLimit({ limiters: createRateLimiters({ perMinute: 100, perHour: 1000 }) }));
+ * app.use("/api/*", bearerAuth(() => server.jwt), rateLimit({ limiters: createRateLimiters({ perMinute: 100, perHour: 1000 }) }));
  * ```
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {

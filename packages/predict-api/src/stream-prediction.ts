@@ -15,10 +15,8 @@
  * A failure before the first event is an ordinary HTTP error response (for example 504
  * `model_timeout`), because nothing has been sent yet.
  */
-import type { Logger } from "@docqa/core";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
-import { describeError } from "./error-responses.js";
 
 /** Whether the client asked for Server-Sent Events: the body's `stream` flag if given, else the `Accept` header. */
 export function wantsEventStream(c: Context, streamFlag: boolean | undefined): boolean {
@@ -28,7 +26,8 @@ export function wantsEventStream(c: Context, streamFlag: boolean | undefined): b
 
 /**
  * Runs a prediction and streams it as Server-Sent Events (module comment). `run` receives the
- * token listener to pass to `RagService.predict` as `onToken` and resolves with the response body.
+ * token listener to pass to `RagService.predict` as `onToken` and resolves with the response body;
+ * `errorBody` turns a failure after the first event into the `error` event's data (and logs it).
  *
  * @returns the SSE response once the first token arrived or the prediction finished.
  * @throws the prediction's error when it fails before any token (the caller's error handler
@@ -37,7 +36,7 @@ export function wantsEventStream(c: Context, streamFlag: boolean | undefined): b
 export async function streamPrediction<T>(
   c: Context,
   run: (onToken: (text: string) => void) => Promise<T>,
-  logger: Logger,
+  errorBody: (error: unknown) => object,
 ): Promise<Response> {
   const tokens: string[] = [];
   let outcome: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
@@ -80,7 +79,7 @@ export async function streamPrediction<T>(
     const settled = outcome as NonNullable<typeof outcome>;
     if (settled.ok) await stream.writeSSE({ event: "final", data: JSON.stringify(settled.value) });
     else if (!c.req.raw.signal.aborted) {
-      await stream.writeSSE({ event: "error", data: JSON.stringify(describeError(settled.error, logger).body) });
+      await stream.writeSSE({ event: "error", data: JSON.stringify(errorBody(settled.error)) });
     }
   });
 }

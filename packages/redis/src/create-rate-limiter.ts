@@ -2,8 +2,19 @@
  * Request rate limits (the chat API's "set B": 100 requests a minute and 1000 an hour per user),
  * counted in Redis so every server instance shares the counters, or in process memory without
  * Redis. Built on rate-limiter-flexible's fixed windows, which start at a key's first request.
+ * The limiter implements `@docqa/http`'s `RateLimiter` interface directly, so it plugs into
+ * `chatRoutes(service, { rateLimit: { limiters: [limiter] } })` and `predictRoutes` as it is.
+ *
+ * The fall-back to per-process counters while Redis is down is this file's, not
+ * rate-limiter-flexible's `insuranceLimiter` with `RLWrapperTimeouts` and `rejectIfRedisNotReady`:
+ * the client is lazy (`lazyConnect`; every Redis call of this package connects it through
+ * `whenRedisReady`), and with `rejectIfRedisNotReady` a client that has not connected yet would
+ * never be connected, so every request would count locally; and an outage is logged once when it
+ * starts and once when it ends, which the insurance limiter has no hook for. The counting itself
+ * is rate-limiter-flexible's.
  */
 import { DocqaError, type Logger, silentLogger } from "@docqa/core";
+import type { RateLimitDecision, RateLimiter, RateLimitWindow } from "@docqa/http";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { whenRedisReady } from "./call-redis.js";
@@ -11,55 +22,19 @@ import { escapeKeyPart } from "./escape-key-part.js";
 import { describeRedisTarget } from "./redis-client-from-config.js";
 import { defaultKeyPrefix, redisKeyLayout } from "./redis-key-layout.js";
 
-/** One limit: at most `points` requests per window of `durationSeconds`. */
-export interface RateLimit {
-  /** Requests allowed per window; a positive integer. */
-  points: number;
-  /** Window length in seconds; a positive integer. The window starts at the key's first request. */
-  durationSeconds: number;
-}
+/**
+ * One limit: at most `points` requests per window of `durationSeconds` (positive integers); the
+ * window starts at the key's first request. The same type as `@docqa/http`'s `RateLimitWindow`.
+ */
+export type RateLimit = RateLimitWindow;
+
+export type { RateLimitDecision, RateLimiter } from "@docqa/http";
 
 /** The chat API's limits (set B): 100 requests per minute and 1000 per hour, per user. */
 export const chatRateLimits: readonly RateLimit[] = [
   { points: 100, durationSeconds: 60 },
   { points: 1000, durationSeconds: 3600 },
 ];
-
-/**
- * The outcome of one request against every limit, reporting the tightest window, shaped for the
- * fields of draft-ietf-httpapi-ratelimit-headers-06 and -07 (`RateLimit-Limit`, `RateLimit-Remaining`,
- * `RateLimit-Reset` in delta-seconds, `RateLimit-Policy: 100;w=60, 1000;w=3600`) and for
- * `Retry-After` (RFC 9110 §10.2.3). Drafts 08 and later carry the same values in the structured
- * fields `RateLimit-Policy` and `RateLimit` (`"default";r=<remaining>;t=<reset>`).
- */
-export interface RateLimitDecision {
-  /** Whether the request is within every limit. When false, answer 429 with `Retry-After`. */
-  allowed: boolean;
-  /** `points` of the reported window: `RateLimit-Limit`. */
-  limit: number;
-  /** Requests left in the reported window, 0 when refused: `RateLimit-Remaining`. */
-  remaining: number;
-  /** Whole seconds until the reported window resets, at least 1: `RateLimit-Reset`. */
-  resetSeconds: number;
-  /** Whole seconds to wait before every exceeded window has reset, 0 when allowed: `Retry-After`. */
-  retryAfterSeconds: number;
-  /** `durationSeconds` of the reported window (for `RateLimit-Policy: <limit>;w=<seconds>`). */
-  windowSeconds: number;
-}
-
-/** A request counter. */
-export interface RateLimiter {
-  /** The limits counted, for a `RateLimit-Policy` field. */
-  readonly limits: readonly RateLimit[];
-  /**
-   * Counts one request of `key` (for example an organisation and user name, combined
-   * unambiguously) against every limit. Reports, when refused, the exceeded window that resets
-   * last; when allowed, the window with the fewest requests left (on a tie, the one resetting
-   * last). Refused requests count too, in every window. Never throws for a store failure (see
-   * {@link RateLimiterSettings.client}).
-   */
-  consume(key: string): Promise<RateLimitDecision>;
-}
 
 /** Settings of {@link createRateLimiter}. */
 export interface RateLimiterSettings {
@@ -95,7 +70,14 @@ interface WindowResult {
 }
 
 /**
- * Creates a rate limiter. With a Redis `client`, counters are shared through Redis
+ * Creates a rate limiter (`@docqa/http`'s `RateLimiter`). `consume(key)` counts one request of
+ * `key` (for example an organisation and user name, combined unambiguously) in every window, even
+ * when refused, and reports, when refused, the exceeded window that resets last; when allowed,
+ * the window with the fewest requests left (on a tie, the one resetting last). Decisions carry
+ * `windowSeconds`, and the limiter declares its `limits`, so `RateLimit-Policy` lists every window.
+ * It never throws for a store failure (see {@link RateLimiterSettings.client}).
+ *
+ * With a Redis `client`, counters are shared through Redis
  * (rate-limiter-flexible's `RateLimiterRedis`, one atomic Lua increment per window); without one,
  * they are kept in process memory (`RateLimiterMemory`).
  *

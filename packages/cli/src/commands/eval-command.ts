@@ -10,22 +10,19 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { createRagService, findEmbeddingModels, loadConfig, type RagService, resolveConfig } from "@docqa/core";
 import {
   checkDenseModel,
-  createRagService,
   type DenseModelCheck,
   evaluateAnswers,
   evaluateRetrieval,
-  findEmbeddingModels,
   loadBeirDataset,
-  loadConfig,
   loadSquadDataset,
-  type RagService,
   type RetrievalConfiguration,
   retrievalConfigurations,
   serviceConfigurationName,
   serviceRetrievalConfiguration,
-} from "@docqa/core";
+} from "@docqa/core/evaluation";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 import { createEvaluationProgress, type ProgressMode } from "../evaluation-progress.js";
@@ -137,7 +134,10 @@ export function registerEvalCommand(program: Command): void {
       const logger = createCliLogger(false);
       const services: RagService[] = [];
       const service = (useRaptor: boolean) => {
-        const created = createRagService({ config: { ...loadConfig(evaluationEnvironment(folder, options, dataDir)), useRaptor }, logger });
+        const created = createRagService({
+          config: resolveConfig({ ingestion: { useRaptor } }, loadConfig(evaluationEnvironment(folder, options, dataDir))),
+          logger,
+        });
         services.push(created);
         return created;
       };
@@ -156,11 +156,11 @@ export function registerEvalCommand(program: Command): void {
           details["embedding model"] = hasVectors
             ? health.embeddings.model
             : `none (${health.embeddings.status}): vector configurations skipped`;
-          const chosen = chooseConfigurations(serviceRetrievalConfiguration(base.config), options, base.config.useReranker);
+          const chosen = chooseConfigurations(serviceRetrievalConfiguration(base.config), options, base.config.retrieval.useReranker);
           const missingReranker = chosen.filter((configuration) => configuration.rerank && health.reranker === null);
           if (missingReranker.length > 0) {
             throw new Error(
-              `${missingReranker.map((configuration) => configuration.name).join(", ")} needs a reranker, and none is loaded: set USE_RERANKER=true and RERANKER_MODEL_PATH to a directory holding ${base.config.rerankerModelName} (see the warning above), or leave the configuration out`,
+              `${missingReranker.map((configuration) => configuration.name).join(", ")} needs a reranker, and none is loaded: set USE_RERANKER=true and RERANKER_MODEL_PATH to a directory holding ${base.config.retrieval.rerankerModelName} (see the warning above), or leave the configuration out`,
             );
           }
           const rows: RetrievalRow[] = [];

@@ -50,13 +50,10 @@ describe.each(["all-MiniLM-L6-v2", "bge-small-en-v1.5"])("vector-path access con
     dataDir = mkdtempSync(join(tmpdir(), "docqa-models-acl-"));
     service = createRagService({
       config: {
-        dataDir,
-        logLevel: "warn",
-        useRaptor: false,
-        embedModelPath: model.root,
-        embedModelName: model.id,
-        embedDimension: model.dimension,
-        embedAllowRemote: false,
+        stores: { dataDir },
+        logging: { level: "warn" },
+        ingestion: { useRaptor: false },
+        embeddings: { modelPath: model.root, modelName: model.id, dimension: model.dimension, allowRemote: false },
       },
     });
     const principal = { userName: uploader, roles: [], groups: [] };

@@ -6,6 +6,7 @@
  */
 import type { ChunkRecord } from "../stores/chunk-record.js";
 import type { Source } from "./answer.js";
+import { formatCitation } from "./citations.js";
 
 /** A retrieved chunk with its fused score, as the answerer receives it. */
 export interface ContextEntry {
@@ -44,7 +45,7 @@ export function buildContext(ranked: readonly { chunk: ChunkRecord; score: numbe
   for (const { chunk, score } of ranked) {
     const key = `doc_${entries.length + 1}`;
     const text = chunk.text.length > limits.maxDocChars ? `${chunk.text.slice(0, limits.maxDocChars)}…` : chunk.text;
-    const block = `[Source: ${key}] ${chunk.title}\n${text}`;
+    const block = `${formatCitation([key])} ${chunk.title}\n${text}`;
     if (entries.length > 0 && used + block.length > limits.maxContextChars) break;
     used += block.length + 2;
     blocks.push(block);

@@ -4,8 +4,9 @@ import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { emptyContextAnswer } from "./answer.js";
 import type { GeneratedAnswer } from "./answerer.js";
 import { type AnswerContext, buildContext } from "./build-context.js";
+import { citedKeys } from "./citations.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
-import { citedKeys, resolveCitations } from "./resolve-citations.js";
+import { resolveCitations } from "./resolve-citations.js";
 
 function chunk(docId: string, title: string, text: string): ChunkRecord {
   return {

@@ -33,6 +33,7 @@ import { splitSentences } from "../text/split-sentences.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import type { ContextEntry } from "./build-context.js";
+import { formatCitation } from "./citations.js";
 
 /** Settings of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererSettings {
@@ -139,7 +140,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       const best = ranked[0] as Unit;
       if (best.coverage < minimumCoverage) return result(emptyContextAnswer(), true);
 
-      const cite = (unit: Unit) => `${unit.text} [Source: ${unit.entry.key}]`;
+      const cite = (unit: Unit) => `${unit.text} ${formatCitation([unit.entry.key])}`;
       const used = new Set<Unit>([best]);
       let callout = best.text;
       if (best.words < 12) {
@@ -178,7 +179,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       }
 
       const answer: Answer = {
-        callout_answer: `${callout} [Source: ${best.entry.key}]`,
+        callout_answer: `${callout} ${formatCitation([best.entry.key])}`,
         positive_list: positive,
         negative_list: negative,
         info_list: info,

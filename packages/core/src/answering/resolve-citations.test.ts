@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Answer, Source } from "./answer.js";
-import { citedKeys, resolveCitations } from "./resolve-citations.js";
+import { citedKeys } from "./citations.js";
+import { resolveCitations } from "./resolve-citations.js";
 
 const source = (title: string): Source => ({ title, source: "wiki", page_content: `${title} text`, metadata: { doc_id: title } });
 

@@ -4,8 +4,7 @@
  * invented), and remove sources the answer does not cite.
  */
 import type { Answer, Source } from "./answer.js";
-
-const citationPattern = /\[\s*Source\s*:\s*([^\]]*)\]/gi;
+import { formatCitation, replaceCitations, tidyAfterCitations } from "./citations.js";
 
 /** Outcome of {@link resolveCitations}. */
 export interface ResolvedCitations {
@@ -15,17 +14,6 @@ export interface ResolvedCitations {
   sources: Record<string, Source>;
   /** Keys the answer cited that were not in the context, in order of appearance. */
   unknownKeys: string[];
-}
-
-/** Every key cited in `text`, in order of first appearance. Markers may list several keys (`[Source: doc_1, doc_2]`). */
-export function citedKeys(text: string): string[] {
-  const keys: string[] = [];
-  for (const match of text.matchAll(citationPattern)) {
-    for (const key of (match[1] ?? "").split(/[,;\s]+/)) {
-      if (key !== "" && !keys.includes(key)) keys.push(key);
-    }
-  }
-  return keys;
 }
 
 /**
@@ -41,17 +29,14 @@ export function resolveCitations(answer: Answer, sources: Readonly<Record<string
   const unknownKeys: string[] = [];
   const cited = new Set<string>();
   const rewrite = (text: string): string =>
-    text
-      .replace(citationPattern, (_marker, list: string) => {
-        const keys = list.split(/[,;\s]+/).filter((key) => key !== "");
+    tidyAfterCitations(
+      replaceCitations(text, (keys) => {
         const known = keys.filter((key) => Object.hasOwn(sources, key));
         for (const key of keys) if (!known.includes(key) && !unknownKeys.includes(key)) unknownKeys.push(key);
         for (const key of known) cited.add(key);
-        return known.length === 0 ? "" : `[Source: ${known.join(", ")}]`;
-      })
-      .replace(/[ \t]{2,}/g, " ")
-      .replace(/[ \t]+([.,;:!?])/g, "$1")
-      .trim();
+        return formatCitation(known);
+      }),
+    );
   const resolved: Answer = {
     callout_answer: rewrite(answer.callout_answer),
     positive_list: answer.positive_list.map(rewrite).filter((item) => item !== ""),

@@ -29,6 +29,22 @@ describe("createSemanticSplit", () => {
     const split = createSemanticSplit({ embeddings: new DeterministicEmbeddings(), chunkSize: 60, chunkOverlap: 0 });
     expect(await split("One sentence only.")).toEqual(["One sentence only."]);
     const long = Array.from({ length: 12 }, (_, index) => `Sentence number ${index} talks about the same topic.`).join(" ");
-    for (const piece of await split(long)) expect(piece.length).toBeLessThanOrEqual(60);
+    const pieces = await split(long);
+    // One semantic cut (after sentence 9, the 95th-percentile distance), then each side split to 60 characters.
+    expect(pieces).toEqual([
+      "Sentence number 0 talks about the same topic. Sentence",
+      "number 1 talks about the same topic. Sentence number 2",
+      "talks about the same topic. Sentence number 3 talks about",
+      "the same topic. Sentence number 4 talks about the same",
+      "topic. Sentence number 5 talks about the same topic.",
+      "Sentence number 6 talks about the same topic. Sentence",
+      "number 7 talks about the same topic. Sentence number 8",
+      "talks about the same topic. Sentence number 9 talks about",
+      "the same topic.",
+      "Sentence number 10 talks about the same topic. Sentence",
+      "number 11 talks about the same topic.",
+    ]);
+    expect(pieces.join(" ")).toBe(long);
+    expect(Math.max(...pieces.map((piece) => piece.length))).toBeLessThanOrEqual(60);
   });
 });

@@ -6,8 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { DocqaConfig } from "../config/docqa-config.js";
-import { defaultEmbeddingModel } from "../config/environment-schema.js";
+import { type DocqaConfig, defaultEmbeddingDimension, defaultEmbeddingModel } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
@@ -54,20 +53,22 @@ export const embeddingCacheFile = "embedding-cache.sqlite";
  *   `EMBED_DIMENSION` components; this is a configuration error, so start-up fails.
  */
 export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsOption, logger: Logger): Promise<EmbeddingState> {
-  if (option.embeddings === null || (option.embeddings === undefined && config.embedProvider === "none")) {
+  if (option.embeddings === null || (option.embeddings === undefined && config.embeddings.provider === "none")) {
     return { status: "disabled", reason: "embeddings disabled by configuration; retrieval uses BM25 only" };
   }
   const local = option.embeddings ? undefined : chooseLocalModel(config, logger);
-  const modelName = local?.model?.id ?? config.embedModelName;
-  const dimension = local?.model?.dimension ?? config.embedDimension;
+  const modelName = local?.model?.id ?? config.embeddings.modelName;
+  const dimension = local?.model?.dimension ?? config.embeddings.dimension;
+  // A TransformersEmbeddings given by the caller (the CLI's counting one) is loaded and keyed like ours.
+  const given = option.embeddings instanceof TransformersEmbeddings ? option.embeddings : undefined;
   const transformers = option.embeddings
-    ? undefined
+    ? given
     : new TransformersEmbeddings({
         modelName,
-        localModelPath: config.embedModelPath,
-        allowRemote: config.embedAllowRemote,
-        dtype: config.embedDtype,
-        threads: config.embedThreads > 0 ? config.embedThreads : undefined,
+        localModelPath: config.embeddings.modelPath,
+        allowRemote: config.embeddings.allowRemote,
+        dtype: config.embeddings.dtype,
+        threads: config.embeddings.threads > 0 ? config.embeddings.threads : undefined,
       });
   const embeddings = option.embeddings ?? (transformers as TransformersEmbeddings);
   const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? modelName;
@@ -91,11 +92,11 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     );
   }
   const cache: EmbeddingCacheSettings | undefined =
-    config.embedCacheMaxEntries > 0
+    config.embeddings.cacheMaxEntries > 0
       ? {
-          path: join(resolve(config.dataDir), embeddingCacheFile),
+          path: join(resolve(config.stores.dataDir), embeddingCacheFile),
           namespace: transformers ? `${modelId}@${transformers.dtype}` : modelId,
-          maxEntries: config.embedCacheMaxEntries,
+          maxEntries: config.embeddings.cacheMaxEntries,
         }
       : undefined;
   return {
@@ -111,18 +112,18 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
  * hint for the warning when several others are there.
  */
 function chooseLocalModel(config: DocqaConfig, logger: Logger): { model?: LocalModel; hint?: string } | undefined {
-  if (config.embedProvider !== "transformers" || config.embedModelPath === undefined) return undefined;
-  const isDefault = config.embedModelName === defaultEmbeddingModel.name && config.embedDimension === defaultEmbeddingModel.dimension;
+  if (config.embeddings.provider !== "transformers" || config.embeddings.modelPath === undefined) return undefined;
+  const isDefault = config.embeddings.modelName === defaultEmbeddingModel && config.embeddings.dimension === defaultEmbeddingDimension;
   if (!isDefault) return undefined;
-  const found = findEmbeddingModels([config.embedModelPath]);
-  if (found.length === 0 || found.some((model) => model.id === config.embedModelName)) return undefined;
+  const found = findEmbeddingModels([config.embeddings.modelPath]);
+  if (found.length === 0 || found.some((model) => model.id === config.embeddings.modelName)) return undefined;
   if (found.length > 1) {
     const list = found.map((model) => `EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension}`).join(" or ");
     return { hint: `. EMBED_MODEL_PATH holds ${found.length} other models; to use one, set ${list}` };
   }
   const model = found[0] as LocalModel;
   logger.warn(
-    `the default embedding model ${config.embedModelName} is not in EMBED_MODEL_PATH (${config.embedModelPath}); using the one model there, ${model.id} (${model.dimension} dimensions). Set EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension} to keep it`,
+    `the default embedding model ${config.embeddings.modelName} is not in EMBED_MODEL_PATH (${config.embeddings.modelPath}); using the one model there, ${model.id} (${model.dimension} dimensions). Set EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension} to keep it`,
     { component: "embeddings", model: model.id },
   );
   return { model };

@@ -35,13 +35,18 @@ describe("TransformersEmbeddings", () => {
 
   it("falls back to BM25 only with one warning when no model can be loaded", async () => {
     const { warnings, logger } = collectingLogger();
-    const config = resolveConfig({ embedModelPath: mkdtempSync(join(tmpdir(), "docqa-models-")), embedModelName: "Xenova/absent-model" });
+    const config = resolveConfig({
+      embeddings: { modelPath: mkdtempSync(join(tmpdir(), "docqa-models-")), modelName: "Xenova/absent-model" },
+    });
     const state = await prepareEmbeddings(config, {}, logger);
     expect(state.status).toBe("unavailable");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^embedding model unavailable; retrieval uses BM25 only: cannot load embedding model Xenova\/absent-model/);
 
-    const service = createRagService({ config: { ...config, dataDir: mkdtempSync(join(tmpdir(), "docqa-")) }, logger });
+    const service = createRagService({
+      config: resolveConfig({ stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-")) } }, config),
+      logger,
+    });
     const principal = { userName: "ann@example.org", roles: [], groups: [] };
     await service.upsert({
       orgId: "org",
@@ -87,12 +92,7 @@ describe("TransformersEmbeddings", () => {
       it("fails start-up when EMBED_DIMENSION does not match the model", async () => {
         const found = model as NonNullable<typeof model>;
         const wrong = found.dimension + 1;
-        const config = resolveConfig({
-          embedModelPath: found.root,
-          embedModelName: found.id,
-          embedDimension: wrong,
-          embedDtype: found.dtype,
-        });
+        const config = resolveConfig({ embeddings: { modelPath: found.root, modelName: found.id, dimension: wrong, dtype: found.dtype } });
         await expect(prepareEmbeddings(config, {}, collectingLogger().logger)).rejects.toThrow(
           `EMBED_DIMENSION is ${wrong} but ${found.id} produces ${found.dimension}-dimensional vectors`,
         );
@@ -125,7 +125,11 @@ describe("TransformersEmbeddings", () => {
         mkdirSync(join(single, dirname(found.id)), { recursive: true });
         symlinkSync(join(found.root, found.id), join(single, found.id));
         const { warnings, logger } = collectingLogger();
-        const state = await prepareEmbeddings(resolveConfig({ embedModelPath: single, dataDir: single }), {}, logger);
+        const state = await prepareEmbeddings(
+          resolveConfig({ embeddings: { modelPath: single }, stores: { dataDir: single } }),
+          {},
+          logger,
+        );
         expect(state).toMatchObject({ status: "ready", model: { id: found.id, dimension: found.dimension } });
         expect(warnings).toEqual([
           `the default embedding model Xenova/bge-base-en-v1.5 is not in EMBED_MODEL_PATH (${single}); using the one model there, ${found.id} (${found.dimension} dimensions). Set EMBED_MODEL_NAME=${found.id} EMBED_DIMENSION=${found.dimension} to keep it`,
@@ -140,7 +144,7 @@ describe("TransformersEmbeddings", () => {
           symlinkSync(join(found.root, found.id), join(several, name));
         }
         const { warnings, logger } = collectingLogger();
-        const state = await prepareEmbeddings(resolveConfig({ embedModelPath: several }), {}, logger);
+        const state = await prepareEmbeddings(resolveConfig({ embeddings: { modelPath: several } }), {}, logger);
         expect(state.status).toBe("unavailable");
         expect(warnings).toHaveLength(1);
         expect(warnings[0]).toContain(

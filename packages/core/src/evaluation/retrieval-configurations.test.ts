@@ -4,7 +4,7 @@ import { retrievalConfigurations, serviceRetrievalConfiguration } from "./retrie
 
 describe("retrieval configurations of docqa eval", () => {
   it("describes the service's default configuration with its candidate depths", () => {
-    const service = serviceRetrievalConfiguration(resolveConfig({ useReranker: false }));
+    const service = serviceRetrievalConfiguration(resolveConfig({ retrieval: { useReranker: false } }));
     expect(service).toEqual({
       name: "service",
       description: "the service's configuration: weighted sum 0.5/0.5, min-max, 30 + 30 candidates",
@@ -21,7 +21,9 @@ describe("retrieval configurations of docqa eval", () => {
       needsVectors: true,
       raptor: false,
     });
-    const configured = serviceRetrievalConfiguration(resolveConfig({ vectorTopK: 50, fusionCandidates: 0, scoreNormalization: "z-score" }));
+    const configured = serviceRetrievalConfiguration(
+      resolveConfig({ retrieval: { vectorTopK: 50, fusionCandidates: 0, scoreNormalization: "z-score" } }),
+    );
     expect(configured.description).toBe("the service's configuration: weighted sum 0.5/0.5, z-score, 50 + 8 candidates");
   });
 

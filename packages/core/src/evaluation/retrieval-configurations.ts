@@ -4,7 +4,7 @@
  * hybrid configuration states its candidate depth (chunks each retriever contributes to fusion),
  * since min-max and z-score normalisation depend on it.
  */
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import type { SearchRequest } from "../service/rag-service.js";
 
 /** A named retrieval configuration. */
@@ -30,23 +30,24 @@ export const serviceConfigurationName = "service";
  * 30 + 30), so its recall@100 is a recall at that depth.
  */
 export function serviceRetrievalConfiguration(config: DocqaConfig): RetrievalConfiguration {
-  const vectorDepth = Math.max(config.vectorTopK, config.fusionCandidates);
-  const keywordDepth = Math.max(config.bm25TopK, config.fusionCandidates);
+  const retrieval = config.retrieval;
+  const vectorDepth = Math.max(retrieval.vectorTopK, retrieval.fusionCandidates);
+  const keywordDepth = Math.max(retrieval.bm25TopK, retrieval.fusionCandidates);
   const candidates = `${vectorDepth} + ${keywordDepth} candidates`;
   return {
     name: serviceConfigurationName,
-    description: `the service's configuration: weighted sum ${config.weightVector}/${config.weightBm25}, ${config.scoreNormalization}, ${candidates}${config.useReranker ? ", then the reranker" : ""}`,
+    description: `the service's configuration: weighted sum ${retrieval.weightVector}/${retrieval.weightBm25}, ${retrieval.scoreNormalization}, ${candidates}${retrieval.useReranker ? ", then the reranker" : ""}`,
     retrieval: {
-      weightVector: config.weightVector,
-      weightBm25: config.weightBm25,
-      normalization: config.scoreNormalization,
+      weightVector: retrieval.weightVector,
+      weightBm25: retrieval.weightBm25,
+      normalization: retrieval.scoreNormalization,
       fusion: "weighted",
-      vectorTopK: config.vectorTopK,
-      bm25TopK: config.bm25TopK,
-      fusionCandidates: config.fusionCandidates,
+      vectorTopK: retrieval.vectorTopK,
+      bm25TopK: retrieval.bm25TopK,
+      fusionCandidates: retrieval.fusionCandidates,
     },
-    rerank: config.useReranker,
-    needsVectors: config.weightVector > 0,
+    rerank: retrieval.useReranker,
+    needsVectors: retrieval.weightVector > 0,
     raptor: false,
   };
 }

@@ -40,13 +40,10 @@ describe.each(cases)("SciFact with $model", ({ model: name, readmeNdcg, leastHyb
     dataset = await loadBeirDataset(folder as string);
     service = createRagService({
       config: {
-        dataDir,
-        logLevel: "warn",
-        useRaptor: false,
-        embedModelPath: found.root,
-        embedModelName: found.id,
-        embedDimension: found.dimension,
-        embedAllowRemote: false,
+        stores: { dataDir },
+        logging: { level: "warn" },
+        ingestion: { useRaptor: false },
+        embeddings: { modelPath: found.root, modelName: found.id, dimension: found.dimension, allowRemote: false },
       },
     });
     await evaluateRetrieval(service, dataset, { limit: 1, batchSize: 250 });

@@ -21,12 +21,13 @@ async function answer(embeddings: "model" | "none"): Promise<AnswerEvaluation> {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-models-squad-"));
   const service = createRagService({
     config: {
-      dataDir,
-      logLevel: "warn",
-      useRaptor: false,
-      ...(embeddings === "model"
-        ? { embedModelPath: found.root, embedModelName: found.id, embedDimension: found.dimension, embedAllowRemote: false }
-        : { embedProvider: "none" as const }),
+      stores: { dataDir },
+      logging: { level: "warn" },
+      ingestion: { useRaptor: false },
+      embeddings:
+        embeddings === "model"
+          ? { modelPath: found.root, modelName: found.id, dimension: found.dimension, allowRemote: false }
+          : { provider: "none" as const },
     },
   });
   try {

@@ -1,8 +1,10 @@
 /**
- * Discovery of files to ingest from a list of files and folders.
+ * Discovery of files to ingest from a list of files and folders; folders are walked with
+ * `tinyglobby`.
  */
-import { readdir, stat } from "node:fs/promises";
-import { extname, join, relative, resolve, sep } from "node:path";
+import { stat } from "node:fs/promises";
+import { extname, relative, resolve, sep } from "node:path";
+import { glob } from "tinyglobby";
 
 /** A file found for ingestion. */
 export interface FoundFile {
@@ -21,9 +23,11 @@ export interface SkippedFile {
 }
 
 /**
- * Lists the files under `paths` (files, or folders walked recursively; hidden entries and
- * `node_modules` are ignored), sorted by path. Files whose extension is not in `extensions` are
- * reported as skipped.
+ * Lists the files under `paths` (files, or folders walked recursively; hidden entries, whose
+ * names start with `.`, and `node_modules` folders are ignored, and symbolic links inside a folder
+ * are not followed; a path given directly is followed), sorted by absolute path (UTF-16 code unit
+ * order). Files whose extension is not in `extensions` are reported as skipped; a given path that
+ * does not exist is reported as skipped with reason `not found`.
  *
  * @param extensions - accepted lower-case extensions without dots, for example `["txt", "md"]`.
  */
@@ -44,20 +48,23 @@ export async function findFiles(
     }
     files.push({ path, relativePath: relative(root, path).split(sep).join("/"), extension });
   };
-  const walk = async (directory: string, root: string): Promise<void> => {
-    const entries = await readdir(directory, { withFileTypes: true });
-    for (const entry of entries) {
-      if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-      const path = join(directory, entry.name);
-      if (entry.isDirectory()) await walk(path, root);
-      else if (entry.isFile()) accept(path, root);
-    }
+  const walk = async (root: string): Promise<void> => {
+    const paths = await glob(["**/*"], {
+      cwd: root,
+      absolute: true,
+      dot: false,
+      ignore: ["**/node_modules/**"],
+      followSymbolicLinks: false,
+      onlyFiles: true,
+      expandDirectories: false,
+    });
+    for (const path of paths.sort()) accept(resolve(path), root);
   };
   for (const given of paths) {
     const path = resolve(given);
     const info = await stat(path).catch(() => undefined);
     if (!info) skipped.push({ path, reason: "not found" });
-    else if (info.isDirectory()) await walk(path, path);
+    else if (info.isDirectory()) await walk(path);
     else accept(path, resolve(path, ".."));
   }
   files.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));

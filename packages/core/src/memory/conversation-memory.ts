@@ -30,8 +30,11 @@ export interface ConversationMemorySettings {
   threadTimeoutSeconds: number;
   /** `MAX_SESSION_TOKENS`: budget of the history passed on, in tokens. */
   maxSessionTokens: number;
-  /** Token counter for the budget (see `createTokenCounter`). */
-  countTokens: TokenCounter;
+  /**
+   * Token counter for the budget (see `createTokenCounter`), or a promise of one: it is awaited
+   * only when a thread with history is read, so loading the rank file never delays a first question.
+   */
+  countTokens: TokenCounter | Promise<TokenCounter>;
   logger: Logger;
   /** Turns kept per conversation; default 20. */
   maxTurns?: number | undefined;
@@ -101,7 +104,7 @@ export function createConversationMemory(settings: ConversationMemorySettings): 
         if (!stored || stored.ownerUser !== userName) return { threadId: request.threadId, history: [], continued: false };
         return {
           threadId: request.threadId,
-          history: trimHistory(stored.turns, settings.maxSessionTokens, settings.countTokens),
+          history: trimHistory(stored.turns, settings.maxSessionTokens, await settings.countTokens),
           continued: true,
         };
       } catch (error) {

@@ -19,15 +19,22 @@ const options = { userName: "ada@example.org", ttlSeconds: 60 };
 describe("in-memory memory store", () => {
   it("evicts the least recently used conversation beyond maxConversations", async () => {
     const store = createInMemoryMemoryStore({ maxConversations: 3, now: createManualClock().now });
+    const questionsOf = async (id: string) => (await store.load(thread(id), 60))?.turns.map((turn) => turn.question);
     for (const id of ["a", "b", "c"]) await store.append(thread(id), [contractTurn(id)], options);
-    expect(await store.load(thread("a"), 60)).toBeDefined();
+    // Using "a" makes "b" the least recently used, so "d" evicts "b" (not "a", the oldest by creation).
+    expect(await questionsOf("a")).toEqual(["question a"]);
     await store.append(thread("d"), [contractTurn("d")], options);
     expect(await store.load(thread("b"), 60)).toBeUndefined();
-    for (const id of ["a", "c", "d"]) expect(await store.load(thread(id), 60)).toBeDefined();
+    expect(await questionsOf("a")).toEqual(["question a"]);
+    expect(await questionsOf("c")).toEqual(["question c"]);
+    expect(await questionsOf("d")).toEqual(["question d"]);
+    // Recency is now a, c, d (least recent first); appending to "c" makes it the most recent, so "e" evicts "a".
     await store.append(thread("c"), [contractTurn("c2")], options);
     await store.append(thread("e"), [contractTurn("e")], options);
     expect(await store.load(thread("a"), 60)).toBeUndefined();
-    for (const id of ["c", "d", "e"]) expect(await store.load(thread(id), 60)).toBeDefined();
+    expect(await questionsOf("c")).toEqual(["question c", "question c2"]);
+    expect(await questionsOf("d")).toEqual(["question d"]);
+    expect(await questionsOf("e")).toEqual(["question e"]);
   });
 
   it("drops expired conversations before live ones when full", async () => {
@@ -38,8 +45,10 @@ describe("in-memory memory store", () => {
     await store.load(thread("short"), 1);
     clock.advance(2000);
     await store.append(thread("new"), [contractTurn("1")], options);
-    expect(await store.load(thread("live"), 600)).toBeDefined();
-    expect(await store.load(thread("new"), 60)).toBeDefined();
+    // "short" was used last but has expired: it goes, and "live", the least recently used, stays.
+    expect(await store.load(thread("short"), 1)).toBeUndefined();
+    expect(await store.load(thread("live"), 600)).toEqual({ ownerUser: options.userName, turns: [contractTurn("1")] });
+    expect(await store.load(thread("new"), 60)).toEqual({ ownerUser: options.userName, turns: [contractTurn("1")] });
   });
 
   it("expires exactly ttlSeconds after the last use, by the injected clock", async () => {

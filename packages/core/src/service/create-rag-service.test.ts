@@ -7,6 +7,7 @@ import { loadConfig } from "../config/load-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { PerfEvent } from "../logging/perf-log.js";
+import { importBackend } from "../stores/stores-from-config.js";
 import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createRagService } from "./create-rag-service.js";
@@ -15,26 +16,32 @@ const principal = { userName: "ann@example.org", roles: [], groups: [] };
 
 describe("createRagService", () => {
   it("refuses a server store whose package is missing instead of silently using the embedded one", async () => {
-    const config = loadConfig({ VECTORDB_URI: "http://milvus:19530", LOG_LEVEL: "silent" });
-    const service = createRagService({ config });
-    const error = await service.ready().then(
+    // The workspace has @docqa/milvus installed, so the missing package is simulated by its name.
+    const error = await importBackend("@docqa/not-installed", "VECTORDB_URI").then(
       () => undefined,
       (caught: unknown) => caught,
     );
-    if (error === undefined) {
-      // @docqa/milvus is installed in this workspace: the store was created (it connects lazily).
-      await service.close();
-      return;
-    }
-    expect(error).toBeInstanceOf(DocqaError);
-    expect((error as DocqaError).code).toBe("config_invalid");
-    expect((error as DocqaError).message).toMatch(/npm install @docqa\/milvus/);
+    expect(DocqaError.isInstance(error) && error.code).toBe("config_invalid");
+    expect((error as DocqaError).message).toMatch(
+      /VECTORDB_URI selects a backend in @docqa\/not-installed, which is not installed: npm install @docqa\/not-installed/,
+    );
+  });
+
+  it("creates the Milvus store lazily when VECTORDB_URI is set and the package is installed", async () => {
+    const service = createRagService({ config: loadConfig({ VECTORDB_URI: "http://127.0.0.1:1", LOG_LEVEL: "silent" }), embeddings: null });
+    await service.ready();
+    expect((await service.health()).stores).toEqual({ vector: "milvus", keyword: "milvus" });
+    await service.close();
   });
 
   it("never calls the answerer on an empty context, and answers in the spec's order", async () => {
     let answererCalls = 0;
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")), embedDimension: 64, logLevel: "silent" },
+      config: {
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")) },
+        embeddings: { dimension: 64 },
+        logging: { level: "silent" },
+      },
       embeddings: new DeterministicEmbeddings(),
       answerer: {
         name: "counting",
@@ -68,7 +75,7 @@ describe("createRagService", () => {
 
   it("rejects an upsert with any invalid document before writing anything", async () => {
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")), logLevel: "silent" },
+      config: { stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")) }, logging: { level: "silent" } },
       embeddings: null,
     });
     const upsert = service.upsert({
@@ -103,7 +110,7 @@ describe("createRagService with model providers", () => {
   });
 
   const dataDir = () => mkdtempSync(join(tmpdir(), "docqa-service-"));
-  const quiet = { logLevel: "silent" as const, useRaptor: false };
+  const quiet = { logging: { level: "silent" as const }, ingestion: { useRaptor: false } };
 
   function recordingLogger() {
     const lines: { level: string; message: string }[] = [];
@@ -115,7 +122,7 @@ describe("createRagService with model providers", () => {
   it("stays extractive and offline by default, saying why no chat model is used", async () => {
     const { logger, lines } = recordingLogger();
     const requestsBefore = openai.requests.length;
-    const service = createRagService({ config: { dataDir: dataDir(), ...quiet }, embeddings: null, logger });
+    const service = createRagService({ config: { stores: { dataDir: dataDir() }, ...quiet }, embeddings: null, logger });
     await service.ready();
     expect(await service.health()).toMatchObject({
       answerer: "extractive",
@@ -126,7 +133,7 @@ describe("createRagService with model providers", () => {
       message:
         "no chat model; answers use the extractive answerer: RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set",
     });
-    expect(await service.query({ orgId: "org", principal, text: "Hello!" })).toEqual({
+    expect(await service.detectIntent({ orgId: "org", principal, text: "Hello!" })).toEqual({
       intent: "greeting",
       confidence: 0.95,
       requires_rag: false,
@@ -138,7 +145,12 @@ describe("createRagService with model providers", () => {
   it("decomposes a compound question by the clause rule without a model, and retrieves each part", async () => {
     const perf: PerfEvent[] = [];
     const service = createRagService({
-      config: { dataDir: dataDir(), ...quiet, bm25TopK: 2, retrieverTopK: 2, subqueryTopK: 2, llmProvider: "extractive" },
+      config: {
+        stores: { dataDir: dataDir() },
+        ...quiet,
+        retrieval: { bm25TopK: 2, retrieverTopK: 2, subqueryTopK: 2 },
+        models: { provider: "extractive" },
+      },
       embeddings: null,
       perfLog: (event) => perf.push(event),
     });
@@ -171,7 +183,12 @@ describe("createRagService with model providers", () => {
 
   it("uses a caller-supplied answerer even when a chat model is configured", async () => {
     const service = createRagService({
-      config: { dataDir: dataDir(), ...quiet, llmProvider: "openai", hostedLlmBaseUrl: openai.baseUrl, useQueryDecomposition: false },
+      config: {
+        stores: { dataDir: dataDir() },
+        ...quiet,
+        models: { provider: "openai", hostedBaseUrl: openai.baseUrl },
+        retrieval: { useQueryDecomposition: false },
+      },
       embeddings: null,
       answerer: createExtractiveAnswerer(),
     });
@@ -192,13 +209,10 @@ describe("createRagService with model providers", () => {
   it("embeds with the provider named by EMBED_PROVIDER", async () => {
     const service = createRagService({
       config: {
-        dataDir: dataDir(),
+        stores: { dataDir: dataDir() },
         ...quiet,
-        llmProvider: "extractive",
-        embedProvider: "openai",
-        embedModelName: "bge-small",
-        embedDimension: 16,
-        hostedLlmBaseUrl: openai.baseUrl,
+        models: { provider: "extractive", hostedBaseUrl: openai.baseUrl },
+        embeddings: { provider: "openai", modelName: "bge-small", dimension: 16 },
       },
     });
     await service.ready();
@@ -209,11 +223,10 @@ describe("createRagService with model providers", () => {
     const { logger } = recordingLogger();
     const unconfigured = createRagService({
       config: {
-        dataDir: dataDir(),
+        stores: { dataDir: dataDir() },
         ...quiet,
-        llmProvider: "extractive",
-        embedProvider: "openai",
-        embedModelName: "text-embedding-3-small",
+        models: { provider: "extractive" },
+        embeddings: { provider: "openai", modelName: "text-embedding-3-small" },
       },
       logger,
     });

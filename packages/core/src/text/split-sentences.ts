@@ -5,33 +5,25 @@
  * (`Intl.Segmenter`, UAX #29).
  */
 
+import { htmlToText } from "./html-to-text.js";
+
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 // Headings, list items, quotes, table rows, and `key: value` lines (rendered JSON records, front matter).
 const structuralLine = /^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||[\w.-]{1,40}:\s)/;
-// Only known HTML element names with `name=value` attributes count as tags, so `Vec<String>`
-// or `a<b when x>y` stay text.
-const attributes = String.raw`(\s+[\w:-]+=("[^"]*"|'[^']*'|[^\s"'<>]+))*\s*\/?`;
-const inlineTag = new RegExp(String.raw`<\/?(a|abbr|b|code|em|i|kbd|mark|s|small|span|strong|sub|sup|u)${attributes}>`, "gi");
-const blockTag = new RegExp(
-  String.raw`<\/?(article|br|caption|details|div|figcaption|figure|h[1-6]|hr|img|li|listing|ol|p|pre|section|summary|table|tbody|td|tfoot|th|thead|tr|ul)${attributes}>`,
-  "gi",
-);
 const markerPrefix = /^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/;
 
 /**
- * Removes markup that is not prose: HTML comments and tags of known HTML elements (inline ones
- * without a trace, block ones as a space), template directives such as `{{#include ...}}`,
- * Markdown images, and link targets (the link text is kept).
+ * Removes markup that is not prose: HTML through {@link htmlToText} (comments, `script` and
+ * `style` dropped; tags of known elements removed, block ones leaving a line break; entities
+ * decoded), then template directives such as `{{#include ...}}`, Markdown images, and link
+ * targets (the link text is kept).
  */
 export function stripMarkup(text: string): string {
-  return text
-    .replace(/<!--[\s\S]*?(-->|$)/g, " ")
+  return htmlToText(text)
     .replace(/\{\{[\s\S]*?\}\}/g, " ")
     .replace(/!\[[^\]]*\]\([^)]*\)/g, " ")
     .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
-    .replace(inlineTag, "")
-    .replace(blockTag, " ");
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1");
 }
 
 /**

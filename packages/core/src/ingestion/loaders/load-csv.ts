@@ -1,8 +1,10 @@
 /**
- * CSV loading with `papaparse` (delimiter detected: comma, semicolon, tab, pipe): the first row is
- * the header; the rows are grouped into sections of at most `CHUNK_SIZE` characters, each
- * starting with the header line, so that a chunk is readable on its own. Section metadata gives
- * the 1-based data row range (`rows: "2-41"`).
+ * CSV loading with `papaparse`. The delimiter (comma, semicolon, tab, pipe) is sniffed so that the
+ * header and the rows agree; the first row is the header. Each row is rendered with its column
+ * names (`Film: Avengers: Age of Ultron (2015); RottenTomatoes: 74`), so that any chunk reads on
+ * its own, and rows are grouped into sections of at most `CHUNK_SIZE` characters. Section
+ * metadata gives the row range, counting the header as row 1 (`rows: "2-41"`). A file truncated
+ * inside its last row keeps its complete rows, with a warning.
  */
 import Papa from "papaparse";
 import { DocqaError } from "../../errors/docqa-error.js";
@@ -10,21 +12,29 @@ import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 
+/** Delimiters tried, in order of preference when several fit. */
+const delimiters = [",", ";", "\t", "|"] as const;
+
+/** Rows read to decide the delimiter when papaparse's guess disagrees with the header. */
+const sniffRows = 200;
+
 /**
  * Loads a `.csv` file.
  *
  * @param chunkSize - target characters per section (`CHUNK_SIZE`).
  * @throws {DocqaError} `empty_file`, `invalid_encoding`, `file_too_large`; `csv_ragged_rows` when
- *   a row has more or fewer fields than the header; `corrupt_file` for broken quoting.
+ *   a row has more or fewer fields than the header (a short last row of a file that does not end
+ *   with a line break is a truncation instead: dropped, with a warning); `corrupt_file` for a
+ *   malformed quote inside the file, or an unterminated quote that leaves no complete data row.
  */
 export async function loadCsv(file: FileInput, limits: LoaderLimits, chunkSize: number): Promise<LoadedFile> {
   const { text, encoding, warnings } = decodeChecked(file, limits);
-  const parsed = Papa.parse<string[]>(text, { skipEmptyLines: "greedy", delimitersToGuess: [",", ";", "\t", "|"] });
-  const quoting = parsed.errors.find((error) => error.type === "Quotes");
-  if (quoting) {
-    throw new DocqaError("corrupt_file", `${file.name}: ${quoting.message} at row ${(quoting.row ?? 0) + 1}`, { component: "ingestion" });
-  }
-  const [header, ...rows] = parsed.data;
+  const parsed = parseWithSniffedDelimiter(text);
+  const delimiter = parsed.meta.delimiter;
+  const table = parsed.data;
+  const kept = keepCompleteRows(file.name, text, table, parsed.errors, delimiter);
+  if (kept.warning) warnings.push(kept.warning);
+  const [header, ...rows] = table.slice(0, kept.rows);
   if (!header || header.every((cell) => cell.trim() === ""))
     throw new DocqaError("empty_file", `${file.name} is empty`, { component: "ingestion" });
   const ragged = rows.flatMap((row, index) => (row.length === header.length ? [] : [index + 2]));
@@ -35,34 +45,12 @@ export async function loadCsv(file: FileInput, limits: LoaderLimits, chunkSize: 
       { component: "ingestion" },
     );
   }
-  const delimiter = parsed.meta.delimiter;
-  const line = (cells: string[]) => Papa.unparse([cells], { delimiter, newline: "\n" });
-  const headerLine = line(header);
-  const sections: LoadedSection[] = [];
-  let group: string[] = [];
-  let groupStart = 2;
-  let size = headerLine.length;
-  const flush = (end: number) => {
-    if (group.length === 0) return;
-    sections.push({
-      text: [headerLine, ...group].join("\n"),
-      metadata: { rows: groupStart === end ? `${groupStart}` : `${groupStart}-${end}` },
-      preChunked: true,
-    });
-    group = [];
-    size = headerLine.length;
-  };
-  rows.forEach((row, index) => {
-    const rendered = line(row);
-    if (group.length > 0 && size + rendered.length + 1 > chunkSize) {
-      flush(index + 1);
-      groupStart = index + 2;
-    }
-    group.push(rendered);
-    size += rendered.length + 1;
-  });
-  flush(rows.length + 1);
-  if (sections.length === 0) sections.push({ text: headerLine, metadata: { rows: "1" }, preChunked: true });
+  const names = header.map((cell, index) => oneLine(cell) || `Column ${index + 1}`);
+  const sections = groupRows(
+    rows.map((row) => renderRow(names, row)),
+    chunkSize,
+  );
+  if (sections.length === 0) sections.push({ text: `Columns: ${names.join("; ")}`, metadata: { rows: "1" }, preChunked: true });
   return {
     documents: [
       {
@@ -74,4 +62,145 @@ export async function loadCsv(file: FileInput, limits: LoaderLimits, chunkSize: 
     ],
     warnings,
   };
+}
+
+/**
+ * Parses with the delimiter papaparse guesses, unless that guess makes the first rows disagree
+ * with the header while another candidate makes them agree and splits the header into at least
+ * as many fields (a one-column file whose header is `"Name, full"` and whose values hold
+ * semicolons, for example): then the agreeing candidate with the most columns wins, the earliest
+ * of {@link delimiters} on a tie.
+ */
+function parseWithSniffedDelimiter(text: string): Papa.ParseResult<string[]> {
+  const guessed = Papa.parse<string[]>(text, { skipEmptyLines: "greedy", delimitersToGuess: [...delimiters] });
+  if (consistent(guessed.data.slice(0, sniffRows))) return guessed;
+  // The header decides: a candidate that splits it into fewer fields than the guess does would
+  // hide a truly ragged file.
+  const guessedColumns = guessed.data[0]?.length ?? 0;
+  let best: { delimiter: string; columns: number } | undefined;
+  for (const delimiter of delimiters) {
+    if (delimiter === guessed.meta.delimiter) continue;
+    const sample = Papa.parse<string[]>(text, { skipEmptyLines: "greedy", delimiter, preview: sniffRows });
+    const columns = sample.data[0]?.length ?? 0;
+    if (consistent(sample.data) && columns >= guessedColumns && (best === undefined || columns > best.columns))
+      best = { delimiter, columns };
+  }
+  return best ? Papa.parse<string[]>(text, { skipEmptyLines: "greedy", delimiter: best.delimiter }) : guessed;
+}
+
+/**
+ * Whether every row has the header's field count. The last row is left out when a quote is left
+ * open, as papaparse then folds the rest of the file into it.
+ */
+function consistent(rows: readonly string[][]): boolean {
+  const width = rows[0]?.length;
+  return (
+    width !== undefined &&
+    rows.slice(1, -1).every((row) => row.length === width) &&
+    (rows.length < 2 || (rows.at(-1)?.length ?? 0) <= width)
+  );
+}
+
+/**
+ * How many rows of `table` (header included) to keep, and a warning when a damaged tail is dropped:
+ *
+ * - an unterminated quote (papaparse `MissingQuotes`, which swallows the rest of the file): the
+ *   rows before the one it opens in are kept;
+ * - a last row with fewer fields than the header in a file that does not end with a line break
+ *   (a file cut mid-row): that row is dropped.
+ *
+ * @throws {DocqaError} `corrupt_file` for a malformed quote elsewhere, or when no data row would remain.
+ */
+function keepCompleteRows(
+  name: string,
+  text: string,
+  table: readonly string[][],
+  errors: readonly Papa.ParseError[],
+  delimiter: string,
+): { rows: number; warning?: string } {
+  const quoting = errors.filter((error) => error.type === "Quotes");
+  const unterminated = quoting.find((error) => error.code === "MissingQuotes");
+  const malformed = quoting.find((error) => error.code !== "MissingQuotes" && error.row !== unterminated?.row);
+  if (malformed) {
+    throw new DocqaError("corrupt_file", `${name}: ${malformed.message} at row ${(malformed.row ?? 0) + 1}`, { component: "ingestion" });
+  }
+  const headerWidth = table[0]?.length ?? 0;
+  const last = table.at(-1);
+  const cut =
+    unterminated?.row ??
+    (table.length > 1 && last !== undefined && last.length < headerWidth && !/[\r\n]$/.test(text) ? table.length - 1 : undefined);
+  if (cut === undefined) return { rows: table.length };
+  const line = lineOfRow(text, delimiter, cut);
+  const reason = unterminated ? `a quote opened on line ${line} is never closed` : `its last row (line ${line}) is cut short`;
+  if (cut < 2) {
+    throw new DocqaError("corrupt_file", `${name}: ${reason}, and no complete data row comes before it`, { component: "ingestion" });
+  }
+  return {
+    rows: cut,
+    warning: `${name} stops at line ${line} (truncated file: ${reason}); kept the ${cut - 1} complete row(s) before it and dropped the rest`,
+  };
+}
+
+/** 1-based line on which row `rowIndex` (0 = header, empty lines skipped) starts. */
+function lineOfRow(text: string, delimiter: string, rowIndex: number): number {
+  let start = 0;
+  let index = 0;
+  Papa.parse<string[]>(text, {
+    delimiter,
+    skipEmptyLines: "greedy",
+    step: (result, parser) => {
+      if (index === rowIndex) {
+        parser.abort();
+        return;
+      }
+      index++;
+      start = result.meta.cursor;
+    },
+  });
+  while (start < text.length && /\s/.test(text[start] as string)) start++;
+  let line = 1;
+  for (let position = text.indexOf("\n"); position !== -1 && position < start; position = text.indexOf("\n", position + 1)) line++;
+  return line;
+}
+
+/** A cell on one line, trimmed (line breaks inside quoted cells become spaces). */
+function oneLine(cell: string): string {
+  return cell.replace(/\s*[\r\n]+\s*/g, " ").trim();
+}
+
+/** `Name: value; Name: value` for the non-empty cells of a row. */
+function renderRow(names: readonly string[], row: readonly string[]): string {
+  return row
+    .flatMap((cell, index) => {
+      const value = oneLine(cell);
+      return value === "" ? [] : [`${names[index]}: ${value}`];
+    })
+    .join("; ");
+}
+
+/** Groups rendered rows (row 2 onwards) into sections of at most `chunkSize` characters; a longer row is a section of its own. */
+function groupRows(rendered: readonly string[], chunkSize: number): LoadedSection[] {
+  const sections: LoadedSection[] = [];
+  let group: string[] = [];
+  let first = 2;
+  let last = 2;
+  let size = 0;
+  const flush = () => {
+    if (group.length > 0) {
+      sections.push({ text: group.join("\n"), metadata: { rows: first === last ? `${first}` : `${first}-${last}` }, preChunked: true });
+    }
+    group = [];
+    size = 0;
+  };
+  rendered.forEach((line, index) => {
+    if (line === "") return;
+    const row = index + 2;
+    if (group.length > 0 && size + 1 + line.length > chunkSize) flush();
+    if (group.length === 0) first = row;
+    last = row;
+    group.push(line);
+    size += (group.length > 1 ? 1 : 0) + line.length;
+  });
+  flush();
+  return sections;
 }

@@ -46,8 +46,9 @@ export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<L
     );
   }
   const core = await archive.file("docProps/core.xml")?.async("string");
-  const title = core ? decodeXml(/<dc:title>([^<]*)<\/dc:title>/.exec(core)?.[1] ?? "").trim() : "";
-  const created = core ? /<dcterms:created[^>]*>([^<]+)<\/dcterms:created>/.exec(core)?.[1] : undefined;
+  const properties = core ? coreProperties(core) : {};
+  const title = properties["dc:title"]?.trim() ?? "";
+  const created = properties["dcterms:created"]?.trim();
   const createdAt = created && !Number.isNaN(Date.parse(created)) ? new Date(created).toISOString() : undefined;
   return {
     documents: [
@@ -164,21 +165,60 @@ async function headerFooterText(archive: JSZip): Promise<string> {
   const parts = archive.file(/^word\/(header|footer)\d*\.xml$/);
   const texts = new Set<string>();
   for (const part of parts.sort((left, right) => left.name.localeCompare(right.name))) {
-    const xml = await part.async("string");
-    for (const paragraph of xml.split(/<\/w:p>/)) {
-      const text = decodeXml([...paragraph.matchAll(/<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>/g)].map((match) => match[1]).join("")).trim();
-      if (text !== "") texts.add(text);
-    }
+    for (const paragraph of wordParagraphs(await part.async("string"))) texts.add(paragraph);
   }
   return [...texts].join("\n");
 }
 
-function decodeXml(text: string): string {
-  return text
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&#(\d+);/g, (_, code: string) => String.fromCodePoint(Number(code)))
-    .replace(/&amp;/g, "&");
+/** The text of each WordprocessingML paragraph (`w:p`, its `w:t` runs joined), in document order, trimmed and non-empty. */
+function wordParagraphs(xml: string): string[] {
+  const paragraphs: string[] = [];
+  const open: string[] = [];
+  let inText = false;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === "w:p") open.push("");
+        else if (name === "w:t") inText = true;
+      },
+      ontext(text) {
+        if (inText && open.length > 0) open[open.length - 1] += text;
+      },
+      onclosetag(name) {
+        if (name === "w:t") inText = false;
+        else if (name === "w:p") {
+          const text = (open.pop() ?? "").trim();
+          if (text !== "") paragraphs.push(text);
+        }
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.write(xml);
+  parser.end();
+  return paragraphs;
+}
+
+/** Text of the top-level elements of `docProps/core.xml` (Dublin Core properties), by qualified name. */
+function coreProperties(xml: string): Record<string, string> {
+  const properties: Record<string, string> = {};
+  const path: string[] = [];
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        path.push(name);
+      },
+      ontext(text) {
+        const name = path.length === 2 ? path[1] : undefined;
+        if (name !== undefined) properties[name] = (properties[name] ?? "") + text;
+      },
+      onclosetag() {
+        path.pop();
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.write(xml);
+  parser.end();
+  return properties;
 }

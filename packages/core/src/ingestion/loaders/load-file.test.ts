@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import { DocqaError } from "../../errors/docqa-error.js";
 import { htmlToSections } from "./load-docx.js";
 import { loadFile } from "./load-file.js";
-import { markdownSections } from "./load-markdown.js";
 import { parsePdfDate } from "./load-pdf.js";
 
 const options = { limits: { maxFileBytes: 10_000_000, maxExtractedChars: 1_000_000 }, chunkSize: 120 };
@@ -110,23 +109,6 @@ describe("loadFile", () => {
   });
 });
 
-describe("CSV", () => {
-  it("groups rows into sections that repeat the header, with their row range", async () => {
-    const rows = Array.from({ length: 12 }, (_, index) => `row${index};${index * 10};"x, y"`);
-    const loaded = await loadFile({ name: "t.csv", bytes: bytes(`name;value;note\n${rows.join("\n")}\n`) }, options);
-    const sections = loaded.documents[0]?.sections ?? [];
-    expect(sections.length).toBeGreaterThan(1);
-    for (const section of sections) {
-      expect(section.text.split("\n")[0]).toBe("name;value;note");
-      expect(section.text.length).toBeLessThanOrEqual(120);
-      expect(section.preChunked).toBe(true);
-    }
-    expect(sections[0]?.metadata).toEqual({ rows: "2-9" });
-    expect(sections[0]?.text.split("\n")[1]).toBe("row0;0;x, y");
-    expect(loaded.documents[0]?.metadata).toMatchObject({ columns: 3, rows: 12, delimiter: ";" });
-  });
-});
-
 describe("JSON", () => {
   it("makes each record of the largest array a document, with identifiers as metadata and the rest as text", async () => {
     const json = {
@@ -173,32 +155,9 @@ describe("JSON", () => {
       { ...options, json: { recordsAsDocuments: false } },
     );
     expect(loaded.documents).toHaveLength(1);
-    expect(loaded.documents[0]?.sections.map((section) => section.metadata)).toEqual([{ record: 0 }, { record: 1 }]);
-  });
-});
-
-describe("Markdown sections", () => {
-  it("splits at ATX and setext headings outside code fences, keeping the heading path", () => {
-    const markdown = [
-      "Intro text.",
-      "",
-      "# Guide",
-      "Start here.",
-      "",
-      "## Install",
-      "```sh",
-      "# not a heading",
-      "```",
-      "",
-      "Usage",
-      "-----",
-      "Run it.",
-    ].join("\n");
-    expect(markdownSections(markdown).map(({ path, text }) => ({ path, text }))).toEqual([
-      { path: "", text: "Intro text." },
-      { path: "Guide", text: "# Guide\nStart here." },
-      { path: "Guide > Install", text: "## Install\n```sh\n# not a heading\n```" },
-      { path: "Guide > Usage", text: "Usage\n-----\nRun it." },
+    expect(loaded.documents[0]?.sections).toEqual([
+      { text: "name: a", metadata: { record: 0 } },
+      { text: "name: b", metadata: { record: 1 } },
     ]);
   });
 });

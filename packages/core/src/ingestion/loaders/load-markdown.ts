@@ -1,9 +1,19 @@
 /**
- * Markdown loading: one section per heading (ATX `#` headings outside code fences, and setext
- * underlines), whose `section` metadata is the heading path ("Chapter > Topic"). The title is
- * the first level-1 heading, else the file name.
+ * Markdown loading with `unified` + `remark-parse` (CommonMark), `remark-gfm` (tables, task lists,
+ * strikethrough) and `remark-frontmatter`: one section per top-level heading (ATX or setext),
+ * whose `section` metadata is the heading path ("Chapter > Topic"). A section's text is the
+ * Markdown source of its blocks, verbatim (heading line, indented and fenced code, HTML blocks,
+ * tables). YAML or TOML front matter is never indexed as text; the title is the front matter's
+ * `title`, else the first level-1 heading, else the file name.
  */
-
+import type { Root, RootContent } from "mdast";
+import { toString as plainText } from "mdast-util-to-string";
+import remarkFrontmatter from "remark-frontmatter";
+import remarkGfm from "remark-gfm";
+import remarkParse from "remark-parse";
+import { unified } from "unified";
+import { parse as parseYaml } from "yaml";
+import { DocqaError } from "../../errors/docqa-error.js";
 import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
@@ -11,12 +21,17 @@ import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loade
 /**
  * Loads a `.md` file.
  *
- * @throws {DocqaError} `empty_file`, `invalid_encoding`, `file_too_large`.
+ * @throws {DocqaError} `empty_file` (also when the file holds only front matter),
+ *   `invalid_encoding`, `file_too_large`.
  */
 export async function loadMarkdown(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
   const { text, encoding, warnings } = decodeChecked(file, limits);
-  const sections = markdownSections(text);
-  const title = sections.find((section) => section.level === 1)?.heading ?? stripExtension(file.name);
+  const { frontMatterTitle, frontMatterError, sections } = parseMarkdown(text);
+  if (frontMatterError) warnings.push(`${file.name}: the front matter is not valid YAML (${frontMatterError}); its title was not used`);
+  if (sections.length === 0) {
+    throw new DocqaError("empty_file", `${file.name} has no text besides its front matter`, { component: "ingestion" });
+  }
+  const title = frontMatterTitle ?? sections.find((section) => section.level === 1)?.heading ?? stripExtension(file.name);
   return {
     documents: [
       {
@@ -32,65 +47,79 @@ export async function loadMarkdown(file: FileInput, limits: LoaderLimits): Promi
   };
 }
 
-interface MarkdownSection {
+/** One heading section of a Markdown text. */
+export interface MarkdownSection {
+  /** Plain text of the section's heading (`""` for text before the first heading). */
   heading: string;
+  /** Heading depth, 1 to 6 (0 before the first heading). */
   level: number;
+  /** Headings from the top level down to this one, joined with ` > `; `""` before the first heading. */
   path: string;
+  /** Markdown source of the section, heading line included, trimmed. */
   text: string;
 }
 
-/** Splits Markdown at headings; each section keeps its heading line as its first line. */
-export function markdownSections(markdown: string): MarkdownSection[] {
-  const lines = markdown.split("\n");
+/** A parsed Markdown text: its sections and the `title` of its YAML front matter, if any. */
+export interface ParsedMarkdown {
+  frontMatterTitle: string | undefined;
+  /** Why the YAML front matter could not be read, when it is invalid. */
+  frontMatterError: string | undefined;
+  sections: MarkdownSection[];
+}
+
+const processor = unified().use(remarkParse).use(remarkGfm).use(remarkFrontmatter, ["yaml", "toml"]);
+
+/**
+ * Parses Markdown into heading sections. Only top-level headings open sections (a `#` line inside
+ * a list, quote, code block or HTML block does not). Front matter is left out of every section.
+ */
+export function parseMarkdown(markdown: string): ParsedMarkdown {
+  const tree = processor.parse(markdown) as Root;
   const sections: MarkdownSection[] = [];
-  const path: string[] = [];
-  let current: MarkdownSection = { heading: "", level: 0, path: "", text: "" };
-  let body: string[] = [];
-  let fence: string | undefined;
+  const path: (string | undefined)[] = [];
+  let frontMatterTitle: string | undefined;
+  let frontMatterError: string | undefined;
+  let current: Omit<MarkdownSection, "text"> = { heading: "", level: 0, path: "" };
+  let blocks: RootContent[] = [];
   const flush = () => {
-    const text = body.join("\n").trim();
+    const first = blocks[0]?.position?.start.offset;
+    const last = blocks.at(-1)?.position?.end.offset;
+    const text = first === undefined || last === undefined ? "" : markdown.slice(first, last).trim();
     if (text !== "") sections.push({ ...current, text });
-    body = [];
+    blocks = [];
   };
-  const startSection = (heading: string, level: number, headingLine: string) => {
-    flush();
-    path.splice(level - 1);
-    path[level - 1] = heading;
-    current = { heading, level, path: path.filter(Boolean).join(" > "), text: "" };
-    body.push(headingLine);
-  };
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index] as string;
-    const fenceMatch = /^\s*(```|~~~)/.exec(line);
-    if (fenceMatch) {
-      if (fence === undefined) fence = fenceMatch[1];
-      else if (fenceMatch[1] === fence) fence = undefined;
-      body.push(line);
+  for (const node of tree.children) {
+    if (node.type === "yaml") {
+      try {
+        frontMatterTitle ??= titleOf(parseYaml(node.value));
+      } catch (error) {
+        frontMatterError ??= (error as Error).message.split("\n")[0];
+      }
       continue;
     }
-    if (fence !== undefined) {
-      body.push(line);
-      continue;
+    // TOML front matter (`+++`): left out; remark-frontmatter does not declare its node type to mdast.
+    if ((node.type as string) === "toml") continue;
+    if (node.type === "heading") {
+      flush();
+      const heading = plainText(node).replace(/\s+/g, " ").trim();
+      path.splice(node.depth - 1);
+      path[node.depth - 1] = heading;
+      current = { heading, level: node.depth, path: path.filter((part) => part !== undefined && part !== "").join(" > ") };
     }
-    const atx = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    if (atx) {
-      startSection((atx[2] as string).trim(), (atx[1] as string).length, line);
-      continue;
-    }
-    const next = lines[index + 1];
-    if (
-      next !== undefined &&
-      line.trim() !== "" &&
-      /^ {0,3}(=+|-+)\s*$/.test(next) &&
-      !/^\s*[-*+|>]/.test(line) &&
-      body.at(-1)?.trim() === ""
-    ) {
-      startSection(line.trim(), next.trim().startsWith("=") ? 1 : 2, `${line}\n${next}`);
-      index++;
-      continue;
-    }
-    body.push(line);
+    blocks.push(node);
   }
   flush();
-  return sections;
+  return { frontMatterTitle, frontMatterError, sections };
+}
+
+/** Splits Markdown at headings; each section keeps its heading line as its first line. See {@link parseMarkdown}. */
+export function markdownSections(markdown: string): MarkdownSection[] {
+  return parseMarkdown(markdown).sections;
+}
+
+/** The non-empty string `title` of parsed front matter, else undefined. */
+function titleOf(frontMatter: unknown): string | undefined {
+  if (typeof frontMatter !== "object" || frontMatter === null) return undefined;
+  const title = (frontMatter as Record<string, unknown>).title;
+  return typeof title === "string" && title.trim() !== "" ? title.trim() : undefined;
 }

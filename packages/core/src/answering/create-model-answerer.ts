@@ -1,0 +1,215 @@
+/**
+ * The language-model answerer (spec `POST /predict` step 8): the grounded prompt of
+ * `prompts.ts`, a structured call through `withStructuredOutput`, the repair path of
+ * {@link repairAnswer}, and the extractive answer as the fallback when the model's output
+ * cannot be used. Implements the {@link Answerer} interface, plus token streaming.
+ *
+ * Outcomes:
+ * - `mode: "model"`: the model's answer, repaired if needed (`repairs` lists how). When the
+ *   model says the sources do not answer the question, the answer is the spec's empty-context
+ *   answer and `abstained` is true.
+ * - `mode: "extractive-fallback"` with `fallbackReason`: the model answered but its output was
+ *   unusable: `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` (with
+ *   `requireCitation`, an answer citing no key of the context: every citation was invented or
+ *   missing), or `stream_interrupted` (a streamed reply that broke off, by a cut connection or a
+ *   timeout, after tokens were sent: it cannot be retried, and the client already has a 200
+ *   response). The extractive answerer then answers from the same context; `model` still names
+ *   the model that was called.
+ * - A thrown {@link DocqaError} `model_unavailable` when the model cannot be reached or keeps
+ *   failing, `model_timeout` when it times out (see `callWithResilience`).
+ *
+ * Citations to keys that were never in the context are left for `resolveCitations` to drop (the
+ * service reports them as `droppedCitations`); a source is never invented.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { type ResiliencePolicy, resiliencePolicy } from "../chat-models/call-with-resilience.js";
+import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "../chat-models/invoke-structured.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import { type Logger, silentLogger } from "../logging/logger.js";
+import { answerJsonSchema, answerMessages, PROMPT_VERSION } from "../prompts/prompts.js";
+import { type Answer, emptyContextAnswer, noInformationSentence } from "./answer.js";
+import type { Answerer } from "./answerer.js";
+import { citedKeys } from "./citations.js";
+import { createExtractiveAnswerer } from "./extractive-answerer.js";
+import type { ModelAnswerer, ModelAnswerRequest, ModelFallbackReason, ModelGeneratedAnswer } from "./model-answerer.js";
+import { type AnswerRepair, repairAnswer } from "./repair-answer.js";
+import { streamAnswerEvents } from "./stream-model-answer.js";
+
+/** Settings of {@link createModelAnswerer}. */
+export interface ModelAnswererSettings {
+  /** A LangChain chat model (`ChatOpenAI`, `ChatOllama`, ...), for example from `chatModelFromConfig`. */
+  model: BaseChatModel;
+  /** Answerer name for logs and health; default the model's provider type (`openai`, `ollama`). */
+  name?: string;
+  /** Model name for PERF lines (`model`); default the model's `model` field. */
+  modelName?: string;
+  /** `LOCALLLM_NUM_PREDICT` for PERF lines (`num_predict`); default null. */
+  numPredict?: number | null;
+  /** `LOCALLLM_NUM_CTX` for PERF lines (`num_ctx`); default null. */
+  numCtx?: number | null;
+  /** Structured output method; default `defaultStructuredOutputMethod(model)` (see {@link StructuredOutputMethod}). */
+  structuredOutputMethod?: StructuredOutputMethod;
+  /** Answerer used when the output is unusable; default the extractive answerer. */
+  fallback?: Answerer;
+  /** Timeouts and retries; defaults of `defaultResiliencePolicy`. */
+  resilience?: Partial<ResiliencePolicy>;
+  /** Fall back when a non-abstaining answer cites no key of the context; default true. */
+  requireCitation?: boolean;
+  logger?: Logger;
+}
+
+/**
+ * Creates the model answerer.
+ *
+ * @example
+ * ```ts
+ * const choice = await chatModelFromConfig(config, { logger });
+ * const answerer = choice.status === "ready"
+ *   ? createModelAnswerer({ model: choice.model, modelName: choice.modelName, numPredict: choice.numPredict, numCtx: choice.numCtx })
+ *   : createExtractiveAnswerer();
+ * ```
+ */
+export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswerer {
+  const { model } = settings;
+  const name = settings.name ?? model._llmType();
+  const modelName = settings.modelName ?? modelNameOf(model) ?? name;
+  const method = settings.structuredOutputMethod ?? defaultStructuredOutputMethod(model);
+  const fallback = settings.fallback ?? createExtractiveAnswerer();
+  const policy = resiliencePolicy(settings.resilience);
+  const requireCitation = settings.requireCitation ?? true;
+  const logger = settings.logger ?? silentLogger;
+
+  const base = (answer: Answer, attempts: number, repairs: AnswerRepair[], abstained: boolean): ModelGeneratedAnswer => ({
+    answer,
+    mode: "model",
+    model: modelName,
+    abstained,
+    numPredict: settings.numPredict ?? null,
+    numCtx: settings.numCtx ?? null,
+    fallbackReason: null,
+    fallbackDetail: null,
+    repairs,
+    promptVersion: PROMPT_VERSION,
+    attempts,
+  });
+
+  const fallBack = async (
+    request: ModelAnswerRequest,
+    reason: ModelFallbackReason,
+    detail: string,
+    attempts: number,
+    repairs: AnswerRepair[],
+  ): Promise<ModelGeneratedAnswer> => {
+    logger.warn(`model output unusable; answering extractively: ${detail}`, {
+      component: name,
+      model: modelName,
+      fallback_reason: reason,
+      prompt_version: PROMPT_VERSION,
+    });
+    const extracted = await fallback.answer({ question: request.question, context: request.context, signal: request.signal });
+    return {
+      ...base(extracted.answer, attempts, repairs, extracted.abstained),
+      mode: "extractive-fallback",
+      fallbackReason: reason,
+      fallbackDetail: detail,
+    };
+  };
+
+  const generate = async (request: ModelAnswerRequest, onToken?: (text: string) => void): Promise<ModelGeneratedAnswer> => {
+    let streamed = false;
+    const forward = onToken
+      ? (text: string) => {
+          streamed = true;
+          onToken(text);
+        }
+      : undefined;
+    let output: Awaited<ReturnType<typeof invokeStructured>>;
+    try {
+      output = await invokeStructured({
+        model,
+        schema: answerJsonSchema,
+        name: "answer",
+        method,
+        messages: answerMessages({
+          question: request.question,
+          contextText: request.context.text,
+          history: request.history,
+          subqueries: request.subqueries,
+        }),
+        policy,
+        component: name,
+        modelName,
+        signal: request.signal,
+        onToken: forward,
+        mayRetry: () => !streamed,
+      });
+    } catch (error) {
+      // Tokens already reached the client (an SSE response has begun): end it with an answer.
+      const details = DocqaError.isInstance(error) ? (error.details as { reason?: string; attempts?: number } | undefined) : undefined;
+      if (streamed && details && !request.signal?.aborted) {
+        return fallBack(
+          request,
+          "stream_interrupted",
+          `the model's stream broke off after tokens were sent (${(error as DocqaError).publicMessage})`,
+          details.attempts ?? 1,
+          [],
+        );
+      }
+      throw error;
+    }
+    const [first, ...others] = output.candidates;
+    if (first === undefined) {
+      const detail = output.parseError ? `the provider could not parse the output: ${output.parseError}` : "the model returned no output";
+      return fallBack(request, output.parseError ? "unparseable_output" : "empty_output", detail, output.attempts, []);
+    }
+    let outcome = repairAnswer(first);
+    for (const candidate of others) {
+      if (outcome.ok) break;
+      const next = repairAnswer(candidate);
+      if (next.ok) outcome = next;
+    }
+    if (!outcome.ok) return fallBack(request, outcome.reason, outcome.detail, output.attempts, outcome.repairs);
+    if (isAbstention(outcome.answer)) return base(emptyContextAnswer(), output.attempts, outcome.repairs, true);
+    if (requireCitation) {
+      const cited = citedKeys(answerText(outcome.answer));
+      if (!cited.some((key) => Object.hasOwn(request.context.sources, key))) {
+        const detail =
+          cited.length === 0
+            ? "the model's answer cites no source"
+            : `the model's answer cites only keys that are not in the context (${cited.join(", ")})`;
+        return fallBack(request, "no_valid_citation", detail, output.attempts, outcome.repairs);
+      }
+    }
+    if (outcome.repairs.length > 0) {
+      logger.info("model output repaired", { component: name, model: modelName, repairs: outcome.repairs });
+    }
+    return base(outcome.answer, output.attempts, outcome.repairs, false);
+  };
+
+  return {
+    name,
+    answer: (request) => generate(request),
+    stream: (request) => streamAnswerEvents(request, generate),
+  };
+}
+
+/** True when the answer is the model's way of saying the sources do not contain the answer. */
+function isAbstention(answer: Answer): boolean {
+  const normalize = (text: string) =>
+    text
+      .replace(/\[\s*Source\s*:[^\]]*\]/gi, "")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, " ")
+      .trim();
+  return normalize(answer.callout_answer) === normalize(noInformationSentence);
+}
+
+function answerText(answer: Answer): string {
+  return [answer.callout_answer, ...answer.positive_list, ...answer.negative_list, ...answer.info_list].join("\n");
+}
+
+function modelNameOf(model: BaseChatModel): string | undefined {
+  const candidate = model as unknown as { model?: unknown; modelName?: unknown };
+  if (typeof candidate.model === "string") return candidate.model;
+  return typeof candidate.modelName === "string" ? candidate.modelName : undefined;
+}

@@ -1,0 +1,108 @@
+/**
+ * The chat model of a service, chosen by `RAG_LLM_PROVIDER`:
+ * - `openai`: `ChatOpenAI` with `RAG_GENERATOR_MODEL`, `HOSTEDLLM_API_KEY`, and
+ *   `HOSTEDLLM_BASE_URL` as the client's `baseURL`, so any OpenAI-compatible server works (vLLM,
+ *   llama.cpp server, LiteLLM and other gateways, Ollama's `/v1`). Usable when the key or the base
+ *   URL is set; a base URL alone (a local server without authentication) sends a placeholder key.
+ * - `ollama`: `ChatOllama` with `LOCALLLM_MODEL`, `LOCALLLM_BASE_URL`, `LOCALLLM_NUM_PREDICT`,
+ *   `LOCALLLM_NUM_CTX` (needs the `@langchain/ollama` package).
+ * - `extractive`: no model.
+ * Both use `RAG_LLM_TEMP` and `RAG_LLM_TOP_P`. The client's own retries are off (`maxRetries: 0`):
+ * docqa's retry layer (`callWithResilience`) handles 429 and 5xx with `Retry-After`.
+ *
+ * When no model is usable the result says why (and the reason is logged once): the service then
+ * answers with the extractive answerer.
+ */
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { DocqaConfig } from "../config/config-schema.js";
+import { type Logger, silentLogger } from "../logging/logger.js";
+import { defaultResiliencePolicy } from "./call-with-resilience.js";
+import { loadOllamaModule, loadOpenAIModule } from "./load-provider-module.js";
+
+/** The configuration fields {@link chatModelFromConfig} reads. */
+export type ChatModelConfig = Pick<DocqaConfig, "models">;
+
+/** The chosen chat model, or why there is none. */
+export type ChatModelChoice =
+  | {
+      status: "ready";
+      model: BaseChatModel;
+      provider: "openai" | "ollama";
+      /** Model name for PERF lines (`model`). */
+      modelName: string;
+      /** `LOCALLLM_NUM_PREDICT` (Ollama) for PERF lines; null when unset or for OpenAI. */
+      numPredict: number | null;
+      /** `LOCALLLM_NUM_CTX` (Ollama) for PERF lines; null when unset or for OpenAI. */
+      numCtx: number | null;
+    }
+  | { status: "disabled"; reason: string };
+
+/** Options of {@link chatModelFromConfig}. */
+export interface ChatModelOptions {
+  /** Logs the reason when no model is used; default silent. */
+  logger?: Logger;
+  /** HTTP timeout of the OpenAI client in milliseconds (a backstop; `callWithResilience` aborts first); default 60000. */
+  timeoutMs?: number;
+}
+
+/** Placeholder API key sent to an OpenAI-compatible server configured without `HOSTEDLLM_API_KEY`. */
+export const placeholderApiKey = "docqa-no-key";
+
+/**
+ * Builds the configured chat model.
+ *
+ * @example
+ * ```ts
+ * const choice = await chatModelFromConfig(loadConfig(), { logger });
+ * if (choice.status === "ready") answerer = createModelAnswerer({ model: choice.model, modelName: choice.modelName });
+ * ```
+ */
+export async function chatModelFromConfig(config: ChatModelConfig, options: ChatModelOptions = {}): Promise<ChatModelChoice> {
+  const logger = options.logger ?? silentLogger;
+  const disabled = (reason: string, level: "info" | "warn" = "warn"): ChatModelChoice => {
+    logger[level](`no chat model; answers use the extractive answerer: ${reason}`, { component: "models" });
+    return { status: "disabled", reason };
+  };
+  switch (config.models.provider) {
+    case "extractive":
+      return disabled("RAG_LLM_PROVIDER is extractive", "info");
+    case "openai": {
+      if (!config.models.hostedApiKey && !config.models.hostedBaseUrl) {
+        return disabled("RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set", "info");
+      }
+      const loaded = await loadOpenAIModule();
+      if (!loaded.ok) return disabled(loaded.reason);
+      const model = new loaded.module.ChatOpenAI({
+        model: config.models.generatorModel,
+        apiKey: config.models.hostedApiKey ?? placeholderApiKey,
+        configuration: config.models.hostedBaseUrl ? { baseURL: config.models.hostedBaseUrl } : {},
+        temperature: config.models.temperature,
+        topP: config.models.topP,
+        timeout: options.timeoutMs ?? defaultResiliencePolicy.timeoutMs,
+        maxRetries: 0,
+        useResponsesApi: false,
+      });
+      return { status: "ready", model, provider: "openai", modelName: config.models.generatorModel, numPredict: null, numCtx: null };
+    }
+    case "ollama": {
+      const loaded = await loadOllamaModule();
+      if (!loaded.ok) return disabled(`RAG_LLM_PROVIDER is ollama but ${loaded.reason}`);
+      const model = new loaded.module.ChatOllama({
+        model: config.models.localModel,
+        baseUrl: config.models.localBaseUrl,
+        temperature: config.models.temperature,
+        topP: config.models.topP,
+        numPredict: config.models.numPredict,
+        numCtx: config.models.numCtx,
+      });
+      return {
+        status: "ready",
+        model,
+        provider: "ollama",
+        modelName: config.models.localModel,
+        numPredict: config.models.numPredict ?? null,
+        numCtx: config.models.numCtx ?? null,
+      };
+    }
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * The SQLite database of one organisation of the embedded store (Node's built-in `node:sqlite`),
+ * the durable source of truth: its schema, its prepared statements, the checks made on opening
+ * (organisation, schema version, analyzer) and write transactions.
+ *
+ * Durability and atomicity: the file is in WAL mode with `synchronous=FULL` and every write is
+ * one `BEGIN IMMEDIATE` transaction, so a crash (kill -9, power loss) leaves the last committed
+ * state. Each transaction also appends the affected document ids to the `changes` table, which
+ * the in-memory indexes replay (see `organisation-store.ts`).
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DocqaError } from "../errors/docqa-error.js";
+import type { Logger } from "../logging/logger.js";
+import type { MetadataCondition } from "../stores/chunk-filter.js";
+import { type ChunkRecord, indexedText } from "../stores/chunk-record.js";
+import type { EmbeddingModelInfo } from "../stores/vector-index.js";
+import type { Analyzer } from "../text/analyzer.js";
+import { metadataSql } from "./metadata-sql.js";
+
+const schemaVersion = "2";
+
+/** The columns schema version 2 added to `documents` (what the registry records about a document). */
+const documentInfoColumns = `
+  title TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT '',
+  type TEXT NOT NULL DEFAULT '',
+  owner_id TEXT NOT NULL DEFAULT '',
+  acl TEXT NOT NULL DEFAULT '',
+  text_hash TEXT NOT NULL DEFAULT '',
+  chunk_count INTEGER NOT NULL DEFAULT 0`;
+
+const schema = `
+CREATE TABLE IF NOT EXISTS store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS documents (
+  doc_id TEXT PRIMARY KEY,
+  content_hash TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,${documentInfoColumns}
+) STRICT;
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY,
+  chunk_id TEXT NOT NULL UNIQUE,
+  doc_id TEXT NOT NULL,
+  chunk_index INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  title TEXT NOT NULL,
+  source TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  acl TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  terms TEXT NOT NULL,
+  embedding BLOB
+) STRICT;
+CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks(doc_id);
+CREATE TABLE IF NOT EXISTS changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, doc_id TEXT NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS derivations (
+  source_doc_id TEXT NOT NULL,
+  derived_doc_id TEXT NOT NULL,
+  PRIMARY KEY (source_doc_id, derived_doc_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS derivations_by_derived ON derivations(derived_doc_id);
+`;
+
+/** Settings of an {@link OrganisationDatabase}. */
+export interface OrganisationDatabaseSettings {
+  /** Path of the SQLite file; its directory is created when missing. */
+  path: string;
+  /** The organisation, recorded in the file and checked on open. */
+  orgId: string;
+  /** The BM25 analyzer; its name is recorded, and every chunk re-analysed when it changed. */
+  analyzer: Analyzer;
+  logger: Logger;
+}
+
+/** A row of the `chunks` table. */
+export interface ChunkRow {
+  id: number;
+  chunk_id: string;
+  doc_id: string;
+  chunk_index: number;
+  text: string;
+  title: string;
+  source: string;
+  owner_id: string;
+  acl: string;
+  metadata: string;
+  content_hash: string;
+  terms: string;
+  embedding: Uint8Array | null;
+}
+
+/** A row of the `documents` table. */
+export interface DocumentRow {
+  doc_id: string;
+  content_hash: string;
+  /** Milliseconds since the epoch. */
+  updated_at: number;
+  title: string;
+  source: string;
+  type: string;
+  owner_id: string;
+  acl: string;
+  text_hash: string;
+  chunk_count: number;
+}
+
+/** The columns of a chunk row that the in-memory indexes need. */
+export type IndexedChunkRow = Pick<ChunkRow, "id" | "doc_id" | "owner_id" | "acl" | "terms" | "embedding">;
+
+/** The prepared statements of an {@link OrganisationDatabase}. */
+export type OrganisationStatements = ReturnType<typeof prepareStatements>;
+
+/** One organisation's SQLite file, opened, checked and with its statements prepared. */
+export class OrganisationDatabase {
+  /** The prepared statements, by purpose. */
+  readonly statements: OrganisationStatements;
+  private readonly database: DatabaseSync;
+
+  /**
+   * Opens (or creates) the file, checks that it belongs to `settings.orgId` and has this
+   * schema version, and records the organisation, schema version and analyzer.
+   *
+   * @throws {DocqaError} `store_corrupt` when the file cannot be opened, belongs to another
+   *   organisation or has another schema version; `store_unavailable` when the first write fails.
+   */
+  constructor(private readonly settings: OrganisationDatabaseSettings) {
+    mkdirSync(dirname(settings.path), { recursive: true });
+    try {
+      this.database = new DatabaseSync(settings.path);
+      this.database.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;");
+      this.database.exec(schema);
+      this.migrate();
+    } catch (error) {
+      throw new DocqaError("store_corrupt", `cannot open ${settings.path}: ${(error as Error).message}`, {
+        component: "embedded-store",
+        cause: error,
+      });
+    }
+    this.statements = prepareStatements(this.database);
+    this.checkStoreInfo();
+  }
+
+  /** Whether the database is open (false after {@link close}). */
+  get isOpen(): boolean {
+    return this.database.isOpen;
+  }
+
+  /**
+   * Runs `work` in one `BEGIN IMMEDIATE` transaction, committed when it returns and rolled back
+   * when it throws.
+   *
+   * @throws {DocqaError} `store_unavailable` when the transaction cannot start or the write
+   *   fails (a `DocqaError` thrown by `work` passes through unchanged).
+   */
+  transaction(work: () => void): void {
+    try {
+      this.database.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      throw new DocqaError("store_unavailable", `cannot start a write on ${this.settings.path}: ${(error as Error).message}`, {
+        component: "embedded-store",
+        cause: error,
+      });
+    }
+    try {
+      work();
+      this.database.exec("COMMIT");
+    } catch (error) {
+      if (this.database.isTransaction) this.database.exec("ROLLBACK");
+      if (DocqaError.isInstance(error)) throw error;
+      throw new DocqaError("store_unavailable", `write to ${this.settings.path} failed and was rolled back: ${(error as Error).message}`, {
+        component: "embedded-store",
+        cause: error,
+      });
+    }
+  }
+
+  /** The embedding model recorded with the vectors, if any. */
+  readStoredModel(): EmbeddingModelInfo | undefined {
+    const read = (key: string) => (this.statements.getInfo.get(key) as { value: string } | undefined)?.value;
+    const id = read("embedding_model");
+    const dimension = read("embedding_dimension");
+    return id !== undefined && dimension !== undefined ? { id, dimension: Number(dimension) } : undefined;
+  }
+
+  /** SQLite's `data_version`: changes when another connection commits. */
+  readDataVersion(): number {
+    return Number((this.statements.dataVersion.get() as { data_version: number }).data_version);
+  }
+
+  /** Row ids whose metadata satisfies every condition (see `metadataSql`). */
+  rowsMatching(conditions: readonly MetadataCondition[]): Set<number> {
+    const { sql, parameters } = metadataSql(conditions);
+    const statement = this.database.prepare(sql);
+    return new Set((statement.all(...parameters) as { id: number }[]).map((row) => row.id));
+  }
+
+  /** Iterates the rows of a read-only query with named parameters (`$name`, bound from `parameters`' keys without `$`). */
+  select<Row>(sql: string, parameters: Record<string, string | number>): Iterable<Row> {
+    return this.database.prepare(sql).iterate(parameters) as Iterable<Row>;
+  }
+
+  /** Closes the database, if open. */
+  close(): void {
+    if (this.database.isOpen) this.database.close();
+  }
+
+  /**
+   * Checks the recorded organisation and schema version, and records them (and the analyzer) on
+   * first open; re-analyses every chunk when the analyzer changed.
+   */
+  private checkStoreInfo(): void {
+    const read = (key: string) => (this.statements.getInfo.get(key) as { value: string } | undefined)?.value;
+    const storedOrg = read("org_id");
+    if (storedOrg !== undefined && storedOrg !== this.settings.orgId) {
+      throw new DocqaError(
+        "store_corrupt",
+        `${this.settings.path} belongs to organisation ${JSON.stringify(storedOrg)}, not ${JSON.stringify(this.settings.orgId)}`,
+        { component: "embedded-store" },
+      );
+    }
+    const storedSchema = read("schema_version");
+    if (storedSchema !== undefined && storedSchema !== schemaVersion) {
+      throw new DocqaError("store_corrupt", `${this.settings.path} has schema version ${storedSchema}; this docqa reads ${schemaVersion}`, {
+        component: "embedded-store",
+      });
+    }
+    const storedAnalyzer = read("analyzer");
+    this.transaction(() => {
+      if (storedOrg === undefined) this.statements.putInfo.run("org_id", this.settings.orgId);
+      if (storedSchema === undefined) this.statements.putInfo.run("schema_version", schemaVersion);
+      if (storedAnalyzer !== undefined && storedAnalyzer !== this.settings.analyzer.name) this.reanalyzeAll();
+      if (storedAnalyzer !== this.settings.analyzer.name) this.statements.putInfo.run("analyzer", this.settings.analyzer.name);
+    });
+  }
+
+  /**
+   * Upgrades a file of schema version 1 in place, in one transaction: adds the document columns
+   * of version 2 and fills them from each document's chunks (title, source, type, owner and ACL
+   * of its first chunk; its chunk count). The text hash stays unknown (`""`), so the first access
+   * change of such a document re-embeds it once.
+   */
+  private migrate(): void {
+    const stored = this.database.prepare("SELECT value FROM store_info WHERE key = 'schema_version'").get() as
+      | { value: string }
+      | undefined;
+    if (stored?.value !== "1") return;
+    this.database.exec("BEGIN IMMEDIATE");
+    try {
+      for (const column of documentInfoColumns.split(",")) this.database.exec(`ALTER TABLE documents ADD COLUMN ${column.trim()}`);
+      this.database.exec(`
+        UPDATE documents SET
+          title = COALESCE((SELECT title FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          source = COALESCE((SELECT source FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          type = COALESCE((SELECT CASE WHEN json_type(metadata, '$.type') = 'text' THEN json_extract(metadata, '$.type') END
+                           FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          owner_id = COALESCE((SELECT owner_id FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          acl = COALESCE((SELECT acl FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          chunk_count = (SELECT COUNT(*) FROM chunks WHERE chunks.doc_id = documents.doc_id);
+        UPDATE store_info SET value = '${schemaVersion}' WHERE key = 'schema_version';
+      `);
+      this.database.exec("COMMIT");
+    } catch (error) {
+      if (this.database.isTransaction) this.database.exec("ROLLBACK");
+      throw error;
+    }
+    this.settings.logger.info("upgraded the embedded store's file to schema version 2", { path: this.settings.path });
+  }
+
+  /** Re-analyses every chunk when the analyzer changed since the file was written. */
+  private reanalyzeAll(): void {
+    this.settings.logger.warn("analyzer changed: re-analysing every chunk", { path: this.settings.path });
+    const update = this.database.prepare("UPDATE chunks SET terms = ? WHERE id = ?");
+    for (const row of this.database.prepare("SELECT id, title, text FROM chunks").iterate() as Iterable<{
+      id: number;
+      title: string;
+      text: string;
+    }>) {
+      update.run(this.settings.analyzer.analyze(indexedText(row)).join(" "), row.id);
+    }
+  }
+}
+
+/** Prepares every statement the embedded store runs more than once. */
+function prepareStatements(database: DatabaseSync) {
+  return {
+    getInfo: database.prepare("SELECT value FROM store_info WHERE key = ?"),
+    putInfo: database.prepare("INSERT INTO store_info (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
+    getDocument: database.prepare("SELECT content_hash FROM documents WHERE doc_id = ?"),
+    describeDocument: database.prepare(
+      "SELECT doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count FROM documents WHERE doc_id = ?",
+    ),
+    putDocument: database.prepare(
+      `INSERT INTO documents (doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(doc_id) DO UPDATE SET content_hash = excluded.content_hash, updated_at = excluded.updated_at,
+         title = excluded.title, source = excluded.source, type = excluded.type, owner_id = excluded.owner_id,
+         acl = excluded.acl, text_hash = excluded.text_hash, chunk_count = excluded.chunk_count`,
+    ),
+    documentChunks: database.prepare(
+      "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, embedding FROM chunks WHERE doc_id = ? AND content_hash = ? ORDER BY chunk_index",
+    ),
+    sourcesOf: database.prepare("SELECT source_doc_id FROM derivations WHERE derived_doc_id = ? ORDER BY source_doc_id"),
+    deleteDocument: database.prepare("DELETE FROM documents WHERE doc_id = ?"),
+    deleteChunks: database.prepare("DELETE FROM chunks WHERE doc_id = ?"),
+    insertChunk: database.prepare(
+      "INSERT INTO chunks (chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    ),
+    chunksOfDocument: database.prepare(
+      "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
+    ),
+    allChunks: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks ORDER BY id"),
+    chunkById: database.prepare(
+      "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",
+    ),
+    logChange: database.prepare("INSERT INTO changes (doc_id) VALUES (?)"),
+    putDerivation: database.prepare("INSERT OR IGNORE INTO derivations (source_doc_id, derived_doc_id) VALUES (?, ?)"),
+    deleteDerivationsOf: database.prepare("DELETE FROM derivations WHERE derived_doc_id = ?"),
+    derivedFrom: database.prepare("SELECT derived_doc_id FROM derivations WHERE source_doc_id = ?"),
+    changesSince: database.prepare("SELECT seq, doc_id FROM changes WHERE seq > ? ORDER BY seq"),
+    lastChange: database.prepare("SELECT COALESCE(MAX(seq), 0) AS seq, COALESCE(MIN(seq), 0) AS first FROM changes"),
+    trimChanges: database.prepare("DELETE FROM changes WHERE seq <= ?"),
+    dataVersion: database.prepare("PRAGMA data_version"),
+    countWithoutEmbedding: database.prepare("SELECT COUNT(*) AS n FROM chunks WHERE embedding IS NULL"),
+  } satisfies Record<string, StatementSync>;
+}
+
+/** The chunk record of a row. */
+export function toChunkRecord(row: Omit<ChunkRow, "terms" | "embedding">): ChunkRecord {
+  return {
+    id: row.chunk_id,
+    docId: row.doc_id,
+    chunkIndex: Number(row.chunk_index),
+    text: row.text,
+    title: row.title,
+    source: row.source,
+    ownerId: row.owner_id,
+    acl: row.acl,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    contentHash: row.content_hash,
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * Ingestion jobs of a service: a job runs now (`ingestFiles`, awaited) or in the background
+ * (`startIngestion`: uploaded bytes are first spooled under `DATA_DIR/uploads/<jobId>/`, so a job
+ * interrupted by a restart resumes with `resumeIngestions`). Job states are saved in the job
+ * store (SQLite or Redis) after every file.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Principal } from "../acl/principal.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import type { IngestionJob } from "../jobs/ingestion-job.js";
+import type { JobStore } from "../jobs/job-store.js";
+import type { Logger } from "../logging/logger.js";
+import type { IndexingDependencies } from "./index-documents.js";
+import { type FileSource, type IngestionProgressListener, runIngestionJob } from "./ingest-files.js";
+
+/** A request to ingest files into an organisation. */
+export interface IngestionRequest {
+  orgId: string;
+  files: readonly FileSource[];
+  /** Who writes: the write rules decide each file with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
+  /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
+  metadata: Record<string, unknown>;
+}
+
+/** What the jobs run on. */
+export interface IngestionJobsSettings {
+  /** `DATA_DIR`: uploads are spooled under `<dataDir>/uploads/<jobId>/`. */
+  dataDir: string;
+  jobStore(): Promise<JobStore>;
+  indexing(): Promise<IndexingDependencies>;
+  logger: Logger;
+}
+
+/** The ingestion jobs of a service. */
+export interface IngestionJobs {
+  /** Runs a job to completion; rejected files are in the job's `errors`. */
+  run(request: IngestionRequest, onProgress?: IngestionProgressListener): Promise<IngestionJob>;
+  /** Spools the files, saves the job queued, starts it in the background and returns it (without internals). */
+  start(request: IngestionRequest): Promise<IngestionJob>;
+  /** A job of the organisation without internals, or undefined (also for another organisation's job id). */
+  get(orgId: string, jobId: string): Promise<IngestionJob | undefined>;
+  /** Resumes jobs left queued or running by a previous process; returns how many. */
+  resume(): Promise<number>;
+  /** Stops background jobs (they resume on the next start) and waits for them. */
+  close(): Promise<void>;
+}
+
+/** The client-visible part of a job (without `resume`). */
+function visible(job: IngestionJob): IngestionJob {
+  const { resume: _internal, ...rest } = job;
+  return rest;
+}
+
+/** Creates the ingestion jobs of a service. */
+export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJobs {
+  const uploadsDirectory = join(resolve(settings.dataDir), "uploads");
+  const background = new Set<Promise<unknown>>();
+  const stopping = new AbortController();
+
+  const newJob = (orgId: string, files: number): IngestionJob => ({
+    jobId: randomUUID(),
+    orgId,
+    state: "queued",
+    createdAt: new Date().toISOString(),
+    files: { total: files, processed: 0, ingested: 0, unchanged: 0, failed: 0 },
+    documents: 0,
+    chunks: 0,
+    errors: [],
+    warnings: [],
+  });
+
+  const runJob = async (
+    job: IngestionJob,
+    files: readonly FileSource[],
+    request: Pick<IngestionRequest, "principal" | "uploader" | "metadata" | "requestId">,
+    onProgress?: IngestionProgressListener,
+  ): Promise<IngestionJob> => {
+    const jobStore = await settings.jobStore();
+    try {
+      return await runIngestionJob({
+        dependencies: await settings.indexing(),
+        jobStore,
+        job,
+        files,
+        principal: request.principal,
+        uploader: request.uploader,
+        metadata: request.metadata,
+        requestId: request.requestId,
+        onProgress,
+        signal: stopping.signal,
+      });
+    } catch (error) {
+      if (stopping.signal.aborted) return job;
+      job.state = "failed";
+      job.failure = DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message;
+      job.finishedAt = new Date().toISOString();
+      await jobStore.save(job);
+      return job;
+    }
+  };
+
+  const runInBackground = (job: IngestionJob): void => {
+    const resume = job.resume;
+    if (!resume) return;
+    const files = resume.files.map((file) => ({ ...file, lastModified: file.lastModified ? new Date(file.lastModified) : undefined }));
+    const principal: Principal = resume.principal ?? { userName: resume.uploader, roles: [], groups: [] };
+    const task = runJob(job, files, { ...resume, principal }).then(async (finished) => {
+      if (finished.state === "running" || finished.state === "queued") return;
+      finished.resume = undefined;
+      await (await settings.jobStore()).save(finished);
+      await rm(join(uploadsDirectory, finished.jobId), { recursive: true, force: true });
+    });
+    const tracked = task.catch((error: unknown) =>
+      settings.logger.error("ingestion job failed", { component: "ingestion", job_id: job.jobId, error: (error as Error).message }),
+    );
+    background.add(tracked);
+    void tracked.finally(() => background.delete(tracked));
+  };
+
+  return {
+    async run(request, onProgress) {
+      const job = newJob(request.orgId, request.files.length);
+      await (await settings.jobStore()).save(job);
+      return runJob(job, request.files, request, onProgress);
+    },
+
+    async start(request) {
+      const job = newJob(request.orgId, request.files.length);
+      const directory = join(uploadsDirectory, job.jobId);
+      await mkdir(directory, { recursive: true });
+      const files: NonNullable<IngestionJob["resume"]>["files"] = [];
+      for (const [index, file] of request.files.entries()) {
+        const name = file.name ?? (file.path ? file.path.split(/[\\/]/).at(-1) : undefined) ?? `file-${index}`;
+        let path = file.path;
+        if (file.bytes) {
+          path = join(directory, `${index}`);
+          await writeFile(path, file.bytes);
+        }
+        if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
+        files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
+      }
+      const principal = {
+        userName: request.principal.userName,
+        roles: [...request.principal.roles],
+        groups: [...request.principal.groups],
+      };
+      job.resume = {
+        uploader: request.uploader ?? request.principal.userName,
+        principal,
+        requestId: request.requestId,
+        metadata: request.metadata,
+        files,
+      };
+      await (await settings.jobStore()).save(job);
+      runInBackground(structuredClone(job));
+      return visible(job);
+    },
+
+    async get(orgId, jobId) {
+      const job = await (await settings.jobStore()).get(orgId, jobId);
+      return job ? visible(job) : undefined;
+    },
+
+    async resume() {
+      const unfinished = (await (await settings.jobStore()).unfinished()).filter((job) => job.resume !== undefined);
+      for (const job of unfinished) {
+        settings.logger.info("resuming an interrupted ingestion job", { component: "ingestion", job_id: job.jobId });
+        runInBackground(job);
+      }
+      return unfinished.length;
+    },
+
+    async close() {
+      stopping.abort();
+      await Promise.allSettled([...background]);
+    },
+  };
+}

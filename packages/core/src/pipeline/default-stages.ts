@@ -1,0 +1,61 @@
+/**
+ * The default stage lists, in the spec's processing order (`POST /predict`), as
+ * docs/architecture.md lists them:
+ *
+ * | # | Stage | Does |
+ * |---|---|---|
+ * | 1 | `normalise` | normalises and checks the question |
+ * | 2 | `conversation` | continues or creates the thread and loads its history |
+ * | 3 | `rewrite-follow-up` | rewrites a follow-up into a standalone query |
+ * | 4 | `plan` | the question, plus sub-queries of a compound question |
+ * | 5 | `retrieve` | vector and BM25 candidates per query, pre-filtered by principal, fused |
+ * | 6 | `access-filter` | the seven ACL rules as the final word |
+ * | 7 | `rerank` | the reranker, when `USE_RERANKER` |
+ * | 8 | `select-top-k` | each query's top-k, merged |
+ * | 9 | `build-context` | the context, keyed `doc_<n>` |
+ * | 10 | `generate` | the answer (model or extractive), or the empty-context answer |
+ * | 11 | `resolve-citations` | citations resolved, unknown ones dropped, uncited sources removed |
+ * | 12 | `record-memory` | the turn written to memory in the background |
+ *
+ * `search` runs stages 1 and 4 to 8 (planning the query alone).
+ */
+import type { PredictState, RetrievalState } from "./request-state.js";
+import type { Stage } from "./stage.js";
+import { buildContext } from "./stages/build-context.js";
+import { filterAccess } from "./stages/filter-access.js";
+import { generateAnswer } from "./stages/generate-answer.js";
+import { loadConversation } from "./stages/load-conversation.js";
+import { normaliseQuestion } from "./stages/normalise-question.js";
+import { planQueries, planQuery } from "./stages/plan-queries.js";
+import { recordMemory } from "./stages/record-memory.js";
+import { rerankCandidates } from "./stages/rerank-candidates.js";
+import { resolveCitations } from "./stages/resolve-citations.js";
+import { retrieveCandidates } from "./stages/retrieve-candidates.js";
+import { rewriteFollowUp } from "./stages/rewrite-follow-up.js";
+import { selectTopK } from "./stages/select-top-k.js";
+
+/** The stages of `predict`, in order. */
+export const defaultPredictStages: readonly Stage<PredictState>[] = Object.freeze([
+  normaliseQuestion,
+  loadConversation,
+  rewriteFollowUp,
+  planQueries,
+  retrieveCandidates,
+  filterAccess,
+  rerankCandidates,
+  selectTopK,
+  buildContext,
+  generateAnswer,
+  resolveCitations,
+  recordMemory,
+]);
+
+/** The stages of `search`, in order. */
+export const defaultSearchStages: readonly Stage<RetrievalState>[] = Object.freeze([
+  normaliseQuestion,
+  planQuery,
+  retrieveCandidates,
+  filterAccess,
+  rerankCandidates,
+  selectTopK,
+]);

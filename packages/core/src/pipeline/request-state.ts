@@ -1,0 +1,103 @@
+/**
+ * The typed state a request carries through its stages. `RetrievalState` is what `search` and
+ * `predict` share (question, planned queries, candidates, readable results, the final chunks);
+ * `PredictState` adds conversation, context, the generated answer and its citations.
+ *
+ * Each field says which stage writes it. Fields are initialised when the state is created, so a
+ * stage never meets `undefined` where a list is expected: a stage that has nothing to do leaves
+ * them as they are.
+ */
+import type { Principal } from "../acl/principal.js";
+import type { Answer, Source } from "../answering/answer.js";
+import type { GeneratedAnswer } from "../answering/answerer.js";
+import type { AnswerContext } from "../answering/build-context.js";
+import type { ConversationMemory } from "../memory/conversation-memory.js";
+import type { ConversationTurn } from "../memory/memory-store.js";
+import type { RewriteMethod } from "../memory/rewrite-follow-up.js";
+import type { FusedChunk } from "../retrieval/fuse-results.js";
+import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
+import type { ChunkFilter } from "../stores/chunk-filter.js";
+import type { StageTiming } from "./stage.js";
+
+/** One query to retrieve for: the question itself, or a sub-query of a decomposed question. */
+export interface PlannedQuery {
+  text: string;
+  /** Results this query contributes to the final list (`RETRIEVER_TOP_K`, or `SUBQUERY_TOP_K` for a sub-query). */
+  topK: number;
+  kind: "question" | "subquery";
+}
+
+/** The retrieval of one planned query, filled in by the retrieval stages in turn. */
+export interface QueryRetrieval {
+  query: PlannedQuery;
+  /** Fused candidates, best first (`retrieve`), pre-filtered by principal in the indexes. */
+  candidates: FusedChunk[];
+  /** Candidates that passed the seven ACL rules and the filters (`access-filter`), reordered by `rerank`. */
+  results: RetrievedChunk[];
+  /** Whether the vector list took part (false in BM25-only mode or when the query embedding failed). */
+  vectorUsed: boolean;
+}
+
+/** The state shared by the `search` and `predict` pipelines. */
+export interface RetrievalState {
+  /** Organisation (the token's `org_id`). */
+  readonly orgId: string;
+  /** The asking user, normalised (lower-cased name, roles and groups). */
+  readonly principal: Principal;
+  /** Correlation id of logs and PERF lines. */
+  readonly requestId: string;
+  readonly signal: AbortSignal | undefined;
+  /** The question as received. */
+  readonly input: string;
+  /** The normalised question (`normalise`). */
+  question: string;
+  /** The query retrieval uses: the question, or a follow-up rewritten to stand alone (`rewrite-follow-up`). */
+  query: string;
+  /** Further filters (documents, metadata); the principal filter is always added. */
+  readonly filter: Omit<ChunkFilter, "principal"> | undefined;
+  /** Depths, fusion and reranking of this request. */
+  settings: RetrievalSettings;
+  /** What to retrieve (`plan`; `search` plans the query alone). */
+  queries: PlannedQuery[];
+  /** One entry per planned query, in the order of `queries` (`retrieve`, `access-filter`, `rerank`). */
+  retrievals: QueryRetrieval[];
+  /** The final ranked chunks, merged over the queries and cut to their top-k (`select-top-k`). */
+  chunks: RetrievedChunk[];
+  /** Stage timings, appended by `runStages`. */
+  readonly timings: StageTiming[];
+}
+
+/** The state of one `predict` request. */
+export interface PredictState extends RetrievalState {
+  /** The thread continued or created (`conversation`). */
+  threadId: string;
+  /** Earlier turns of the thread within the token budget, oldest first (`conversation`). */
+  history: ConversationTurn[];
+  /** Conversation memory, when the user is known (`conversation`); `record-memory` writes the turn to it. */
+  conversation: ConversationMemory | undefined;
+  /** How `query` was obtained from the question (`rewrite-follow-up`). */
+  rewriteMethod: RewriteMethod;
+  /** Sub-queries retrieved besides the question (`plan`). */
+  subqueries: string[];
+  /** The context given to the answerer, keyed `doc_<n>` (`build-context`). */
+  context: AnswerContext;
+  /** The answerer's output before citations are resolved (`generate`). */
+  generated: GeneratedAnswer | undefined;
+  /** The answer with resolved citations (`resolve-citations`). */
+  answer: Answer | undefined;
+  /** The cited sources only (`resolve-citations`). */
+  sources: Record<string, Source>;
+  /** Keys cited that were not in the context (`resolve-citations`). */
+  droppedCitations: string[];
+  /** The request's inputs the stages need besides the question. */
+  readonly request: {
+    /** Thread to continue, as sent. */
+    threadId: string | undefined;
+    /** Client-supplied history (set B's `context`), used when the thread has none. */
+    history: readonly { role: "user" | "assistant"; content: string }[];
+    /** Streams the model's tokens when set. */
+    onToken: ((text: string) => void) | undefined;
+    /** False: conversation memory is neither read nor written (`PredictRequest.memory`). */
+    memory?: boolean | undefined;
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Stage `generate` (spec `POST /predict` steps 7 and 8): with an empty context and
+ * `SKIP_LLM_ON_EMPTY_CONTEXT`, the spec's empty-context answer without calling the answerer;
+ * otherwise the answerer (model or extractive) answers from the context, shown the condensed
+ * history and, with `SUBQUERY_REASONING_ENABLED`, the sub-queries. With an `onToken` listener the
+ * model is called in streaming mode; the result is the same.
+ */
+import { emptyContextAnswer } from "../../answering/answer.js";
+import type { Answerer, AnswerRequest, GeneratedAnswer } from "../../answering/answerer.js";
+import { streamModelAnswer } from "../../answering/stream-model-answer.js";
+import { DocqaError } from "../../errors/docqa-error.js";
+import { condenseHistory } from "../../prompts/prompts.js";
+import type { PredictState } from "../request-state.js";
+import type { Stage } from "../stage.js";
+
+/** Writes `generated`. */
+export const generateAnswer: Stage<PredictState> = {
+  name: "generate",
+  phase: "generation",
+  async run(state, runtime) {
+    const { config, answerer } = runtime;
+    if (state.context.entries.length === 0 && config.answering.skipModelOnEmptyContext) {
+      state.generated = {
+        answer: emptyContextAnswer(),
+        mode: "empty-context",
+        model: runtime.answererModel,
+        abstained: true,
+        numPredict: null,
+        numCtx: null,
+        fallbackReason: null,
+      };
+      return;
+    }
+    const request: AnswerRequest = {
+      question: state.query,
+      context: state.context,
+      history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
+      subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
+      signal: state.signal,
+    };
+    const onToken = state.request.onToken;
+    state.generated = onToken ? await streamedAnswer(answerer, request, onToken) : await answerer.answer(request);
+  },
+};
+
+/**
+ * Answers through the answerer's stream (`streamModelAnswer`): tokens go to `onToken`, the final
+ * event's answer is returned. An answerer without streaming yields only its final answer.
+ */
+async function streamedAnswer(answerer: Answerer, request: AnswerRequest, onToken: (text: string) => void): Promise<GeneratedAnswer> {
+  for await (const event of streamModelAnswer(answerer, request)) {
+    if (event.type === "token") onToken(event.text);
+    else return event.generated;
+  }
+  throw new DocqaError("internal_error", "the answer stream ended without a final answer", { component: "service" });
+}

@@ -1,0 +1,41 @@
+/**
+ * Stage `select-top-k` (spec `POST /predict` step 6, `RETRIEVER_TOP_K`; decomposition: "keep
+ * `SUBQUERY_TOP_K` documents per sub-query, merge and deduplicate"): each query keeps its top-k
+ * results; the lists are merged by chunk id, keeping a chunk's best score, best first.
+ */
+import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
+import type { RetrievalState } from "../request-state.js";
+import type { Stage } from "../stage.js";
+
+/** Writes `chunks`. */
+export const selectTopK: Stage<RetrievalState> = {
+  name: "select-top-k",
+  phase: "retrieval",
+  run(state) {
+    const lists = state.retrievals.map((retrieval) => retrieval.results.slice(0, retrieval.query.topK));
+    state.chunks = lists.length === 1 ? (lists[0] as RetrievedChunk[]) : mergeResults(lists);
+  },
+};
+
+/**
+ * Merges result lists: one entry per chunk id, the one with the highest score (the first list's
+ * on ties), sorted by score descending, ties broken by chunk id. Inputs are not mutated.
+ *
+ * @example
+ * ```ts
+ * mergeResults([[{ chunk: a, score: 0.4 }], [{ chunk: a, score: 0.9 }, { chunk: b, score: 0.5 }]]);
+ * // [{ chunk: a, score: 0.9 }, { chunk: b, score: 0.5 }]
+ * ```
+ */
+export function mergeResults<T extends { chunk: { id: string }; score: number }>(lists: readonly (readonly T[])[]): T[] {
+  const best = new Map<string, T>();
+  for (const list of lists) {
+    for (const result of list) {
+      const current = best.get(result.chunk.id);
+      if (!current || result.score > current.score) best.set(result.chunk.id, result);
+    }
+  }
+  return [...best.values()].sort(
+    (left, right) => right.score - left.score || (left.chunk.id < right.chunk.id ? -1 : left.chunk.id > right.chunk.id ? 1 : 0),
+  );
+}

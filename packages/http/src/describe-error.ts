@@ -1,0 +1,76 @@
+/**
+ * The status, stable code and client-safe message of any error an HTTP adapter meets: a
+ * `DocqaError` (status from the one table {@link errorStatus}), an `HTTPException` raised by Hono
+ * or its validators (malformed JSON or form data, wrong `Content-Type`), or anything else (a bug:
+ * 500 `internal_error`, logged, never returned). Each endpoint set then renders these in its own
+ * body shape.
+ */
+import { DocqaError, type DocqaErrorCode, type Logger } from "@docqa/core";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { errorStatus } from "./error-status.js";
+
+/** What {@link describeError} makes of an error. */
+export interface DescribedError {
+  /** HTTP status: `errorStatus[code]` for a `DocqaError`, the exception's own for an `HTTPException`, else 500. */
+  status: ContentfulStatusCode;
+  /** Stable machine-readable code. */
+  code: DocqaErrorCode;
+  /** Message safe to show to the client (no `[docqa] [component]` prefix, no internals). */
+  message: string;
+  /** Extra response headers: `WWW-Authenticate: Bearer` on a 401 from authentication. */
+  headers: Record<string, string>;
+}
+
+/** Settings of {@link describeError}. */
+export interface DescribeErrorSettings {
+  /** Component named in the logs, for example `predict-api`. */
+  component: string;
+  /** Where server-side failures (status 500 and above) are logged. */
+  logger: Logger;
+  /**
+   * The message of 415 `unsupported_media_type` for a request whose `Content-Type` no route
+   * accepts. Default: `the request body must be JSON (Content-Type: application/json)`.
+   */
+  unsupportedMediaTypeMessage?: ((c: Context | undefined) => string) | undefined;
+  /** The message of 500 `internal_error`; default `internal server error`. */
+  internalErrorMessage?: string | undefined;
+}
+
+const defaultUnsupportedMediaTypeMessage = () => "the request body must be JSON (Content-Type: application/json)";
+
+function httpException(error: HTTPException, settings: DescribeErrorSettings, c: Context | undefined): DescribedError {
+  const described = (code: DocqaErrorCode, message: string): DescribedError => ({ status: error.status, code, message, headers: {} });
+  if (error.status === 413) return described("payload_too_large", error.message || "the request body is too large");
+  if (error.status === 415)
+    return described("unsupported_media_type", (settings.unsupportedMediaTypeMessage ?? defaultUnsupportedMediaTypeMessage)(c));
+  if (error.message.includes("Malformed JSON")) return described("invalid_json", "the request body is not valid JSON");
+  if (error.message.includes("Malformed FormData"))
+    return described("invalid_request", "the request body is not valid multipart/form-data");
+  return described(error.status === 401 ? "invalid_token" : "invalid_request", error.message || "invalid request");
+}
+
+/**
+ * Describes `error` for a response or a Server-Sent Events `error` event, logging failures of
+ * the server (status 500 and above) with the error's code and cause, or, for anything but a
+ * `DocqaError` or `HTTPException`, its message and stack.
+ *
+ * @param c the request, when there is one (passed to `unsupportedMediaTypeMessage`).
+ */
+export function describeError(error: unknown, settings: DescribeErrorSettings, c?: Context): DescribedError {
+  if (DocqaError.isInstance(error)) {
+    const status = errorStatus[error.code];
+    if (status >= 500) {
+      settings.logger.error(error.message, { component: settings.component, code: error.code, cause: String(error.cause ?? "") });
+    }
+    return { status, code: error.code, message: error.publicMessage, headers: status === 401 ? { "WWW-Authenticate": "Bearer" } : {} };
+  }
+  if (error instanceof HTTPException) return httpException(error, settings, c);
+  settings.logger.error("unhandled error", {
+    component: settings.component,
+    error: (error as Error | undefined)?.message,
+    stack: (error as Error | undefined)?.stack,
+  });
+  return { status: 500, code: "internal_error", message: settings.internalErrorMessage ?? "internal server error", headers: {} };
+}
