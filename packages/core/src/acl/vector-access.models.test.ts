@@ -56,7 +56,8 @@ describe.each(["all-MiniLM-L6-v2", "bge-small-en-v1.5"])("vector-path access con
         embeddings: { modelPath: model.root, modelName: model.id, dimension: model.dimension, allowRemote: false },
       },
     });
-    const principal = { userName: uploader, roles: [], groups: [] };
+    // An administrator: the documents name other owners (owner_id), which only administrators may set.
+    const principal = { userName: uploader, roles: ["admin"], groups: [] };
     await service.upsert({ orgId: "acme", principal, uploader, documents });
     await service.upsert({ orgId: "globex", principal, uploader, documents: otherOrganisation });
     expect((await service.health()).embeddings).toEqual({ status: "ready", model: model.id });
