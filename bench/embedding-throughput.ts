@@ -8,10 +8,10 @@
  * slices of 64 chunks, `engine: "pipeline"`), the baseline of the ≥ 4x target.
  *
  * Reported per model (model loaded and warmed up first; the best of `BENCH_EMBED_ROUNDS` rounds,
- * default 2, run in turn; `BENCH_EMBED_MODELS=all-MiniLM-L6-v2` measures one model): chunks per second of wall time, and chunks per CPU-second (the process's
- * CPU time over all its threads), which still compares pipelines fairly when other work shares the
- * cores; and the agreement of docqa's vectors with each reference (cosine per chunk: minimum,
- * mean, share ≥ 0.99).
+ * default 2, run in turn; `BENCH_EMBED_MODELS=all-MiniLM-L6-v2` measures one model): chunks per
+ * second of wall time, and chunks per CPU-second (the process's CPU time over all its threads),
+ * which still compares pipelines fairly when other work shares the cores; and the agreement of
+ * docqa's vectors with each reference (cosine per chunk: minimum, mean, share ≥ 0.99).
  *
  * The references run in virtual environments this benchmark creates from PyPI on first use, in
  * `bench/.venv/` (git-ignored): fastembed 0.9.1 (about 300 MB), and sentence-transformers 5.7.0
