@@ -20,6 +20,7 @@ import type { JobStore } from "../jobs/job-store.js";
 import { summaryDocumentPrefix } from "../stores/document-registry.js";
 import { errorCodeOf, withSpan } from "../telemetry/tracing.js";
 import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
+import type { EmbeddingProgress } from "./embed-chunks.js";
 import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
 
@@ -36,8 +37,21 @@ export interface FileSource {
   lastModified?: Date | undefined;
 }
 
-/** Progress of a running job, after each file. */
-export type IngestionProgressListener = (job: IngestionJob, file: string) => void;
+/** Embedding work of a running job so far, over all its files. */
+export interface IngestionThroughput {
+  /** Chunks the embedding model embedded. */
+  embeddedChunks: number;
+  /** Chunks whose vector came from the embedding cache. */
+  cachedChunks: number;
+  /** `embeddedChunks` per second since the job's first embedding started (0 before). */
+  chunksPerSecond: number;
+}
+
+/**
+ * Progress of a running job: called after each file, and while a file's chunks are embedded
+ * (after each slice of `embeddingSliceSize` chunks), with the job's embedding throughput.
+ */
+export type IngestionProgressListener = (job: IngestionJob, file: string, throughput: IngestionThroughput) => void;
 
 /** What one run of an ingestion job needs. */
 export interface IngestionRun {
@@ -92,6 +106,20 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   await jobStore.save(job);
   const limit = pLimit(Math.max(1, run.dependencies.config.ingestion.maxIngestionThreads));
   let saving = Promise.resolve();
+  const throughput: IngestionThroughput = { embeddedChunks: 0, cachedChunks: 0, chunksPerSecond: 0 };
+  let embeddingStarted: number | undefined;
+  const embeddingListener = (label: string) => {
+    let last = { embedded: 0, cached: 0 };
+    return (progress: EmbeddingProgress) => {
+      embeddingStarted ??= performance.now() - progress.embeddingMs;
+      throughput.embeddedChunks += progress.embedded - last.embedded;
+      throughput.cachedChunks += progress.cached - last.cached;
+      last = progress;
+      const seconds = (performance.now() - embeddingStarted) / 1000;
+      throughput.chunksPerSecond = seconds > 0 ? throughput.embeddedChunks / seconds : 0;
+      run.onProgress?.(job, label, { ...throughput });
+    };
+  };
   await Promise.all(
     run.files.map((file, index) =>
       limit(async () => {
@@ -99,7 +127,7 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
         const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
-          const outcome = await ingestFileInSpan(run, file, index);
+          const outcome = await ingestFileInSpan(run, file, index, embeddingListener(label));
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -123,7 +151,7 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
         }
         job.files.processed++;
         saving = saving.then(() => jobStore.save(job));
-        run.onProgress?.(job, label);
+        run.onProgress?.(job, label, { ...throughput });
       }),
     ),
   );
@@ -143,7 +171,12 @@ type FileOutcome = { unchanged: boolean; documents: number; chunks: number; warn
  * file name only when `TRACE_CONTENT` is true), and reports it to the metrics (`fileIngested`;
  * a rejection is reported by the caller, which also sees aborts).
  */
-function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): Promise<FileOutcome> {
+function ingestFileInSpan(
+  run: IngestionRun,
+  file: FileSource,
+  index: number,
+  onEmbeddingProgress: (progress: EmbeddingProgress) => void,
+): Promise<FileOutcome> {
   const name = file.name ?? (file.path ? basename(file.path) : "");
   const attributes = {
     "docqa.file.index": index,
@@ -152,7 +185,7 @@ function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): P
     ...(run.dependencies.config.logging.traceContent ? { "docqa.file.name": name } : {}),
   };
   return withSpan("docqa.ingest.file", attributes, async (span) => {
-    const outcome = await ingestOne(run, file);
+    const outcome = await ingestOne(run, file, onEmbeddingProgress);
     span.setAttributes({
       "docqa.file.outcome": outcome.unchanged ? "unchanged" : "ingested",
       "docqa.documents": outcome.documents,
@@ -168,7 +201,11 @@ function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): P
   });
 }
 
-async function ingestOne(run: IngestionRun, file: FileSource): Promise<FileOutcome> {
+async function ingestOne(
+  run: IngestionRun,
+  file: FileSource,
+  onEmbeddingProgress: (progress: EmbeddingProgress) => void,
+): Promise<FileOutcome> {
   const { config, stores, embeddings } = run.dependencies;
   const name = file.name ?? (file.path ? basename(file.path) : undefined);
   if (!name) throw new DocqaError("invalid_request", "a file needs a name or a path", { component: "ingestion" });
@@ -260,6 +297,7 @@ async function ingestOne(run: IngestionRun, file: FileSource): Promise<FileOutco
     via: "ingest",
     requestId: run.requestId,
     signal: run.signal,
+    onEmbeddingProgress,
   });
   return {
     unchanged: false,
