@@ -9,8 +9,17 @@ export { normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
 export type { Answerer, AnswerMode, AnswerRequest, GeneratedAnswer } from "./answering/answerer.js";
 export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./answering/build-context.js";
+export { type CitationCheckSettings, checkCitations, type UnsupportedCitation } from "./answering/check-citations.js";
 export { citedKeys, formatCitation, replaceCitations, stripCitations } from "./answering/citations.js";
 export { createModelAnswerer, type ModelAnswererSettings } from "./answering/create-model-answerer.js";
+export {
+  type AbstentionCheck,
+  type AbstentionReason,
+  type AbstentionSettings,
+  type AnswerabilityDecision,
+  type AnswerabilitySignals,
+  decideAnswerable,
+} from "./answering/decide-answerable.js";
 export { createExtractiveAnswerer, type ExtractiveAnswererSettings } from "./answering/extractive-answerer.js";
 export type {
   AnswerStreamEvent,
@@ -19,6 +28,22 @@ export type {
   ModelFallbackReason,
   ModelGeneratedAnswer,
 } from "./answering/model-answerer.js";
+export {
+  type AnswerType,
+  contradiction,
+  expectedAnswerType,
+  isNegated,
+  offersAnswerType,
+  questionConstraints,
+} from "./answering/question-cues.js";
+export {
+  contentWords,
+  type Evidence,
+  type EvidenceSentence,
+  type RankEvidenceOptions,
+  rankEvidence,
+  type WeightedTerm,
+} from "./answering/rank-evidence.js";
 export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableReason } from "./answering/repair-answer.js";
 export { type ResolvedCitations, resolveCitations } from "./answering/resolve-citations.js";
 export { streamModelAnswer } from "./answering/stream-model-answer.js";
@@ -77,6 +102,7 @@ export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embeddin
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
+export { containsAnswer, exactMatch, normalizeAnswer, tokenF1 } from "./evaluation/answer-metrics.js";
 export { type BeirDataset, loadBeirDataset } from "./evaluation/beir-dataset.js";
 export {
   checkDenseModel,
@@ -90,11 +116,13 @@ export {
   type AnswerOutcome,
   type EvaluateAnswersOptions,
   evaluateAnswers,
-  normalizeAnswer,
+  evaluateQuestions,
+  evaluationPrincipal,
 } from "./evaluation/evaluate-answers.js";
 export { evaluateIntentClassifier, type IntentEvaluation, type IntentScore } from "./evaluation/evaluate-intent-classifier.js";
 export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluation/evaluate-retrieval.js";
 export { type IntentExample, intentExamples } from "./evaluation/intent-examples.js";
+export { type EvaluationQuestion, loadQuestionSet } from "./evaluation/question-set.js";
 export { type RetrievalConfiguration, retrievalConfigurations } from "./evaluation/retrieval-configurations.js";
 export {
   type Judgements,

@@ -1,8 +1,9 @@
 /**
  * `docqa eval <folder>`: evaluates retrieval on a BEIR-layout folder (nDCG@10, recall@10,
- * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder (gold paragraph
- * retrieved and cited, gold answer in the answer, abstention precision and recall), with a
- * progress bar, a table on standard output, `--json`, and `--report <file.html>`.
+ * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder or a JSONL question
+ * set with `--documents` (exact match and token F1 of the callout, gold answer in the callout,
+ * gold paragraph retrieved and cited, abstention precision and recall), with a progress bar, a
+ * table on standard output, `--json`, and `--report <file.html>`.
  */
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -24,6 +25,7 @@ import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 import { answerTable, htmlReport, type RetrievalRow, retrievalTable } from "../evaluation-report.js";
+import { evaluateQuestionSet } from "../question-set-evaluation.js";
 
 interface EvalOptions {
   configs?: string;
@@ -33,6 +35,7 @@ interface EvalOptions {
   report?: string;
   dataDir?: string;
   modelsDir?: string;
+  documents?: string[];
   progress: boolean;
 }
 
@@ -98,9 +101,9 @@ export function registerEvalCommand(program: Command): void {
   program
     .command("eval")
     .description(
-      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl)",
+      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl; or a questions .jsonl file with --documents)",
     )
-    .argument("<folder>", "data set folder")
+    .argument("<folder>", "data set folder, or a question set file (.jsonl)")
     .option(
       "--configs <names>",
       `retrieval configurations, comma-separated (${retrievalConfigurations.map((configuration) => configuration.name).join(", ")})`,
@@ -111,6 +114,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--report <file>", "write an HTML report with a chart")
     .option("--data-dir <directory>", "where to index the data set (default: a new temporary directory)")
     .option("--models-dir <directory>", "where to look for embedding models (default: $DOCQA_MODELS_DIR, then models/ beside the data set)")
+    .option("--documents <paths...>", "question set (.jsonl): files and folders to ingest and ask about")
     .option("--no-progress", "do not draw a progress bar")
     .action(async (folder: string, options: EvalOptions) => {
       const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "docqa-eval-"));
@@ -199,9 +203,22 @@ export function registerEvalCommand(program: Command): void {
           if (options.json) process.stdout.write(`${JSON.stringify({ layout: "squad", details, ...result }, null, 2)}\n`);
           else process.stdout.write(answerTable(result));
           if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
+        } else if (folder.endsWith(".jsonl") && existsSync(folder)) {
+          const answerService = service(options.raptor);
+          const result = await evaluateQuestionSet(answerService, folder, {
+            documents: options.documents ?? [],
+            limit,
+            onProgress: (phase, done, total) => progress.update(phase, done, total),
+          });
+          progress.stop();
+          details.answerer = (await answerService.health()).answerer;
+          details.documents = (options.documents ?? []).join(", ");
+          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "questions", details, ...result }, null, 2)}\n`);
+          else process.stdout.write(answerTable(result));
+          if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
         } else {
           throw new Error(
-            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl)`,
+            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl) nor a question set (.jsonl)`,
           );
         }
       } finally {

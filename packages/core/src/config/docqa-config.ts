@@ -155,6 +155,30 @@ export interface DocqaConfig {
    * covers at least this IDF-weighted share of the question's content terms.
    */
   extractiveMinCoverage: number;
+  /**
+   * `ABSTENTION_CHECKS`, default `auto`: which abstention checks run before the answerer
+   * (`decideAnswerable`). `all`: relevance (`low_relevance`) and answer (`not_answerable`) checks;
+   * `relevance`: only the relevance checks; `off`: none (only an empty context abstains);
+   * `auto`: `all` for the extractive answerer, `relevance` when a model answers (the model reads
+   * the text and abstains itself).
+   */
+  abstentionChecks: "auto" | "all" | "relevance" | "off";
+  /**
+   * `ABSTAIN_MIN_CONTEXT_COVERAGE`, default 0.3: the answer abstains with `low_relevance` when the
+   * retrieved context holds less than this idf-weighted share of the question's content terms.
+   */
+  abstainMinContextCoverage: number;
+  /**
+   * `ABSTAIN_MIN_DENSE`, default 0.5: with an embedding model, the answer abstains with
+   * `low_relevance` when no sentence's dense signal (cosine with the question, relative to the
+   * question's own) reaches it.
+   */
+  abstainMinDense: number;
+  /**
+   * `CITATION_MIN_OVERLAP`, default 0.6: a cited statement counts as supported by its source when
+   * it appears there or this share of its terms does (`unsupported_citations`).
+   */
+  citationMinOverlap: number;
   /** `SKIP_LLM_ON_EMPTY_CONTEXT`, default true. */
   skipLlmOnEmptyContext: boolean;
   /** `USE_QUERY_DECOMPOSITION`, default true. */
@@ -310,6 +334,10 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     rerankerModelPath: environment.RERANKER_MODEL_PATH ?? environment.EMBED_MODEL_PATH,
     rerankDepth: environment.RERANK_DEPTH,
     extractiveMinCoverage: environment.EXTRACTIVE_MIN_COVERAGE,
+    abstentionChecks: environment.ABSTENTION_CHECKS,
+    abstainMinContextCoverage: environment.ABSTAIN_MIN_CONTEXT_COVERAGE,
+    abstainMinDense: environment.ABSTAIN_MIN_DENSE,
+    citationMinOverlap: environment.CITATION_MIN_OVERLAP,
     skipLlmOnEmptyContext: environment.SKIP_LLM_ON_EMPTY_CONTEXT,
     useQueryDecomposition: environment.USE_QUERY_DECOMPOSITION,
     queryDecompositionN: environment.QUERY_DECOMPOSITION_N,

@@ -74,6 +74,12 @@ export async function runPredict(
     fallback_reason: fallbackReason,
     prompt_version: promptVersion,
     query_rewrite: state.rewriteMethod,
+    abstained: generated.abstained,
+    abstention_reason: generated.abstentionReason ?? null,
+    abstention_check: generated.abstained
+      ? (state.answerability?.check ?? (generated.mode === "empty-context" ? "no_context" : "model"))
+      : null,
+    unsupported_citations: state.unsupportedCitations.length,
   });
   return {
     answer: state.answer,
@@ -84,6 +90,10 @@ export async function runPredict(
     threadId: state.threadId,
     answerMode: generated.mode,
     droppedCitations: state.droppedCitations,
+    abstained: generated.abstained,
+    abstentionReason: generated.abstained ? (generated.abstentionReason ?? "not_answerable") : null,
+    unsupportedCitations: state.unsupportedCitations,
+    answerability: state.answerability,
     timings: {
       retrievalMs: totals.retrieval,
       contextMs: totals.context,
@@ -164,10 +174,13 @@ export function createPredictState(runtime: Runtime, request: PredictRequest): P
     rewriteMethod: "unchanged",
     subqueries: [],
     context: { entries: [], sources: {}, text: "" },
+    evidence: undefined,
+    answerability: undefined,
     generated: undefined,
     answer: undefined,
     sources: {},
     droppedCitations: [],
+    unsupportedCitations: [],
     request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken },
   };
 }

@@ -95,7 +95,10 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   const structuredOutputMethod = structuredOutputMethods[config.llmStructuredOutput];
   const auxiliaryTimeoutMs = Math.min(10_000, config.llmTimeoutMs);
   const analyzer = createEnglishAnalyzer();
-  const extractiveAnswerer = createExtractiveAnswerer({ minimumCoverage: config.extractiveMinCoverage });
+  const extractiveAnswerer = createExtractiveAnswerer({
+    minimumCoverage: config.extractiveMinCoverage,
+    minimumContextCoverage: config.abstainMinContextCoverage,
+  });
   let stores: DocumentStores | undefined =
     parts.stores === undefined ? undefined : "visible" in parts.stores ? parts.stores : transactionalDocumentStores(parts.stores);
   let embeddings: EmbeddingState | undefined;

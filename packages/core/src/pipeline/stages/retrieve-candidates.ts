@@ -45,7 +45,7 @@ async function retrieveOne(state: RetrievalState, runtime: Runtime, query: Query
     const { fused, exhausted } = await searchCandidates(dependencies, search, depth);
     const enough = filterReadable(state.principal, state.filter, fused).length >= query.topK;
     if (enough || exhausted || round === maximumDeepenings) {
-      return { query, candidates: fused, results: [], vectorUsed: queryVector !== undefined };
+      return { query, candidates: fused, results: [], vectorUsed: queryVector !== undefined, queryVector };
     }
     depth.vector *= 2;
     depth.keyword *= 2;

@@ -1,0 +1,44 @@
+/**
+ * Stage `decide-answerable` (between `build-context` and `generate`): ranks the context's
+ * sentences against the question (`rankEvidence`: BM25 term weights, the dense model when one is
+ * loaded, question-type cues) and decides from absolute signals whether the context answers the
+ * question at all (`decideAnswerable`). When it does not, `generate` returns the spec's
+ * empty-context answer with `abstained: true` and the reason (`no_documents`, `low_relevance`,
+ * `not_answerable`), without calling the answerer. `ABSTENTION_CHECKS` chooses the checks.
+ */
+import { decideAnswerable as decide } from "../../answering/decide-answerable.js";
+import { rankEvidence } from "../../answering/rank-evidence.js";
+import type { PredictState } from "../request-state.js";
+import type { Runtime } from "../runtime.js";
+import type { Stage } from "../stage.js";
+
+/** Writes `evidence` and `answerability`. */
+export const decideAnswerable: Stage<PredictState> = {
+  name: "decide-answerable",
+  phase: "context",
+  async run(state, runtime) {
+    const { config, analyzer } = runtime;
+    const embeddings = runtime.embeddings.status === "ready" ? runtime.embeddings.embeddings : undefined;
+    state.evidence = await rankEvidence(state.query, state.context, { analyzer, embeddings, signal: state.signal });
+    const checks = effectiveChecks(runtime);
+    const relevance = checks !== "off";
+    state.answerability = decide(
+      state.query,
+      state.evidence,
+      {
+        minContextCoverage: relevance ? config.abstainMinContextCoverage : 0,
+        minDense: relevance ? config.abstainMinDense : -1,
+        minSentenceCoverage: config.extractiveMinCoverage,
+        checkAnswer: checks === "all",
+      },
+      analyzer,
+    );
+  },
+};
+
+/** `ABSTENTION_CHECKS` resolved: `auto` is `all` for the extractive answerer and `relevance` before a model. */
+export function effectiveChecks(runtime: Pick<Runtime, "config" | "answerer">): "all" | "relevance" | "off" {
+  const configured = runtime.config.abstentionChecks;
+  if (configured !== "auto") return configured;
+  return runtime.answerer.name === "extractive" ? "all" : "relevance";
+}
