@@ -60,12 +60,22 @@ describe("decideAnswerable", () => {
     expect(decision.signals.contextCoverage).toBe(0);
   });
 
-  it("abstains with low_relevance when the best dense signal is below the threshold", async () => {
-    const question = "How many vacation days do new employees get?";
+  it("abstains with low_relevance when the best dense signal is below the threshold and the words state less than half", async () => {
+    // "employees" and "train" match; "contract", "renewal", "rules" do not: under half the weight.
+    const question = "What are the contract renewal rules for employees who travel by train?";
     const evidence = await rankEvidence(question, handbook, { analyzer });
+    expect(evidence.sentences[0]?.coverage).toBeLessThan(0.5);
+    expect(evidence.contextCoverage).toBeGreaterThanOrEqual(0.3);
     for (const sentence of evidence.sentences) sentence.dense = 0.2;
     expect(decideAnswerable(question, evidence, settings, analyzer)).toMatchObject({ reason: "low_relevance", check: "dense" });
     for (const sentence of evidence.sentences) sentence.dense = 0.6;
+    expect(decideAnswerable(question, evidence, settings, analyzer).check).not.toBe("dense");
+  });
+
+  it("never abstains on the dense signal alone when the best sentence states the question", async () => {
+    const question = "How many vacation days do new employees get?";
+    const evidence = await rankEvidence(question, handbook, { analyzer });
+    for (const sentence of evidence.sentences) sentence.dense = 0.1;
     expect(decideAnswerable(question, evidence, settings, analyzer)).toMatchObject({ answerable: true });
   });
 
@@ -76,6 +86,25 @@ describe("decideAnswerable", () => {
       detail: "1130",
     });
     expect(await decide("Did the Vikings build castles in Sicily?")).toMatchObject({ check: "missing_constraint", detail: "vikings" });
+  });
+
+  it("asks the answering passage to meet a name only another passage mentions, but not the documents' subject", async () => {
+    const context = contextOf(
+      "Normans settled in Normandy. Rollo led the Norman raiders.",
+      "The Normans conquered England in 1066. William was crowned king.",
+      "Sicily was conquered by Roger. Vikings raided Paris.",
+    );
+    // "Vikings" is only in the third chunk; the best sentence is about Rollo: not met.
+    expect(await decide("Who led the Vikings raiders?", context)).toMatchObject({ check: "missing_constraint", detail: "vikings" });
+    // "Normans" is in two chunks: the subject, met wherever the answer is.
+    expect(await decide("Who was crowned king after the Normans conquered England?", context)).toMatchObject({ answerable: true });
+  });
+
+  it("abstains with not_answerable when the question is negated and the best sentence is not, 'whether or not' aside", async () => {
+    expect(await decide("Which days are not received by new employees?")).toMatchObject({ reason: "not_answerable", check: "negation" });
+    expect(await decide("How many vacation days do new employees get, whether or not they work part-time?")).toMatchObject({
+      answerable: true,
+    });
   });
 
   it("abstains with not_answerable when the best sentence states the question with the opposite polarity", async () => {

@@ -6,13 +6,19 @@
  * 1. `no_documents`: no readable chunk was retrieved.
  * 2. `low_relevance`: the context barely touches the question: the idf-weighted share of the
  *    question's content terms found anywhere in the context is below `minContextCoverage`, or,
- *    with an embedding model, no sentence's dense signal reaches `minDense`.
+ *    with an embedding model, no sentence's dense signal reaches `minDense` while the best
+ *    sentence states less than half the question lexically (so a model that is not a sentence
+ *    encoder, or a question the words already answer, never abstains on the dense signal alone).
  * 3. `not_answerable` (the context is on the subject but does not answer):
- *    - a constraint of the question, a name or a number ({@link questionConstraints}), occurs
- *      nowhere in the context (`missing_constraint`);
+ *    - a constraint of the question, a name or a number ({@link questionConstraints}), is not
+ *      met by the passage that answers: it occurs nowhere in the context, or it is missing from the
+ *      best sentence's chunk (text and title) while at most one other chunk mentions it. A name
+ *      that several retrieved chunks mention is the subject of the documents and need not be
+ *      repeated in the answering passage; a name only another passage mentions is a condition the
+ *      answering passage does not meet (`missing_constraint`);
+ *    - the question is negated and the best sentence is not (`negation`);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
- *      with the opposite polarity: the question is negated and the sentence is not
- *      (`negation`), or a word of the question is replaced by its opposite ({@link contradiction});
+ *      with a word of the question replaced by its opposite ({@link contradiction});
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).
  *
  * The thresholds are settings (`ABSTAIN_MIN_CONTEXT_COVERAGE`, `ABSTAIN_MIN_DENSE`,
@@ -124,13 +130,15 @@ export function decideAnswerable(
   });
   if (!best) return abstain("no_documents", "no_context");
   if (evidence.contextCoverage < settings.minContextCoverage) return abstain("low_relevance", "context_coverage");
-  if (signals.dense !== null && signals.dense < settings.minDense) return abstain("low_relevance", "dense");
+  if (signals.dense !== null && signals.dense < settings.minDense && best.coverage < propositionCoverage) {
+    return abstain("low_relevance", "dense");
+  }
   if (settings.checkAnswer === false) return { answerable: true, reason: null, check: null, signals };
 
-  const missing = missingConstraint(question, evidence.sentences, analyzer);
+  const missing = missingConstraint(question, evidence.sentences, best, analyzer);
   if (missing !== undefined) return abstain("not_answerable", "missing_constraint", missing);
+  if (evidence.questionNegated && !best.negated) return abstain("not_answerable", "negation");
   if (best.coverage >= propositionCoverage) {
-    if (evidence.questionNegated && !best.negated) return abstain("not_answerable", "negation");
     const opposite = contradiction(question, best.text);
     if (opposite !== undefined) return abstain("not_answerable", "contradiction", opposite);
   }
@@ -138,15 +146,30 @@ export function decideAnswerable(
   return { answerable: true, reason: null, check: null, signals };
 }
 
-/** The first name or number of the question that no sentence of the context contains. */
-function missingConstraint(question: string, sentences: readonly EvidenceSentence[], analyzer: Analyzer): string | undefined {
-  const present = (term: string) => sentences.some((sentence) => sentence.terms.has(term));
+/**
+ * The first name or number of the question that the answering passage does not meet: absent from
+ * the best sentence's chunk (text and title) and mentioned by at most one other chunk.
+ */
+function missingConstraint(
+  question: string,
+  sentences: readonly EvidenceSentence[],
+  best: EvidenceSentence,
+  analyzer: Analyzer,
+): string | undefined {
+  const chunkTerms = new Map<EvidenceSentence["entry"], Set<string>>();
+  for (const sentence of sentences) {
+    let terms = chunkTerms.get(sentence.entry);
+    if (!terms) chunkTerms.set(sentence.entry, (terms = new Set(analyzer.analyze(sentence.entry.chunk.title))));
+    for (const term of sentence.terms) terms.add(term);
+  }
+  const mentions = (terms: readonly string[]) => [...chunkTerms.values()].filter((chunk) => terms.every((term) => chunk.has(term))).length;
+  const answering = chunkTerms.get(best.entry) as Set<string>;
   for (const constraint of questionConstraints(question)) {
-    const terms = analyzer.analyze(constraint);
-    if (terms.length === 0) continue;
     const digits = numberWords[constraint];
-    if (digits !== undefined && present(digits)) continue;
-    if (!terms.every(present)) return constraint;
+    const forms = [analyzer.analyze(constraint), ...(digits === undefined ? [] : [[digits]])].filter((terms) => terms.length > 0);
+    if (forms.length === 0) continue;
+    const met = forms.some((terms) => terms.every((term) => answering.has(term)) || mentions(terms) >= 2);
+    if (!met) return constraint;
   }
   return undefined;
 }

@@ -13,9 +13,11 @@
  *    lexically and applies {@link decideAnswerable} itself.
  * 2. The callout is the best sentence alone (followed by the next sentence only when it is a
  *    lead-in ending with a colon), cited `[Source: doc_n]`.
- * 3. `positive_list` holds other sentences only when they add an answer-bearing fact: nearly as
- *    good as the callout (score at least 0.75 of it), covering the question well, offering an
- *    answer of the expected type when one is expected, and not repeating a sentence already used.
+ * 3. `positive_list` holds other sentences only when they add an answer-bearing fact: the best
+ *    sentence for each sub-query of a compound question (when the pipeline passes `subqueries`)
+ *    that states at least half of it; then sentences nearly as good as the callout (score at least
+ *    0.75 of it), covering the question well, offering an answer of the expected type when one is
+ *    expected, and not repeating a sentence already used.
  * 4. `negative_list` holds a sentence only when it qualifies the answer: it has a caveat cue
  *    (negation, exception, limitation), comes from the callout's document, and is on the same
  *    subject (it shares a question term with the callout and sits next to it, or covers the
@@ -52,6 +54,8 @@ const supportScoreShare = 0.75;
 const infoScoreShare = 0.85;
 /** Sentences this close in terms (Jaccard) to a used one repeat it. */
 const duplicateSimilarity = 0.8;
+/** Share of a sub-query its best sentence must state to answer that part of a compound question. */
+const subqueryCoverage = 0.5;
 /** Positions apart within one chunk that still count as next to the callout. */
 const neighbourhood = 2;
 
@@ -78,7 +82,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
 
   return {
     name: "extractive",
-    async answer({ question, context, evidence: given, signal }: AnswerRequest): Promise<GeneratedAnswer> {
+    async answer({ question, context, evidence: given, subqueries, signal }: AnswerRequest): Promise<GeneratedAnswer> {
       const evidence = given ?? (await rankEvidence(question, context, { analyzer, signal }));
       if (!given) {
         const decision = decideAnswerable(
@@ -121,9 +125,20 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       }
 
       const positive: string[] = [];
+      for (const subquery of subqueries ?? []) {
+        const part = (await rankEvidence(subquery, context, { analyzer, signal })).sentences.find(
+          (sentence) => !sentence.fragment && sentence.coverage >= subqueryCoverage,
+        );
+        const chosen = part && ranked.find((sentence) => sentence.entry === part.entry && sentence.position === part.position);
+        if (!chosen || used.has(chosen) || isRepeat(chosen)) continue;
+        positive.push(cite(chosen));
+        used.add(chosen);
+      }
       const supportCoverage = Math.max(minimumCoverage, best.coverage / 2);
+      const positiveLimit = positive.length + maximumListItems;
       for (const sentence of ranked) {
-        if (positive.length >= maximumListItems || sentence.score < best.score * supportScoreShare) break;
+        if (positive.length >= positiveLimit) break;
+        if (sentence.score < best.score * supportScoreShare) break;
         if (used.has(sentence) || sentence.fragment || caveatPattern.test(sentence.text) || isRepeat(sentence)) continue;
         if (sentence.coverage < supportCoverage || sentence.offersAnswer === false) continue;
         positive.push(cite(sentence));

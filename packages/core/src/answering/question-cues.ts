@@ -188,7 +188,10 @@ export function questionConstraints(question: string): string[] {
   return constraints;
 }
 
-/** Whether `text` contains a negation ("not", "never", "no", "-n't", "without", ...). */
+/** Disjunctions that mention a negation without negating ("whether or not", "may or may not"). */
+const disjunction = /\b(or not|or no|or never|may or may not|can or cannot|whether or not)\b/gi;
+
+/** Whether `text` contains a negation ("not", "never", "no", "-n't", "without", ...); "whether or not" is none. */
 export function isNegated(text: string): boolean {
-  return negation.test(text);
+  return negation.test(text.replace(disjunction, " "));
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { buildContext } from "./build-context.js";
-import { rankEvidence } from "./rank-evidence.js";
+import { minimumCollectionSize, rankEvidence } from "./rank-evidence.js";
 
 const analyzer = createEnglishAnalyzer();
 
@@ -63,8 +63,10 @@ describe("rankEvidence", () => {
 
   it("weights terms by idf over the context's sentences and measures coverage as a share of the question's weight", async () => {
     const evidence = await rankEvidence("How many vacation days do new employees get?", context, { analyzer });
-    // Four sentences; "new" and "employe" occur in one, "vacat" in two, "dai" in three ("per day").
-    const idf = (frequency: number) => Math.log(1 + (4 - frequency + 0.5) / (frequency + 0.5));
+    // Four sentences, counted as minimumCollectionSize (20); "new" and "employe" occur in one,
+    // "vacat" in two, "dai" in three ("per day").
+    expect(minimumCollectionSize).toBe(20);
+    const idf = (frequency: number) => Math.log(1 + (20 - frequency + 0.5) / (frequency + 0.5));
     expect(evidence.questionTerms.map(({ term }) => term).sort()).toEqual(["dai", "employe", "new", "vacat"]);
     const total = 2 * idf(1) + idf(2) + idf(3);
     expect(evidence.sentences[0]?.coverage).toBeCloseTo(1, 12);

@@ -8,7 +8,9 @@
  *    sentence that also appears in a retrieved chunk is dropped, so the chunk is cited.
  * 2. Term weights are BM25's idf over the context's sentences, idf(t) = ln(1 + (N − n(t) + 0.5) /
  *    (n(t) + 0.5)) (Robertson & Zaragoza, 2009, "The Probabilistic Relevance Framework: BM25 and
- *    Beyond", eq. 3.3). A sentence's *coverage* is the idf-weighted share of the question's
+ *    Beyond", eq. 3.3), with N at least {@link minimumCollectionSize}: in a context of one or two
+ *    sentences every present term would otherwise weigh almost nothing against an absent one.
+ *    A sentence's *coverage* is the idf-weighted share of the question's
  *    content terms it contains, Σ_{t ∈ q ∩ s} idf(t) / Σ_{t ∈ q} idf(t): its BM25 score relative
  *    to the highest score the question could attain (with term-frequency saturation k1 → 0, so
  *    every matched term counts once). Question words such as "how many" are not content terms
@@ -19,9 +21,10 @@
  *    question says scores 1 whatever the model's query instruction does to the scale.
  * 4. A sentence's score blends its coverage (0.7) with its chunk's coverage (0.3), averages that
  *    with the dense signal when there is one, multiplies by 1.15 when it offers an answer of the
- *    type the question asks for ({@link expectedAnswerType}, {@link offersAnswerType}), adds a
- *    small prior for its chunk's retrieval rank, and halves fragments (headings, table cells) and
- *    lowers lead-ins ending with a colon.
+ *    type the question asks for ({@link expectedAnswerType}, {@link offersAnswerType}) and by 0.8
+ *    when its chunk (text and title) lacks one of the question's names or numbers
+ *    ({@link questionConstraints}), adds a small prior for its chunk's retrieval rank, and halves
+ *    fragments (headings, table cells) and lowers lead-ins ending with a colon.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
@@ -30,7 +33,7 @@ import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { splitSentences } from "../text/split-sentences.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
-import { type AnswerType, expectedAnswerType, isNegated, offersAnswerType } from "./question-cues.js";
+import { type AnswerType, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
 
 /** One sentence of the context with its signals. */
 export interface EvidenceSentence {
@@ -56,6 +59,8 @@ export interface EvidenceSentence {
   offersAnswer: boolean | null;
   /** Whether it contains a negation. */
   negated: boolean;
+  /** Whether its chunk (text and title) holds every name and number of the question. */
+  meetsConstraints: boolean;
   /** Ranking score (higher is better). */
   score: number;
 }
@@ -96,10 +101,17 @@ export interface RankEvidenceOptions {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * Smallest collection size N of the idf: a context has at least this many sentences' worth of
+ * background, as if padded with sentences holding none of the question's terms.
+ */
+export const minimumCollectionSize = 20;
 /** Weight of a sentence's own coverage against its chunk's coverage. */
 const sentenceWeight = 0.7;
 /** Factor of a sentence that offers an answer of the expected type. */
 const answerTypeBoost = 1.15;
+/** Factor of a sentence whose chunk lacks a name or number of the question. */
+const unmetConstraintPenalty = 0.8;
 const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 
 /**
@@ -115,7 +127,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const questionTerms: WeightedTerm[] = [...words].map(([term, word]) => {
     let documentFrequency = 0;
     for (const sentence of sentences) if (sentence.terms.has(term)) documentFrequency++;
-    const weight = Math.log(1 + (sentences.length - documentFrequency + 0.5) / (documentFrequency + 0.5));
+    const collectionSize = Math.max(sentences.length, minimumCollectionSize);
+    const weight = Math.log(1 + (collectionSize - documentFrequency + 0.5) / (documentFrequency + 0.5));
     return { term, word, weight };
   });
   questionTerms.sort((left, right) => right.weight - left.weight);
@@ -134,10 +147,22 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   }
   const allTerms = new Set<string>();
   for (const terms of chunkTerms.values()) for (const term of terms) allTerms.add(term);
+  const constraints = questionConstraints(question)
+    .map((constraint) => analyzer.analyze(constraint))
+    .filter((terms) => terms.length > 0);
+  const meets = new Map<ContextEntry, boolean>();
+  for (const [entry, terms] of chunkTerms) {
+    const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title)]);
+    meets.set(
+      entry,
+      constraints.every((constraint) => constraint.every((term) => withTitle.has(term))),
+    );
+  }
   for (const sentence of sentences) {
     sentence.coverage = coverageOf(sentence.terms);
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
     sentence.offersAnswer = offersAnswerType(sentence.text, question, expectedType);
+    sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
     sentence.score = scoreOf(sentence);
   }
   const denseUsed = options.embeddings ? await addDenseSignal(question, sentences, options) : false;
@@ -172,6 +197,7 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
         dense: null,
         offersAnswer: null,
         negated: isNegated(text),
+        meetsConstraints: true,
         score: 0,
       });
     });
@@ -185,7 +211,8 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
 function scoreOf(sentence: EvidenceSentence): number {
   const lexical = sentenceWeight * sentence.coverage + (1 - sentenceWeight) * sentence.chunkCoverage;
   const relevance = sentence.dense === null ? lexical : (lexical + Math.max(0, sentence.dense)) / 2;
-  const typed = sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance;
+  const typed =
+    (sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance) * (sentence.meetsConstraints ? 1 : unmetConstraintPenalty);
   const rankPrior = 0.05 / (1 + sentence.rank);
   const fragmentPenalty = sentence.fragment ? 0.5 : 1;
   const leadInPenalty = sentence.text.endsWith(":") ? 0.7 : 1;

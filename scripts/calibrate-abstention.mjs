@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// Calibrates the abstention thresholds (docs/answering.md#abstention) from `docqa eval --json`
+// outputs recorded with the thresholds off:
+//
+//   ABSTAIN_MIN_CONTEXT_COVERAGE=0 ABSTAIN_MIN_DENSE=-1 EXTRACTIVE_MIN_COVERAGE=0 ABSTENTION_CHECKS=all \
+//     docqa eval <set> --json > run.json
+//
+// Every outcome carries the decision's signals (context coverage, best-sentence coverage, best
+// dense signal); this script replays the threshold checks on them for a grid of thresholds and
+// prints, per grid point and input file, the abstention precision and recall (a file with both
+// kinds of question), the share abstained (a file of unanswerable questions only), or the share
+// of answerable questions abstained on. The checks that need no threshold (missing names and
+// numbers, negation, contradiction) are kept as the run made them.
+//
+// Usage: node scripts/calibrate-abstention.mjs run1.json run2.json ... [--grid context=0.2,0.3 dense=0.4,0.5 sentence=0.1,0.15]
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+
+const files = process.argv.slice(2).filter((argument) => !argument.startsWith("--") && !argument.includes("="));
+const gridArguments = process.argv.slice(2).filter((argument) => argument.includes("="));
+const grid = {
+  context: [0, 0.2, 0.25, 0.3, 0.35, 0.4],
+  dense: [-1, 0.4, 0.45, 0.5, 0.55],
+  sentence: [0, 0.1, 0.15, 0.2],
+};
+for (const argument of gridArguments) {
+  const [name, values] = argument.split("=");
+  if (name in grid) grid[name] = values.split(",").map(Number);
+}
+/** Best-sentence coverage up to which a low dense signal counts (decideAnswerable's `propositionCoverage`). */
+const propositionCoverage = 0.5;
+
+const runs = files.map((file) => ({ name: basename(file, ".json"), outcomes: JSON.parse(readFileSync(file, "utf8")).outcomes }));
+
+/** Whether the thresholds make the service abstain on `outcome`. */
+function abstains(outcome, thresholds) {
+  if (outcome.abstained) return true; // a threshold-free check, or no documents
+  const signals = outcome.signals;
+  if (!signals) return false;
+  if (signals.contextCoverage < thresholds.context) return true;
+  if (signals.dense !== null && signals.dense < thresholds.dense && signals.sentenceCoverage < propositionCoverage) return true;
+  return signals.sentenceCoverage < thresholds.sentence;
+}
+
+function describe(outcomes, thresholds) {
+  const answerable = outcomes.filter((outcome) => outcome.answerable);
+  const unanswerable = outcomes.filter((outcome) => !outcome.answerable);
+  const abstained = outcomes.filter((outcome) => abstains(outcome, thresholds));
+  const falseAbstentions = answerable.filter((outcome) => abstains(outcome, thresholds)).length;
+  const trueAbstentions = unanswerable.filter((outcome) => abstains(outcome, thresholds)).length;
+  const percent = (value) => `${(value * 100).toFixed(1)}`;
+  if (answerable.length === 0) return `abst ${percent(trueAbstentions / unanswerable.length)}`;
+  if (unanswerable.length === 0) return `false ${percent(falseAbstentions / answerable.length)}`;
+  const precision = abstained.length === 0 ? Number.NaN : trueAbstentions / abstained.length;
+  return `P ${percent(precision)} R ${percent(trueAbstentions / unanswerable.length)} false ${percent(falseAbstentions / answerable.length)}`;
+}
+
+console.log(["context", "dense", "sentence", ...runs.map((run) => run.name)].join("\t"));
+for (const context of grid.context) {
+  for (const dense of grid.dense) {
+    for (const sentence of grid.sentence) {
+      const thresholds = { context, dense, sentence };
+      console.log([context, dense, sentence, ...runs.map((run) => describe(run.outcomes, thresholds))].join("\t"));
+    }
+  }
+}
