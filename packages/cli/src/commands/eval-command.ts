@@ -199,7 +199,9 @@ export function registerEvalCommand(program: Command): void {
             onProgress: (phase, done, total) => progress.update(phase, done, total),
           });
           progress.stop();
-          details.answerer = (await answerService.health()).answerer;
+          const answerHealth = await answerService.health();
+          details.answerer = answerHealth.answerer;
+          details["embedding model"] = answerHealth.embeddings.status === "ready" ? answerHealth.embeddings.model : "none (BM25 only)";
           if (options.json) process.stdout.write(`${JSON.stringify({ layout: "squad", details, ...result }, null, 2)}\n`);
           else process.stdout.write(answerTable(result));
           if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
@@ -211,7 +213,9 @@ export function registerEvalCommand(program: Command): void {
             onProgress: (phase, done, total) => progress.update(phase, done, total),
           });
           progress.stop();
-          details.answerer = (await answerService.health()).answerer;
+          const answerHealth = await answerService.health();
+          details.answerer = answerHealth.answerer;
+          details["embedding model"] = answerHealth.embeddings.status === "ready" ? answerHealth.embeddings.model : "none (BM25 only)";
           details.documents = (options.documents ?? []).join(", ");
           if (options.json) process.stdout.write(`${JSON.stringify({ layout: "questions", details, ...result }, null, 2)}\n`);
           else process.stdout.write(answerTable(result));

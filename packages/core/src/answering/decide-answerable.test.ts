@@ -6,7 +6,7 @@ import { type AbstentionSettings, decideAnswerable } from "./decide-answerable.j
 import { rankEvidence } from "./rank-evidence.js";
 
 const analyzer = createEnglishAnalyzer();
-const settings: AbstentionSettings = { minContextCoverage: 0.3, minDense: 0.5, minSentenceCoverage: 0.15 };
+const settings: AbstentionSettings = { minPassageCoverage: 0.3, minDense: 0.5, minSentenceCoverage: 0.15 };
 
 function contextOf(...texts: string[]) {
   return buildContext(
@@ -43,7 +43,7 @@ describe("decideAnswerable", () => {
   it("answers when a sentence covers the question", async () => {
     const decision = await decide("How many vacation days do new employees get?");
     expect(decision).toMatchObject({ answerable: true, reason: null, check: null });
-    expect(decision.signals).toEqual({ contextCoverage: 1, sentenceCoverage: 1, dense: null });
+    expect(decision.signals).toEqual({ contextCoverage: 1, passageCoverage: 1, sentenceCoverage: 1, dense: null });
   });
 
   it("abstains with no_documents on an empty context", async () => {
@@ -56,7 +56,7 @@ describe("decideAnswerable", () => {
 
   it("abstains with low_relevance when the context holds too little of the question", async () => {
     const decision = await decide("How do I bake sourdough bread at home?");
-    expect(decision).toMatchObject({ answerable: false, reason: "low_relevance", check: "context_coverage" });
+    expect(decision).toMatchObject({ answerable: false, reason: "low_relevance", check: "passage_coverage" });
     expect(decision.signals.contextCoverage).toBe(0);
   });
 
@@ -65,11 +65,11 @@ describe("decideAnswerable", () => {
     const question = "What are the contract renewal rules for employees who travel by train?";
     const evidence = await rankEvidence(question, handbook, { analyzer });
     expect(evidence.sentences[0]?.coverage).toBeLessThan(0.5);
-    expect(evidence.contextCoverage).toBeGreaterThanOrEqual(0.3);
+    const lenient = { ...settings, minPassageCoverage: 0 };
     for (const sentence of evidence.sentences) sentence.dense = 0.2;
-    expect(decideAnswerable(question, evidence, settings, analyzer)).toMatchObject({ reason: "low_relevance", check: "dense" });
+    expect(decideAnswerable(question, evidence, lenient, analyzer)).toMatchObject({ reason: "low_relevance", check: "dense" });
     for (const sentence of evidence.sentences) sentence.dense = 0.6;
-    expect(decideAnswerable(question, evidence, settings, analyzer).check).not.toBe("dense");
+    expect(decideAnswerable(question, evidence, lenient, analyzer).check).not.toBe("dense");
   });
 
   it("never abstains on the dense signal alone when the best sentence states the question", async () => {

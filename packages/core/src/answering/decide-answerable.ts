@@ -4,8 +4,8 @@
  * Checks, in order; the first that fails decides:
  *
  * 1. `no_documents`: no readable chunk was retrieved.
- * 2. `low_relevance`: the context barely touches the question: the idf-weighted share of the
- *    question's content terms found anywhere in the context is below `minContextCoverage`, or,
+ * 2. `low_relevance`: the context barely touches the question: no retrieved passage (a chunk's
+ *    text and title) holds `minPassageCoverage` of the question's idf-weighted content terms, or,
  *    with an embedding model, no sentence's dense signal reaches `minDense` while the best
  *    sentence states less than half the question lexically (so a model that is not a sentence
  *    encoder, or a question the words already answer, never abstains on the dense signal alone).
@@ -21,12 +21,12 @@
  *      with a word of the question replaced by its opposite ({@link contradiction});
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).
  *
- * The thresholds are settings (`ABSTAIN_MIN_CONTEXT_COVERAGE`, `ABSTAIN_MIN_DENSE`,
+ * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_MIN_DENSE`,
  * `EXTRACTIVE_MIN_COVERAGE`); docs/answering.md gives the measurement that chose each default.
  */
 
 import type { Analyzer } from "../text/analyzer.js";
-import { contradiction, questionConstraints } from "./question-cues.js";
+import { constraintsOf, contradiction } from "./question-cues.js";
 import type { Evidence, EvidenceSentence } from "./rank-evidence.js";
 
 /** Why an answer abstained (reported as `abstention_reason`). */
@@ -35,7 +35,7 @@ export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevanc
 /** The check of {@link decideAnswerable} that decided an abstention. */
 export type AbstentionCheck =
   | "no_context"
-  | "context_coverage"
+  | "passage_coverage"
   | "dense"
   | "missing_constraint"
   | "negation"
@@ -47,6 +47,8 @@ export type AbstentionCheck =
 export interface AnswerabilitySignals {
   /** Idf-weighted share of the question's content terms anywhere in the context, in [0, 1]. */
   contextCoverage: number;
+  /** The highest such share in one chunk (text and title), in [0, 1]. */
+  passageCoverage: number;
   /** The same share for the best sentence, in [0, 1]. */
   sentenceCoverage: number;
   /** The highest dense signal of any sentence; null without an embedding model. */
@@ -67,8 +69,8 @@ export interface AnswerabilityDecision {
 
 /** Thresholds of {@link decideAnswerable}. */
 export interface AbstentionSettings {
-  /** `ABSTAIN_MIN_CONTEXT_COVERAGE`: below it the answer abstains with `low_relevance`. */
-  minContextCoverage: number;
+  /** `ABSTAIN_MIN_PASSAGE_COVERAGE`: when no chunk holds this share of the question, the answer abstains with `low_relevance`. */
+  minPassageCoverage: number;
   /** `ABSTAIN_MIN_DENSE`: with an embedding model, a best dense signal below it abstains with `low_relevance`. */
   minDense: number;
   /** `EXTRACTIVE_MIN_COVERAGE`: a best sentence covering less abstains with `not_answerable`. */
@@ -82,25 +84,6 @@ export interface AbstentionSettings {
 
 /** Share of the question's weight a sentence must cover to be read as stating its proposition. */
 const propositionCoverage = 0.5;
-
-const numberWords: Record<string, string> = {
-  two: "2",
-  three: "3",
-  four: "4",
-  five: "5",
-  six: "6",
-  seven: "7",
-  eight: "8",
-  nine: "9",
-  ten: "10",
-  eleven: "11",
-  twelve: "12",
-  twenty: "20",
-  thirty: "30",
-  forty: "40",
-  fifty: "50",
-  hundred: "100",
-};
 
 /**
  * Decides whether `evidence` answers `question`.
@@ -118,6 +101,7 @@ export function decideAnswerable(
   const denseValues = evidence.sentences.map((sentence) => sentence.dense).filter((value): value is number => value !== null);
   const signals: AnswerabilitySignals = {
     contextCoverage: evidence.contextCoverage,
+    passageCoverage: evidence.passageCoverage,
     sentenceCoverage: best?.coverage ?? 0,
     dense: denseValues.length > 0 ? Math.max(...denseValues) : null,
   };
@@ -129,7 +113,7 @@ export function decideAnswerable(
     signals,
   });
   if (!best) return abstain("no_documents", "no_context");
-  if (evidence.contextCoverage < settings.minContextCoverage) return abstain("low_relevance", "context_coverage");
+  if (evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
   if (signals.dense !== null && signals.dense < settings.minDense && best.coverage < propositionCoverage) {
     return abstain("low_relevance", "dense");
   }
@@ -156,20 +140,23 @@ function missingConstraint(
   best: EvidenceSentence,
   analyzer: Analyzer,
 ): string | undefined {
-  const chunkTerms = new Map<EvidenceSentence["entry"], Set<string>>();
+  const chunks = new Map<EvidenceSentence["entry"], { terms: Set<string>; text: string }>();
   for (const sentence of sentences) {
-    let terms = chunkTerms.get(sentence.entry);
-    if (!terms) chunkTerms.set(sentence.entry, (terms = new Set(analyzer.analyze(sentence.entry.chunk.title))));
-    for (const term of sentence.terms) terms.add(term);
+    let chunk = chunks.get(sentence.entry);
+    if (!chunk) {
+      chunk = {
+        terms: new Set(analyzer.analyze(sentence.entry.chunk.title)),
+        text: `${sentence.entry.chunk.title}\n${sentence.entry.text}`,
+      };
+      chunks.set(sentence.entry, chunk);
+    }
+    for (const term of sentence.terms) chunk.terms.add(term);
   }
-  const mentions = (terms: readonly string[]) => [...chunkTerms.values()].filter((chunk) => terms.every((term) => chunk.has(term))).length;
-  const answering = chunkTerms.get(best.entry) as Set<string>;
-  for (const constraint of questionConstraints(question)) {
-    const digits = numberWords[constraint];
-    const forms = [analyzer.analyze(constraint), ...(digits === undefined ? [] : [[digits]])].filter((terms) => terms.length > 0);
-    if (forms.length === 0) continue;
-    const met = forms.some((terms) => terms.every((term) => answering.has(term)) || mentions(terms) >= 2);
-    if (!met) return constraint;
+  const answering = chunks.get(best.entry) as { terms: Set<string>; text: string };
+  for (const constraint of constraintsOf(question, (text) => analyzer.analyze(text))) {
+    if (constraint.met(answering.terms, answering.text)) continue;
+    const mentions = [...chunks.values()].filter((chunk) => constraint.met(chunk.terms, chunk.text)).length;
+    if (mentions < 2) return constraint.word;
   }
   return undefined;
 }

@@ -42,8 +42,8 @@ export interface ExtractiveAnswererSettings {
    * (`EXTRACTIVE_MIN_COVERAGE`); default 0.15.
    */
   minimumCoverage?: number;
-  /** Context coverage below which it abstains with `low_relevance` when it decides alone (`ABSTAIN_MIN_CONTEXT_COVERAGE`); default 0.3. */
-  minimumContextCoverage?: number;
+  /** Best passage coverage below which it abstains with `low_relevance` when it decides alone (`ABSTAIN_MIN_PASSAGE_COVERAGE`); default 0.3. */
+  minimumPassageCoverage?: number;
   /** Maximum items of `positive_list` and `negative_list`; default 2. */
   maximumListItems?: number;
 }
@@ -67,7 +67,7 @@ const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = {}): Answerer {
   const analyzer = settings.analyzer ?? createEnglishAnalyzer();
   const minimumCoverage = settings.minimumCoverage ?? 0.15;
-  const minimumContextCoverage = settings.minimumContextCoverage ?? 0.3;
+  const minimumPassageCoverage = settings.minimumPassageCoverage ?? 0.3;
   const maximumListItems = settings.maximumListItems ?? 2;
 
   const result = (answer: Answer, abstentionReason: AbstentionReason | null): GeneratedAnswer => ({
@@ -88,7 +88,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         const decision = decideAnswerable(
           question,
           evidence,
-          { minContextCoverage: minimumContextCoverage, minDense: 0, minSentenceCoverage: minimumCoverage },
+          { minPassageCoverage: minimumPassageCoverage, minDense: 0, minSentenceCoverage: minimumCoverage },
           analyzer,
         );
         if (!decision.answerable) return result(emptyContextAnswer(), decision.reason);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { contradiction, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { constraintsOf, contradiction, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
 
 describe("expectedAnswerType", () => {
   it("reads number, date and entity cues from the question's wording", () => {
@@ -55,10 +56,46 @@ describe("questionConstraints", () => {
   });
 });
 
+describe("constraintsOf", () => {
+  const analyzer = createEnglishAnalyzer();
+  const met = (question: string, text: string) =>
+    constraintsOf(question, (value) => analyzer.analyze(value)).map((constraint) => [
+      constraint.word,
+      constraint.met(new Set(analyzer.analyze(text)), text),
+    ]);
+
+  it("meets numbers by their digits, also decades, ordinals and number words", () => {
+    expect(met("How many Huguenots fled by the 1700s?", "By 1700 the Huguenots had fled.")).toEqual([
+      ["huguenots", true],
+      ["1700s", true],
+    ]);
+    expect(met("Who played the Doctor in the 70's?", "In 1970 he played the Doctor.")).toEqual([
+      ["doctor", true],
+      ["70's", false],
+    ]);
+    expect(met("What happened in the 10th series?", "The 10th series began.")).toEqual([["10th", true]]);
+    expect(met("Which four classes exist?", "There are 4 classes.")).toEqual([["four", true]]);
+    expect(met("What happened in 1066?", "It happened in 1067.")).toEqual([["1066", false]]);
+  });
+
+  it("meets an acronym by the initials of capitalised words, and a name despite one typo or a shared stem", () => {
+    expect(met("Which UN secretary studied here?", "A United Nations secretary studied here.")).toEqual([["un", true]]);
+    expect(met("When was the Maastrich Treaty signed?", "The Maastricht Treaty was signed in 1992.")).toEqual([
+      ["maastrich", true],
+      ["treaty", true],
+    ]);
+    expect(met("Which famous Indian practiced it?", "Gandhi led India to independence.")).toEqual([["indian", true]]);
+    expect(met("Who led the Vikings?", "Rollo led the Normans.")).toEqual([["vikings", false]]);
+  });
+});
+
 describe("isNegated", () => {
   it("recognises negations", () => {
     expect(isNegated("Alcohol is not reimbursed.")).toBe(true);
     expect(isNegated("You can't carry over days.")).toBe(true);
     expect(isNegated("Meals are reimbursed.")).toBe(false);
+    // A disjunction mentions a negation without negating.
+    expect(isNegated("Can a problem be solved or not?")).toBe(false);
+    expect(isNegated("Whether or not the machine may or may not halt, it is not decidable.")).toBe(true);
   });
 });

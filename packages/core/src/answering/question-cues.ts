@@ -188,6 +188,98 @@ export function questionConstraints(question: string): string[] {
   return constraints;
 }
 
+const numberWordDigits: Record<string, string> = {
+  two: "2",
+  three: "3",
+  four: "4",
+  five: "5",
+  six: "6",
+  seven: "7",
+  eight: "8",
+  nine: "9",
+  ten: "10",
+  eleven: "11",
+  twelve: "12",
+  twenty: "20",
+  thirty: "30",
+  forty: "40",
+  fifty: "50",
+  hundred: "100",
+};
+
+/** A constraint of the question and how a passage meets it. */
+export interface QuestionConstraint {
+  /** The word as the question writes it, lower-cased. */
+  word: string;
+  /**
+   * Whether a passage with these analysed terms and this text meets it: a number by its digits
+   * (also as a prefix: "1700s" and "the 1700s" meet "1700", "70's" meets "70"; a number word by its
+   * digits too); an acronym by its letters or by the initials of consecutive capitalised words
+   * ("UN" and "United Nations"); a name by each of its terms, allowing one typo in a term of five
+   * letters or more (Damerau–Levenshtein distance 1) and a shared stem of four letters or more
+   * ("Indian" and "India").
+   */
+  met(terms: ReadonlySet<string>, text: string): boolean;
+}
+
+/** The constraints of `question` ({@link questionConstraints}) with their matching rules. */
+export function constraintsOf(question: string, analyze: (text: string) => string[]): QuestionConstraint[] {
+  const original = new Map<string, string>();
+  for (const match of question.matchAll(lowerWordPattern)) original.set(match[0].toLowerCase(), match[0]);
+  return questionConstraints(question).map((word) => {
+    const written = original.get(word) ?? word;
+    const digits = /^\d/.test(word) ? word.replace(/['\u2019]?s$/, "").replace(/(st|nd|rd|th)$/, "") : numberWordDigits[word];
+    if (digits !== undefined) {
+      return {
+        word,
+        met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)),
+      };
+    }
+    if (/^\p{Lu}{2,6}$/u.test(written)) {
+      return {
+        word,
+        met: (terms, text) => terms.has(word) || initialsOf(text).includes(written),
+      };
+    }
+    const wanted = analyze(word);
+    return {
+      word,
+      met: (terms) => wanted.every((term) => terms.has(term) || [...terms].some((candidate) => resembles(term, candidate))),
+    };
+  });
+}
+
+/** The initials of each run of capitalised words of `text` ("the United Nations Council" → "UNC"). */
+function initialsOf(text: string): string {
+  return (text.match(/\p{Lu}[\p{L}\p{M}'-]*(?:\s+(?:of\s+|and\s+|for\s+)?\p{Lu}[\p{L}\p{M}'-]*)*/gu) ?? [])
+    .map((run) =>
+      run
+        .split(/\s+/)
+        .filter((word) => /^\p{Lu}/u.test(word))
+        .map((word) => word[0])
+        .join(""),
+    )
+    .join(" ");
+}
+
+/** Whether two analysed terms are one typo apart (five letters or more) or share a stem of four letters or more. */
+function resembles(wanted: string, candidate: string): boolean {
+  if (wanted.length >= 4 && candidate.length >= 4 && (wanted.startsWith(candidate) || candidate.startsWith(wanted))) return true;
+  return wanted.length >= 5 && Math.abs(wanted.length - candidate.length) <= 1 && withinOneEdit(wanted, candidate);
+}
+
+/** Damerau–Levenshtein distance at most 1 (one insertion, deletion, substitution or transposition). */
+function withinOneEdit(left: string, right: string): boolean {
+  if (left === right) return true;
+  let start = 0;
+  while (start < left.length && start < right.length && left[start] === right[start]) start++;
+  const leftRest = left.slice(start);
+  const rightRest = right.slice(start);
+  if (leftRest.slice(1) === rightRest.slice(1)) return true;
+  if (leftRest.slice(1) === rightRest || leftRest === rightRest.slice(1)) return true;
+  return leftRest.length >= 2 && leftRest[0] === rightRest[1] && leftRest[1] === rightRest[0] && leftRest.slice(2) === rightRest.slice(2);
+}
+
 /** Disjunctions that mention a negation without negating ("whether or not", "may or may not"). */
 const disjunction = /\b(or not|or no|or never|may or may not|can or cannot|whether or not)\b/gi;
 

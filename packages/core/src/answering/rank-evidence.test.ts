@@ -2,6 +2,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { describe, expect, it } from "vitest";
 import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { backgroundWeight } from "../text/word-frequency.js";
 import { buildContext } from "./build-context.js";
 import { minimumCollectionSize, rankEvidence } from "./rank-evidence.js";
 
@@ -66,12 +67,28 @@ describe("rankEvidence", () => {
     // Four sentences, counted as minimumCollectionSize (20); "new" and "employe" occur in one,
     // "vacat" in two, "dai" in three ("per day").
     expect(minimumCollectionSize).toBe(20);
-    const idf = (frequency: number) => Math.log(1 + (20 - frequency + 0.5) / (frequency + 0.5));
+    // Each idf is scaled by the word's background weight in general English.
+    const idf = (frequency: number, word: string) => Math.log(1 + (20 - frequency + 0.5) / (frequency + 0.5)) * backgroundWeight(word);
     expect(evidence.questionTerms.map(({ term }) => term).sort()).toEqual(["dai", "employe", "new", "vacat"]);
-    const total = 2 * idf(1) + idf(2) + idf(3);
+    const total = idf(1, "new") + idf(1, "employees") + idf(2, "vacation") + idf(3, "days");
     expect(evidence.sentences[0]?.coverage).toBeCloseTo(1, 12);
-    expect(evidence.sentences[1]?.coverage).toBeCloseTo((idf(2) + idf(3)) / total, 12);
+    expect(evidence.sentences[1]?.coverage).toBeCloseTo((idf(2, "vacation") + idf(3, "days")) / total, 12);
     expect(evidence.contextCoverage).toBeCloseTo(1, 12);
+  });
+
+  it("tells a passage about the question from passages that each match one of its words", async () => {
+    const scattered = buildContext(
+      [
+        { chunk: chunk("oil", "Oil prices rose in the crisis."), score: 1 },
+        { chunk: chunk("engine", "The steam engine transformed industry."), score: 0.9 },
+        { chunk: chunk("car", "The car park is full."), score: 0.8 },
+      ],
+      limits,
+    );
+    const evidence = await rankEvidence("How often should the engine oil of a car be changed?", scattered, { analyzer });
+    // "often" and "chang" occur nowhere; oil, engin and car each in a different chunk.
+    expect(evidence.contextCoverage).toBeGreaterThan(0.4);
+    expect(evidence.passageCoverage).toBeLessThan(0.25);
   });
 
   it("reports the share of the question found anywhere in the context", async () => {

@@ -10,6 +10,10 @@
  *    (n(t) + 0.5)) (Robertson & Zaragoza, 2009, "The Probabilistic Relevance Framework: BM25 and
  *    Beyond", eq. 3.3), with N at least {@link minimumCollectionSize}: in a context of one or two
  *    sentences every present term would otherwise weigh almost nothing against an absent one.
+ *    The idf is multiplied by the question word's background weight in general English
+ *    ({@link backgroundWeight}), so that words every text uses ("best", "new", "day") count less
+ *    than the words that say what the question is about: a context of five passages is too
+ *    small a collection to tell them apart on its own.
  *    A sentence's *coverage* is the idf-weighted share of the question's
  *    content terms it contains, Σ_{t ∈ q ∩ s} idf(t) / Σ_{t ∈ q} idf(t): its BM25 score relative
  *    to the highest score the question could attain (with term-frequency saturation k1 → 0, so
@@ -32,8 +36,9 @@ import { isFragment } from "../raptor/summarizer.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { splitSentences } from "../text/split-sentences.js";
+import { backgroundWeight } from "../text/word-frequency.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
-import { type AnswerType, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
+import { type AnswerType, constraintsOf, expectedAnswerType, isNegated, offersAnswerType } from "./question-cues.js";
 
 /** One sentence of the context with its signals. */
 export interface EvidenceSentence {
@@ -71,7 +76,7 @@ export interface WeightedTerm {
   term: string;
   /** The question word it comes from. */
   word: string;
-  /** Idf over the context's sentences. */
+  /** Idf over the context's sentences times the word's background weight in general English. */
   weight: number;
 }
 
@@ -87,6 +92,12 @@ export interface Evidence {
   sentences: EvidenceSentence[];
   /** Idf-weighted share of the question's content terms found anywhere in the context, in [0, 1]. */
   contextCoverage: number;
+  /**
+   * The highest idf-weighted share of the question's content terms that one chunk (its text and
+   * title) holds, in [0, 1]: whether any single retrieved passage is about the question, rather
+   * than five passages matching a word each.
+   */
+  passageCoverage: number;
   /** Whether the dense signal was computed. */
   denseUsed: boolean;
 }
@@ -128,7 +139,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     let documentFrequency = 0;
     for (const sentence of sentences) if (sentence.terms.has(term)) documentFrequency++;
     const collectionSize = Math.max(sentences.length, minimumCollectionSize);
-    const weight = Math.log(1 + (collectionSize - documentFrequency + 0.5) / (documentFrequency + 0.5));
+    const weight = Math.log(1 + (collectionSize - documentFrequency + 0.5) / (documentFrequency + 0.5)) * backgroundWeight(word);
     return { term, word, weight };
   });
   questionTerms.sort((left, right) => right.weight - left.weight);
@@ -147,16 +158,17 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   }
   const allTerms = new Set<string>();
   for (const terms of chunkTerms.values()) for (const term of terms) allTerms.add(term);
-  const constraints = questionConstraints(question)
-    .map((constraint) => analyzer.analyze(constraint))
-    .filter((terms) => terms.length > 0);
+  const constraints = constraintsOf(question, (text) => analyzer.analyze(text));
   const meets = new Map<ContextEntry, boolean>();
+  let passageCoverage = 0;
   for (const [entry, terms] of chunkTerms) {
     const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title)]);
+    const text = `${entry.chunk.title}\n${entry.text}`;
     meets.set(
       entry,
-      constraints.every((constraint) => constraint.every((term) => withTitle.has(term))),
+      constraints.every((constraint) => constraint.met(withTitle, text)),
     );
+    passageCoverage = Math.max(passageCoverage, coverageOf(withTitle));
   }
   for (const sentence of sentences) {
     sentence.coverage = coverageOf(sentence.terms);
@@ -173,6 +185,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     questionNegated: isNegated(question),
     sentences,
     contextCoverage: coverageOf(allTerms),
+    passageCoverage,
     denseUsed,
   };
 }

@@ -164,10 +164,11 @@ export interface DocqaConfig {
    */
   abstentionChecks: "auto" | "all" | "relevance" | "off";
   /**
-   * `ABSTAIN_MIN_CONTEXT_COVERAGE`, default 0.3: the answer abstains with `low_relevance` when the
-   * retrieved context holds less than this idf-weighted share of the question's content terms.
+   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.3: the answer abstains with `low_relevance` when
+   * no retrieved chunk (text and title) holds this idf-weighted share of the question's content
+   * terms.
    */
-  abstainMinContextCoverage: number;
+  abstainMinPassageCoverage: number;
   /**
    * `ABSTAIN_MIN_DENSE`, default 0.5: with an embedding model, the answer abstains with
    * `low_relevance` when no sentence's dense signal (cosine with the question, relative to the
@@ -335,7 +336,7 @@ export function configFromEnvironment(environment: Environment): DocqaConfig {
     rerankDepth: environment.RERANK_DEPTH,
     extractiveMinCoverage: environment.EXTRACTIVE_MIN_COVERAGE,
     abstentionChecks: environment.ABSTENTION_CHECKS,
-    abstainMinContextCoverage: environment.ABSTAIN_MIN_CONTEXT_COVERAGE,
+    abstainMinPassageCoverage: environment.ABSTAIN_MIN_PASSAGE_COVERAGE,
     abstainMinDense: environment.ABSTAIN_MIN_DENSE,
     citationMinOverlap: environment.CITATION_MIN_OVERLAP,
     skipLlmOnEmptyContext: environment.SKIP_LLM_ON_EMPTY_CONTEXT,

@@ -77,7 +77,7 @@ export const environmentSchema = z.object({
   SKIP_LLM_ON_EMPTY_CONTEXT: flag(true),
   EXTRACTIVE_MIN_COVERAGE: fraction(0.15),
   ABSTENTION_CHECKS: z.enum(["auto", "all", "relevance", "off"]).default("auto"),
-  ABSTAIN_MIN_CONTEXT_COVERAGE: fraction(0.3),
+  ABSTAIN_MIN_PASSAGE_COVERAGE: fraction(0.3),
   ABSTAIN_MIN_DENSE: z.coerce.number().min(-1).max(1).default(0.5),
   CITATION_MIN_OVERLAP: fraction(0.6),
   USE_QUERY_DECOMPOSITION: flag(true),

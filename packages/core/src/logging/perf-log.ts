@@ -51,7 +51,7 @@ export interface RagEndEvent {
   /** docqa addition: `no_documents`, `low_relevance` or `not_answerable` when it abstained, else null. */
   abstention_reason?: string | null;
   /**
-   * docqa addition: the check that decided the abstention (`no_context`, `context_coverage`,
+   * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`,
    * `dense`, `missing_constraint`, `negation`, `contradiction`, `sentence_coverage`, `model`), else null.
    */
   abstention_check?: string | null;

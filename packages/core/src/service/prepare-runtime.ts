@@ -97,7 +97,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   const analyzer = createEnglishAnalyzer();
   const extractiveAnswerer = createExtractiveAnswerer({
     minimumCoverage: config.extractiveMinCoverage,
-    minimumContextCoverage: config.abstainMinContextCoverage,
+    minimumPassageCoverage: config.abstainMinPassageCoverage,
   });
   let stores: DocumentStores | undefined =
     parts.stores === undefined ? undefined : "visible" in parts.stores ? parts.stores : transactionalDocumentStores(parts.stores);

@@ -26,7 +26,7 @@ export const decideAnswerable: Stage<PredictState> = {
       state.query,
       state.evidence,
       {
-        minContextCoverage: relevance ? config.abstainMinContextCoverage : 0,
+        minPassageCoverage: relevance ? config.abstainMinPassageCoverage : 0,
         minDense: relevance ? config.abstainMinDense : -1,
         minSentenceCoverage: config.extractiveMinCoverage,
         checkAnswer: checks === "all",
