@@ -40,7 +40,7 @@ function abstains(outcome, thresholds) {
   if (outcome.abstained) return true; // a threshold-free check, or no documents
   const signals = outcome.signals;
   if (!signals) return false;
-  if (signals.passageCoverage < thresholds.passage) return true;
+  if (signals.dense === null && signals.passageCoverage < thresholds.passage) return true;
   if (signals.dense !== null && signals.dense < thresholds.dense && signals.sentenceCoverage < propositionCoverage) return true;
   return signals.sentenceCoverage < thresholds.sentence;
 }

@@ -72,6 +72,14 @@ describe("decideAnswerable", () => {
     expect(decideAnswerable(question, evidence, lenient, analyzer).check).not.toBe("dense");
   });
 
+  it("judges relevance by the dense signal, not the passage's words, when a model is loaded", async () => {
+    const question = "How do I bake sourdough bread at home?";
+    const evidence = await rankEvidence(question, handbook, { analyzer });
+    expect(decideAnswerable(question, evidence, settings, analyzer).check).toBe("passage_coverage");
+    for (const sentence of evidence.sentences) sentence.dense = 0.7;
+    expect(decideAnswerable(question, evidence, settings, analyzer).check).not.toBe("passage_coverage");
+  });
+
   it("never abstains on the dense signal alone when the best sentence states the question", async () => {
     const question = "How many vacation days do new employees get?";
     const evidence = await rankEvidence(question, handbook, { analyzer });

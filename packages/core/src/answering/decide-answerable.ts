@@ -4,11 +4,13 @@
  * Checks, in order; the first that fails decides:
  *
  * 1. `no_documents`: no readable chunk was retrieved.
- * 2. `low_relevance`: the context barely touches the question: no retrieved passage (a chunk's
- *    text and title) holds `minPassageCoverage` of the question's idf-weighted content terms, or,
- *    with an embedding model, no sentence's dense signal reaches `minDense` while the best
- *    sentence states less than half the question lexically (so a model that is not a sentence
- *    encoder, or a question the words already answer, never abstains on the dense signal alone).
+ * 2. `low_relevance`: the context barely touches the question. With an embedding model: no
+ *    sentence's dense signal reaches `minDense` while the best sentence states less than half the
+ *    question lexically (so a model that is not a sentence encoder, or a question the words
+ *    already answer, never abstains on the dense signal alone). Without one (BM25 only): no
+ *    retrieved passage (a chunk's text and title) holds `minPassageCoverage` of the question's
+ *    weighted content terms. The lexical passage check is left to BM25-only mode because a
+ *    sentence encoder judges relevance across paraphrases, which the words miss.
  * 3. `not_answerable` (the context is on the subject but does not answer):
  *    - a constraint of the question, a name or a number ({@link questionConstraints}), is not
  *      met by the passage that answers: it occurs nowhere in the context, or it is missing from the
@@ -69,7 +71,10 @@ export interface AnswerabilityDecision {
 
 /** Thresholds of {@link decideAnswerable}. */
 export interface AbstentionSettings {
-  /** `ABSTAIN_MIN_PASSAGE_COVERAGE`: when no chunk holds this share of the question, the answer abstains with `low_relevance`. */
+  /**
+   * `ABSTAIN_MIN_PASSAGE_COVERAGE`: without an embedding model, when no chunk holds this share of
+   * the question, the answer abstains with `low_relevance`.
+   */
   minPassageCoverage: number;
   /** `ABSTAIN_MIN_DENSE`: with an embedding model, a best dense signal below it abstains with `low_relevance`. */
   minDense: number;
@@ -113,7 +118,7 @@ export function decideAnswerable(
     signals,
   });
   if (!best) return abstain("no_documents", "no_context");
-  if (evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
+  if (signals.dense === null && evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
   if (signals.dense !== null && signals.dense < settings.minDense && best.coverage < propositionCoverage) {
     return abstain("low_relevance", "dense");
   }

@@ -80,6 +80,8 @@ describe("constraintsOf", () => {
 
   it("meets an acronym by the initials of capitalised words, and a name despite one typo or a shared stem", () => {
     expect(met("Which UN secretary studied here?", "A United Nations secretary studied here.")).toEqual([["un", true]]);
+    // "it" is a stop word: the acronym is found in the text as written.
+    expect(met("When is the IT help desk open?", "The IT help desk is open from 8:00.")).toEqual([["it", true]]);
     expect(met("When was the Maastrich Treaty signed?", "The Maastricht Treaty was signed in 1992.")).toEqual([
       ["maastrich", true],
       ["treaty", true],

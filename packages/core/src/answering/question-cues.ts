@@ -238,7 +238,7 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
     if (/^\p{Lu}{2,6}$/u.test(written)) {
       return {
         word,
-        met: (terms, text) => terms.has(word) || initialsOf(text).includes(written),
+        met: (terms, text) => terms.has(word) || new RegExp(`\\b${written}\\b`, "u").test(text) || initialsOf(text).includes(written),
       };
     }
     const wanted = analyze(word);

@@ -164,8 +164,8 @@ export interface DocqaConfig {
    */
   abstentionChecks: "auto" | "all" | "relevance" | "off";
   /**
-   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.3: the answer abstains with `low_relevance` when
-   * no retrieved chunk (text and title) holds this idf-weighted share of the question's content
+   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.3: without an embedding model (BM25 only), the
+   * answer abstains with `low_relevance` when no retrieved chunk (text and title) holds this idf-weighted share of the question's content
    * terms.
    */
   abstainMinPassageCoverage: number;
