@@ -18,7 +18,8 @@
  *      that several retrieved chunks mention is the subject of the documents and need not be
  *      repeated in the answering passage; a name only another passage mentions is a condition the
  *      answering passage does not meet (`missing_constraint`);
- *    - the question is negated and the best sentence is not (`negation`);
+ *    - the question is negated and the best sentence is not (`negation`; negated sentences rank
+ *      higher for a negated question, so one that states the negation comes first);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
  *      with a word of the question replaced by its opposite ({@link contradiction});
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).

@@ -95,6 +95,7 @@ describe("isNegated", () => {
   it("recognises negations", () => {
     expect(isNegated("Alcohol is not reimbursed.")).toBe(true);
     expect(isNegated("You can't carry over days.")).toBe(true);
+    expect(isNegated("Rust strings don\u2019t support indexing.")).toBe(true);
     expect(isNegated("Meals are reimbursed.")).toBe(false);
     // A disjunction mentions a negation without negating.
     expect(isNegated("Can a problem be solved or not?")).toBe(false);

@@ -25,7 +25,7 @@ const digits = /\d+(?:[.,:]\d+)*%?/g;
 const months =
   /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|century|centuries|decade|spring|summer|autumn|winter)\b/gi;
 const capitalised = /(?<=\S\s+)[\p{Lu}][\p{L}\p{M}'-]+/gu;
-const negation = /\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot|n't)\b|n't\b/i;
+const negation = /\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n['\u2019]t\b/i;
 
 /**
  * The answer type a question asks for, from its wording: `number` for "how many/much/long…",

@@ -27,7 +27,8 @@
  *    with the dense signal when there is one, multiplies by 1.15 when it offers an answer of the
  *    type the question asks for ({@link expectedAnswerType}, {@link offersAnswerType}) and by 0.8
  *    when its chunk (text and title) lacks one of the question's names or numbers
- *    ({@link questionConstraints}), adds a small prior for its chunk's retrieval rank, and halves
+ *    ({@link questionConstraints}), by 1.1 when it shares the question's polarity (both negated),
+ *    adds a small prior for its chunk's retrieval rank, and halves
  *    fragments (headings, table cells) and lowers lead-ins ending with a colon.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
@@ -66,6 +67,8 @@ export interface EvidenceSentence {
   negated: boolean;
   /** Whether its chunk (text and title) holds every name and number of the question. */
   meetsConstraints: boolean;
+  /** Whether both it and the question are negated. */
+  samePolarity: boolean;
   /** Ranking score (higher is better). */
   score: number;
 }
@@ -121,6 +124,8 @@ export const minimumCollectionSize = 20;
 const sentenceWeight = 0.7;
 /** Factor of a sentence that offers an answer of the expected type. */
 const answerTypeBoost = 1.15;
+/** Factor of a negated sentence when the question is negated. */
+const polarityBoost = 1.1;
 /** Factor of a sentence whose chunk lacks a name or number of the question. */
 const unmetConstraintPenalty = 0.8;
 const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
@@ -133,6 +138,7 @@ const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 export async function rankEvidence(question: string, context: AnswerContext, options: RankEvidenceOptions): Promise<Evidence> {
   const { analyzer } = options;
   const expectedType = expectedAnswerType(question);
+  const questionNegated = isNegated(question);
   const sentences = collectSentences(context, analyzer);
   const words = contentWords(question, analyzer);
   const questionTerms: WeightedTerm[] = [...words].map(([term, word]) => {
@@ -175,6 +181,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
     sentence.offersAnswer = offersAnswerType(sentence.text, question, expectedType);
     sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
+    sentence.samePolarity = questionNegated && sentence.negated;
     sentence.score = scoreOf(sentence);
   }
   const denseUsed = options.embeddings ? await addDenseSignal(question, sentences, options) : false;
@@ -182,7 +189,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   return {
     questionTerms,
     expectedType,
-    questionNegated: isNegated(question),
+    questionNegated,
     sentences,
     contextCoverage: coverageOf(allTerms),
     passageCoverage,
@@ -211,6 +218,7 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
         offersAnswer: null,
         negated: isNegated(text),
         meetsConstraints: true,
+        samePolarity: false,
         score: 0,
       });
     });
