@@ -135,7 +135,15 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
     );
     expect(human.stdout).toMatch(/^New employees receive 20 vacation days .* \[Source: doc_\d+\]\n/);
     expect(human.stdout).toMatch(/\[doc_\d+\] Vacation and Leave Policy \(vacation-policy\.md, chunk \d+\)/);
-  }, 60_000);
+    // The quick start's answer: one sentence with its citation, no supporting points or caveats.
+    const [callout] = human.stdout.split("\n");
+    expect(callout?.replace(/ \[Source: doc_\d+\]$/, "").match(/[.!?](\s|$)/g)).toHaveLength(1);
+    expect(human.stdout).not.toMatch(/Caveats:|Supporting points:|Also relevant:/);
+    // A question from another domain: the no-information answer and no sources.
+    const outside = await ask("What is the capital city of Mongolia?", env, "northwind");
+    expect(outside.answer.callout_answer).toBe("No information could be found in the provided sources to answer this question.");
+    expect(outside.sources).toEqual({});
+  }, 120_000);
 
   describe.skipIf(!sharedDataPath("ir", "scifact") && !isContinuousIntegration())("docqa eval on deterministic slices", () => {
     it("reports BEIR metrics for BM25 on the first 20 SciFact queries, with an HTML report", async () => {
@@ -173,11 +181,15 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa CLI (needs `npm run 
         ["eval", sharedDataPath("qa", "squad-v2-dev-2articles") as string, "--limit", "40", "--json", "--no-progress"],
         bm25Only,
       );
-      const result = JSON.parse(stdout) as Record<string, number | null>;
-      expect(result).toMatchObject({ answerable: 17, unanswerable: 23 });
+      const result = JSON.parse(stdout) as Record<string, unknown>;
+      expect(result).toMatchObject({ answerable: 17, unanswerable: 23, summarySources: 0, unsupportedCitations: 0 });
       expect(result.citedRate).toBeCloseTo(12 / 17, 10);
       expect(result.retrievedRate).toBeCloseTo(12 / 17, 10);
-      expect(result.abstentionRecall).toBe(0);
+      expect(result.calloutContainsAnswerRate).toBeCloseTo(7 / 17, 10);
+      expect(result.falseAbstentionRate).toBe(0);
+      expect(result.abstentionRecall).toBeCloseTo(3 / 23, 10);
+      expect(result.abstentionPrecision).toBe(1);
+      expect(result.abstentionReasons).toEqual({ no_documents: 0, low_relevance: 2, not_answerable: 1 });
     }, 120_000);
   });
 
