@@ -233,7 +233,9 @@ function scoreOf(sentence: EvidenceSentence): number {
   const lexical = sentenceWeight * sentence.coverage + (1 - sentenceWeight) * sentence.chunkCoverage;
   const relevance = sentence.dense === null ? lexical : (lexical + Math.max(0, sentence.dense)) / 2;
   const typed =
-    (sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance) * (sentence.meetsConstraints ? 1 : unmetConstraintPenalty);
+    (sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance) *
+    (sentence.meetsConstraints ? 1 : unmetConstraintPenalty) *
+    (sentence.samePolarity ? polarityBoost : 1);
   const rankPrior = 0.05 / (1 + sentence.rank);
   const fragmentPenalty = sentence.fragment ? 0.5 : 1;
   const leadInPenalty = sentence.text.endsWith(":") ? 0.7 : 1;
