@@ -17,9 +17,17 @@ interface AskOptions {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+/** What each abstention reason tells the person asking. */
+const abstentionExplanations: Record<NonNullable<PredictResult["abstentionReason"]>, string> = {
+  no_documents: "no document you may read matched the question (no_documents)",
+  low_relevance: "the documents found are not about the question (low_relevance)",
+  not_answerable: "the documents are on the subject but do not answer the question (not_answerable)",
+};
+
 /** Formats an answer and its sources for a terminal. */
 export function formatAnswer(result: PredictResult): string {
   const lines = [result.answer.callout_answer];
+  if (result.abstained) lines.push("", `Abstained: ${abstentionExplanations[result.abstentionReason ?? "not_answerable"]}`);
   const section = (title: string, items: string[]) => {
     if (items.length === 0) return;
     lines.push("", `${title}:`, ...items.map((item) => `  - ${item}`));
@@ -31,7 +39,9 @@ export function formatAnswer(result: PredictResult): string {
   const sources = Object.entries(result.sources);
   lines.push("", sources.length > 0 ? "Sources:" : "Sources: none");
   for (const [key, source] of sources) {
-    lines.push(`  [${key}] ${source.title} (${String(source.metadata.doc_id ?? "")}, chunk ${String(source.metadata.chunk_index ?? "?")})`);
+    lines.push(
+      `  [${key}] ${source.title} (${String(source.metadata.filename ?? source.metadata.doc_id ?? "")}, chunk ${String(source.metadata.chunk_index ?? "?")})`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
