@@ -35,7 +35,10 @@ import type { Evidence, EvidenceSentence } from "./rank-evidence.js";
 /** Why an answer abstained (reported as `abstention_reason`). */
 export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevance";
 
-/** The check of {@link decideAnswerable} that decided an abstention. */
+/**
+ * The check of {@link decideAnswerable} that decided an abstention, or `answerer` when the answerer
+ * (a model, or the extractive answerer called on its own) abstained itself.
+ */
 export type AbstentionCheck =
   | "no_context"
   | "passage_coverage"
@@ -44,7 +47,7 @@ export type AbstentionCheck =
   | "negation"
   | "contradiction"
   | "sentence_coverage"
-  | "model";
+  | "answerer";
 
 /** The signals the decision read, for logs, evaluation and calibration. */
 export interface AnswerabilitySignals {

@@ -180,7 +180,7 @@ function outcomeOf(
     cited: Object.values(answer.sources).some((source) => isGold(source.metadata.doc_id, source.metadata)),
     abstained: answer.abstained,
     abstentionReason: answer.abstentionReason,
-    abstentionCheck: answer.abstained ? (answer.answerability?.check ?? null) : null,
+    abstentionCheck: answer.abstained ? (answer.answerability?.check ?? "answerer") : null,
     signals: answer.answerability?.signals,
     summarySources: Object.values(answer.sources).filter((source) => typeof source.metadata.raptor_level === "number").length,
     unsupportedCitations: answer.unsupportedCitations.length,

@@ -77,7 +77,7 @@ export async function runPredict(
     abstained: generated.abstained,
     abstention_reason: generated.abstentionReason ?? null,
     abstention_check: generated.abstained
-      ? (state.answerability?.check ?? (generated.mode === "empty-context" ? "no_context" : "model"))
+      ? (state.answerability?.check ?? (generated.mode === "empty-context" ? "no_context" : "answerer"))
       : null,
     unsupported_citations: state.unsupportedCitations.length,
   });
