@@ -170,11 +170,12 @@ export interface DocqaConfig {
    */
   abstainMinPassageCoverage: number;
   /**
-   * `ABSTAIN_MIN_DENSE`, default 0.5: with an embedding model, the answer abstains with
-   * `low_relevance` when no sentence's dense signal (cosine with the question, relative to the
-   * question's own) reaches it.
+   * `ABSTAIN_MIN_DENSE`: with an embedding model, the answer abstains with `low_relevance` when
+   * no sentence's dense signal (cosine with the question, relative to the question's own) reaches
+   * it. Default: the value measured for the model's family (`defaultDenseThreshold`: 0.5 for
+   * all-MiniLM, 0.64 for bge), 0.5 for other models.
    */
-  abstainMinDense: number;
+  abstainMinDense: number | undefined;
   /**
    * `CITATION_MIN_OVERLAP`, default 0.6: a cited statement counts as supported by its source when
    * it appears there or this share of its terms does (`unsupported_citations`).

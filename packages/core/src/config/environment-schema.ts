@@ -78,7 +78,7 @@ export const environmentSchema = z.object({
   EXTRACTIVE_MIN_COVERAGE: fraction(0.15),
   ABSTENTION_CHECKS: z.enum(["auto", "all", "relevance", "off"]).default("auto"),
   ABSTAIN_MIN_PASSAGE_COVERAGE: fraction(0.3),
-  ABSTAIN_MIN_DENSE: z.coerce.number().min(-1).max(1).default(0.5),
+  ABSTAIN_MIN_DENSE: z.coerce.number().min(-1).max(1).optional(),
   CITATION_MIN_OVERLAP: fraction(0.6),
   USE_QUERY_DECOMPOSITION: flag(true),
   QUERY_DECOMPOSITION_N: integer(5, 1),

@@ -7,6 +7,7 @@
  * `not_answerable`), without calling the answerer. `ABSTENTION_CHECKS` chooses the checks.
  */
 import { decideAnswerable as decide } from "../../answering/decide-answerable.js";
+import { defaultDenseThreshold } from "../../answering/dense-thresholds.js";
 import { rankEvidence } from "../../answering/rank-evidence.js";
 import type { PredictState } from "../request-state.js";
 import type { Runtime } from "../runtime.js";
@@ -27,7 +28,9 @@ export const decideAnswerable: Stage<PredictState> = {
       state.evidence,
       {
         minPassageCoverage: relevance ? config.abstainMinPassageCoverage : 0,
-        minDense: relevance ? config.abstainMinDense : -1,
+        minDense: !relevance
+          ? -1
+          : (config.abstainMinDense ?? (runtime.embeddings.status === "ready" ? defaultDenseThreshold(runtime.embeddings.model.id) : -1)),
         minSentenceCoverage: config.extractiveMinCoverage,
         checkAnswer: checks === "all",
       },
