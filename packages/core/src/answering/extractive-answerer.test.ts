@@ -194,6 +194,25 @@ describe("createExtractiveAnswerer", () => {
     expect(resolveCitations(generated.answer, richer.sources).unknownKeys).toEqual([]);
   });
 
+  it("does not support an answer about new employees with a fact about full-time employees", async () => {
+    const policy = buildContext(
+      [
+        {
+          chunk: chunk(
+            "vacation",
+            "Vacation",
+            "Full-time employees receive 25 days of paid vacation per calendar year. New employees receive 20 vacation days in their first calendar year.",
+          ),
+          score: 1,
+        },
+      ],
+      { maxDocChars: 4000, maxContextChars: 16000 },
+    );
+    const generated = await answerer.answer({ question: "How many vacation days do new employees get?", context: policy });
+    expect(generated.answer.callout_answer).toBe("New employees receive 20 vacation days in their first calendar year. [Source: doc_1]");
+    expect(generated.answer.positive_list).toEqual([]);
+  });
+
   it("leaves every list empty when nothing else answers", async () => {
     const generated = await answerer.answer({ question: "How quickly are travel expenses reimbursed?", context });
     expect(generated.answer.positive_list).toEqual([]);

@@ -16,8 +16,10 @@
  * 3. `positive_list` holds other sentences only when they add an answer-bearing fact: the best
  *    sentence for each sub-query of a compound question (when the pipeline passes `subqueries`)
  *    that states at least half of it; then sentences nearly as good as the callout (score at least
- *    0.75 of it), covering the question well, offering an answer of the expected type when one is
- *    expected, and not repeating a sentence already used.
+ *    0.75 of it), covering the question well and every question term the callout covers (so
+ *    "full-time employees receive 25 days" does not support an answer about new employees),
+ *    offering an answer of the expected type when one is expected, and not repeating a sentence
+ *    already used.
  * 4. `negative_list` holds a sentence only when it qualifies the answer: it has a caveat cue
  *    (negation, exception, limitation), comes from the callout's document, and is on the same
  *    subject (it shares a question term with the callout and sits next to it, or covers the
@@ -141,6 +143,8 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         if (sentence.score < best.score * supportScoreShare) break;
         if (used.has(sentence) || sentence.fragment || caveatPattern.test(sentence.text) || isRepeat(sentence)) continue;
         if (sentence.coverage < supportCoverage || sentence.offersAnswer === false) continue;
+        // The same question: every question term the callout holds ("new employees", not "full-time employees").
+        if (![...calloutSubject].every((term) => sentence.terms.has(term))) continue;
         positive.push(cite(sentence));
         used.add(sentence);
       }
