@@ -19,8 +19,9 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chatRoutes } from "@docqa/chat-api";
-import { createRagService, type DocqaConfigOverrides, mintAccessToken } from "@docqa/core";
+import { createRagService, type DocqaConfigOverrides, mintAccessToken, resolveConfig } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { serve } from "@hono/node-server";
 import { benchmarkModel } from "./local-model.ts";
 import type { BenchmarkRow } from "./statistics.ts";
@@ -82,27 +83,31 @@ function documentFiles(directory: string): string[] {
 
 /** The server process: set B on a loopback port, the shared documents ingested through it. */
 async function runServer(directory: string): Promise<void> {
-  const overrides: DocqaConfigOverrides = { embedProvider: "none" };
+  const overrides: DocqaConfigOverrides = { embeddings: { provider: "none" } };
   let retrieval = "BM25 only";
   if (process.env.BENCH_LOAD_EMBEDDINGS === "model") {
     const model = benchmarkModel("set B load");
     if (model) {
-      Object.assign(overrides, {
-        embedProvider: "transformers",
-        embedModelPath: model.root,
-        embedModelName: model.id,
-        embedDimension: model.dimension,
-        embedDtype: model.dtype,
-      });
+      overrides.embeddings = {
+        provider: "transformers",
+        modelPath: model.root,
+        modelName: model.id,
+        dimension: model.dimension,
+        dtype: model.dtype,
+      };
       retrieval = `hybrid, ${model.id}`;
     }
   }
   const service = createRagService({
-    config: { ...overrides, dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-load-")), jwt: { secret }, logLevel: "silent" },
+    config: resolveConfig(
+      { stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-load-")) }, logging: { level: "silent" } },
+      overrides,
+    ),
   });
   await service.ready();
-  const app = chatRoutes(service, { rateLimit: { perMinute: 100_000_000, perHour: 100_000_000 } });
-  const token = await mintAccessToken(service.config.jwt, { email: "bench@example.org", orgId: "bench" });
+  const serverConfig = resolveServerConfig({ jwt: { secret } });
+  const app = chatRoutes(service, { server: serverConfig, rateLimit: { perMinute: 100_000_000, perHour: 100_000_000 } });
+  const token = await mintAccessToken(serverConfig.jwt, { email: "bench@example.org", orgId: "bench" });
   const form = new FormData();
   for (const path of documentFiles(directory)) form.append("files", new File([readFileSync(path)], basename(path)));
   form.append("metadata", JSON.stringify({ acl: "|user:_all_|" }));

@@ -25,19 +25,10 @@ import { createRequire } from "node:module";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import {
-  buildContext,
-  type ChunkRecord,
-  createEmbeddedStore,
-  createRagService,
-  type DocumentVersion,
-  type EmbeddedStore,
-  ExactVectorIndex,
-  HnswVectorIndex,
-  type IdScore,
-  splitSentences,
-  TopK,
-} from "@docqa/core";
+import { createEmbeddedStore, createRagService, type EmbeddedStore } from "@docqa/core";
+import { buildContext } from "@docqa/core/answering";
+import { type IdScore, splitSentences, TopK } from "@docqa/core/retrieval";
+import { type ChunkRecord, type DocumentVersion, ExactVectorIndex, HnswVectorIndex } from "@docqa/core/stores";
 import { sharedDataPath } from "@docqa/core/testing";
 import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
 import { BM25Retriever } from "@langchain/community/retrievers/bm25";
@@ -327,7 +318,7 @@ export async function benchmarkIndexSpeed(): Promise<BenchmarkRow[]> {
     // The service's own search pipeline (normalise, plan, retrieve, access filter, rerank, top-k)
     // with the spec's default depths, then the context: the pre-LLM part of /predict.
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")), embedDimension: dimension, logLevel: "silent" },
+      config: { stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")) }, embeddings: { dimension }, logging: { level: "silent" } },
       stores: store,
       embeddings,
       embeddingModelId: model.id,

@@ -9,7 +9,7 @@
 import { mkdtempSync, readdirSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocqaConfigOverrides } from "@docqa/core";
+import { createRagService, type DocqaConfigOverrides, resolveConfig } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
 import { JSONLoader } from "@langchain/classic/document_loaders/fs/json";
 import { TextLoader } from "@langchain/classic/document_loaders/fs/text";
@@ -71,7 +71,11 @@ async function docqaPipeline(
   embeddings: EmbeddingsInterface | null,
 ): Promise<Outcome & { reingestMs: number; reingestUnchanged: number }> {
   const service = createRagService({
-    config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")), logLevel: "silent", useRaptor: false, ...overrides },
+    config: resolveConfig(overrides, {
+      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")) },
+      logging: { level: "silent" },
+      ingestion: { useRaptor: false },
+    }),
     embeddings,
   });
   await service.ready();
@@ -125,7 +129,7 @@ export async function benchmarkIngestion(): Promise<BenchmarkRow[]> {
       ratio: baseline.ms / ours.ms,
     });
   };
-  const off = await docqaPipeline(all, { embedProvider: "none" }, null);
+  const off = await docqaPipeline(all, { embeddings: { provider: "none" } }, null);
   const offBaseline = await langChainPipeline(all, undefined);
   compare("embeddings off", off, offBaseline, all.length);
   rows.push({
@@ -135,7 +139,7 @@ export async function benchmarkIngestion(): Promise<BenchmarkRow[]> {
     baseline: { name: "first run s", value: off.ms / 1000 },
     ratio: off.reingestMs / off.ms,
   });
-  const withRaptor = await docqaPipeline(all, { embedProvider: "none", useRaptor: true }, null);
+  const withRaptor = await docqaPipeline(all, { embeddings: { provider: "none" }, ingestion: { useRaptor: true } }, null);
   rows.push({
     benchmark: `ingestion, ${all.length} shared documents`,
     configuration: "docqa, embeddings off, RAPTOR on (ratio: time against RAPTOR off)",
@@ -150,7 +154,7 @@ export async function benchmarkIngestion(): Promise<BenchmarkRow[]> {
     const largest = new Set([...all].sort((left, right) => statSync(right).size - statSync(left).size).slice(0, 4));
     const subset = all.filter((path) => !largest.has(path));
     const embeddings = await loadEmbeddings(model);
-    const on = await docqaPipeline(subset, { embedProvider: "transformers", embedDimension: model.dimension }, embeddings);
+    const on = await docqaPipeline(subset, { embeddings: { provider: "transformers", dimension: model.dimension } }, embeddings);
     const onBaseline = await langChainPipeline(subset, embeddings);
     compare(`embeddings on (${model.id})`, on, onBaseline, subset.length);
   }

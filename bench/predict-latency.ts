@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRagService, type DocqaConfigOverrides, mintAccessToken } from "@docqa/core";
+import { createRagService, type DocqaConfigOverrides, mintAccessToken, resolveConfig } from "@docqa/core";
+import { resolveServerConfig } from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { benchmarkModel } from "./local-model.ts";
 import { type BenchmarkRow, percentile } from "./statistics.ts";
@@ -38,17 +39,19 @@ export async function benchmarkPredictLatency(iterations = 300): Promise<Benchma
   const questions = (JSON.parse(readFileSync(join(root, "examples", "corpus-questions.json"), "utf8")) as { question: string }[]).map(
     (entry) => entry.question,
   );
-  const configurations: [string, DocqaConfigOverrides][] = [["BM25 only", { embedProvider: "none" }]];
+  const configurations: [string, DocqaConfigOverrides][] = [["BM25 only", { embeddings: { provider: "none" } }]];
   const model = benchmarkModel("/predict latency");
   if (model) {
     configurations.push([
       `hybrid, ${model.id}`,
       {
-        embedProvider: "transformers",
-        embedModelPath: model.root,
-        embedModelName: model.id,
-        embedDimension: model.dimension,
-        embedDtype: model.dtype,
+        embeddings: {
+          provider: "transformers",
+          modelPath: model.root,
+          modelName: model.id,
+          dimension: model.dimension,
+          dtype: model.dtype,
+        },
       },
     ]);
   }
@@ -56,13 +59,14 @@ export async function benchmarkPredictLatency(iterations = 300): Promise<Benchma
   const rows: BenchmarkRow[] = [];
   for (const [name, overrides] of configurations) {
     const service = createRagService({
-      config: { ...overrides, dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")), jwt: { secret }, logLevel: "silent" },
+      config: resolveConfig({ stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")) }, logging: { level: "silent" } }, overrides),
     });
+    const server = resolveServerConfig({ jwt: { secret } });
     await service.ready();
     const principal = { userName: "bench@example.org", roles: [], groups: [] };
     await service.ingestFiles({ orgId: "bench", principal, files: paths.map((path) => ({ path })), metadata: { acl: "|user:_all_|" } });
-    const app = predictRoutes(service);
-    const token = await mintAccessToken(service.config.jwt, { email: principal.userName, orgId: "bench" });
+    const app = predictRoutes(service, { server });
+    const token = await mintAccessToken(server.jwt, { email: principal.userName, orgId: "bench" });
     let next = 0;
     const predict = async () =>
       app.request("/predict", {

@@ -13,16 +13,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type BeirDataset,
-  createRagService,
-  type EvaluateRetrievalOptions,
-  ExactVectorIndex,
-  evaluateRetrieval,
-  HnswVectorIndex,
-  loadBeirDataset,
-  type RagService,
-} from "@docqa/core";
+import { createRagService, type RagService } from "@docqa/core";
+import { type BeirDataset, type EvaluateRetrievalOptions, evaluateRetrieval, loadBeirDataset } from "@docqa/core/evaluation";
+import { ExactVectorIndex, HnswVectorIndex } from "@docqa/core/stores";
 import { sharedDataPath } from "@docqa/core/testing";
 import { CacheBackedEmbeddings } from "@langchain/classic/embeddings/cache_backed";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
@@ -35,11 +28,10 @@ const root = join(import.meta.dirname, "..");
 function newService(useRaptor: boolean, embeddings: EmbeddingsInterface | null, modelId?: string, dimension?: number): RagService {
   return createRagService({
     config: {
-      dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")),
-      logLevel: "silent",
-      useRaptor,
-      embedProvider: embeddings ? "transformers" : "none",
-      ...(dimension ? { embedDimension: dimension } : {}),
+      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-bench-")) },
+      logging: { level: "silent" },
+      ingestion: { useRaptor },
+      embeddings: { provider: embeddings ? "transformers" : "none", ...(dimension ? { dimension } : {}) },
     },
     embeddings,
     embeddingModelId: modelId,

@@ -17,7 +17,7 @@ const dropShortChunks = (minimumChars: number): Stage<RetrievalState> => ({
 });
 
 const service = createRagService({
-  config: { dataDir: "./data/example-stages", embedProvider: "none", llmProvider: "extractive" },
+  config: { stores: { dataDir: "./data/example-stages" }, embeddings: { provider: "none" }, models: { provider: "extractive" } },
   stages: {
     predict: composeEdits(
       insertAfter("rerank", diversifyResults({ lambda: 0.7 })), // near-duplicates no longer fill the top-k

@@ -2,9 +2,9 @@
  * Using @docqa/core inside your own Node program: store documents, then answer a question as a
  * user, with citations. Run after `npm run build`: `node examples/embed-in-your-app.ts`.
  */
-import { createRagService, loadConfig } from "@docqa/core";
+import { createRagService, loadConfig, resolveConfig } from "@docqa/core";
 
-const service = createRagService({ config: { ...loadConfig(), dataDir: "./data/example-app" } });
+const service = createRagService({ config: resolveConfig({ stores: { dataDir: "./data/example-app" } }, loadConfig()) });
 const principal = { userName: "ann@northwind.example", roles: ["employee"], groups: ["engineering"] };
 
 await service.upsert({

@@ -5,13 +5,15 @@ import {
   createEmbeddedStore,
   createInMemoryJobStore,
   createRagService,
+  type DeepPartial,
   type DocqaConfigOverrides,
   mintAccessToken,
   noInformationSentence,
   type RagService,
+  resolveConfig,
 } from "@docqa/core";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
-import type { RateLimitPolicy } from "@docqa/http";
+import { type RateLimitPolicy, resolveServerConfig, type ServerConfig } from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { createRateLimiter } from "@docqa/redis";
 import { Hono } from "hono";
@@ -23,6 +25,7 @@ import { responseProblems } from "./testing/openapi-schema-problems.js";
 const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";
 const orgB = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+const testServer = resolveServerConfig({ jwt: { secret } });
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 interface Harness {
@@ -38,6 +41,7 @@ afterEach(async () => {
 function harness(
   options: {
     config?: DocqaConfigOverrides;
+    server?: DeepPartial<ServerConfig>;
     rateLimit?: RateLimitPolicy | false;
     wrap?: (service: RagService) => RagService;
     /** `null` for BM25 only. */
@@ -46,14 +50,20 @@ function harness(
 ): Harness {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-chat-api-"));
   const service = createRagService({
-    config: { dataDir, embedDimension: 64, jwt: { secret }, logLevel: "silent", useRaptor: false, ...options.config },
+    config: resolveConfig(options.config, {
+      stores: { dataDir },
+      embeddings: { dimension: 64 },
+      logging: { level: "silent" },
+      ingestion: { useRaptor: false },
+    }),
     stores: createEmbeddedStore({ dataDir }),
     embeddings: options.embeddings === null ? null : new DeterministicEmbeddings({ dimension: 64 }),
     jobStore: createInMemoryJobStore(),
   });
   services.push(service);
   const wrapped = options.wrap ? options.wrap(service) : service;
-  return { app: chatRoutes(wrapped, { rateLimit: options.rateLimit ?? false }), service: wrapped };
+  const server = resolveServerConfig({ jwt: { secret }, ...options.server });
+  return { app: chatRoutes(wrapped, { server, rateLimit: options.rateLimit ?? false }), service: wrapped };
 }
 
 function tokenFor(email: string, orgId = orgA, extra: { expiresInSeconds?: number } = {}) {
@@ -128,6 +138,8 @@ describe("reference pages and OpenAPI document", () => {
     const { app } = harness();
     expect(Object.keys(openApi.paths as object).sort()).toEqual([
       "/api/chat",
+      "/api/documents",
+      "/api/documents/{id}",
       "/api/ingest",
       "/api/ingest/{jobId}",
       "/api/memory",
@@ -315,7 +327,7 @@ describe("POST /api/ingest and GET /api/ingest/{jobId}", () => {
   });
 
   it("413 for a body larger than MAX_UPLOAD_BYTES", async () => {
-    const h = harness({ config: { maxUploadBytes: 2048 } });
+    const h = harness({ config: { ingestion: { maxUploadBytes: 2048 } } });
     const error = await expectError(
       await upload(h.app, [{ name: "big.txt", content: "x".repeat(4096) }], await tokenFor("ann@a.example")),
       413,
@@ -589,7 +601,7 @@ describe("POST /api/chat", () => {
   });
 
   it("a follow-up within a sessionId uses the stored earlier turn, without any context from the client", async () => {
-    const h = harness({ config: { useQueryDecomposition: false }, embeddings: null });
+    const h = harness({ config: { retrieval: { useQueryDecomposition: false } }, embeddings: null });
     const ann = await tokenFor("ann@a.example");
     await h.service.upsert({
       orgId: orgA,
@@ -679,7 +691,7 @@ describe.each(endpoints)("errors of $name", ({ name, send }) => {
   });
 
   it("503 when JWT_SECRET is not configured", async () => {
-    const h = harness({ config: { jwt: { secret: undefined } } });
+    const h = harness({ server: { jwt: { secret: "" } } });
     const error = await expectError(await send(h.app, await tokenFor("ann@a.example")), 503, "auth_not_configured");
     expect(error.message).toContain("JWT_SECRET");
   });
@@ -715,7 +727,7 @@ describe.each(endpoints)("errors of $name", ({ name, send }) => {
   });
 
   it.skipIf(name.startsWith("GET"))("413 for a body larger than MAX_UPLOAD_BYTES and 415 for a wrong Content-Type", async () => {
-    const h = harness({ config: { maxUploadBytes: 1024 } });
+    const h = harness({ config: { ingestion: { maxUploadBytes: 1024 } } });
     const token = await tokenFor("ann@a.example");
     const path = name.split(" ")[1] as string;
     const big = "x".repeat(4096);
@@ -771,7 +783,7 @@ describe("unknown routes", () => {
 describe("rate limits with the default budgets", () => {
   it("the 101st request of a user within a minute gets 429 with the seconds left in the window", async () => {
     const h = harness();
-    const app = chatRoutes(h.service);
+    const app = chatRoutes(h.service, { server: testServer });
     const ann = await tokenFor("ann@a.example");
     const started = Date.now();
     for (let index = 0; index < 100; index++) {
@@ -802,7 +814,7 @@ describe("rate limits with @docqa/redis's createRateLimiter", () => {
         { points: 10, durationSeconds: 3600 },
       ],
     });
-    const app = chatRoutes(h.service, { rateLimit: { limiters: [limiter] } });
+    const app = chatRoutes(h.service, { server: testServer, rateLimit: { limiters: [limiter] } });
     const ann = await tokenFor("ann@a.example");
     const get = () => app.request("/api/ingest/none", { headers: { Authorization: `Bearer ${ann}` } });
     const first = await get();
@@ -821,8 +833,8 @@ describe("mounted beside set A in one Hono app (examples/mount-both-in-hono.ts)"
     const h = harness();
     const app = new Hono();
     app.get("/", (c) => c.text("my application"));
-    app.route("/", chatRoutes(h.service, { rateLimit: { perMinute: 100, perHour: 1000 } }));
-    app.route("/a", predictRoutes(h.service, { referencePages: false }));
+    app.route("/", chatRoutes(h.service, { server: testServer, rateLimit: { perMinute: 100, perHour: 1000 } }));
+    app.route("/a", predictRoutes(h.service, { server: testServer, referencePages: false }));
     const ann = await tokenFor("ann@a.example");
     expect(await (await app.request("/")).text()).toBe("my application");
     expect((await app.request("/health")).status).toBe(200);

@@ -7,16 +7,10 @@ import { mkdtempSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import {
-  createEmbeddedStore,
-  createInMemoryJobStore,
-  createRagService,
-  findFiles,
-  mintAccessToken,
-  type RagService,
-  supportedFormats,
-} from "@docqa/core";
+import { createEmbeddedStore, createInMemoryJobStore, createRagService, mintAccessToken, type RagService } from "@docqa/core";
+import { findFiles, supportedFormats } from "@docqa/core/ingestion";
 import { DeterministicEmbeddings, isContinuousIntegration, sharedDataPath } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, describe, expect, it } from "vitest";
 import { chatRoutes } from "./chat-routes.js";
 
@@ -36,7 +30,12 @@ afterAll(async () => {
 function newService(): RagService {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-chat-api-shared-"));
   const service = createRagService({
-    config: { dataDir, embedDimension: 64, jwt: { secret }, logLevel: "silent", useRaptor: false },
+    config: {
+      stores: { dataDir },
+      embeddings: { dimension: 64 },
+      logging: { level: "silent" },
+      ingestion: { useRaptor: false },
+    },
     stores: createEmbeddedStore({ dataDir }),
     embeddings: new DeterministicEmbeddings({ dimension: 64 }),
     jobStore: createInMemoryJobStore(),
@@ -59,8 +58,9 @@ describe.skipIf(!documentsDirectory && !isContinuousIntegration())("set B over .
     });
 
     const service = newService();
-    const app = chatRoutes(service, { rateLimit: false });
-    const token = await mintAccessToken(service.config.jwt, { email: principal.userName, orgId });
+    const server = resolveServerConfig({ jwt: { secret } });
+    const app = chatRoutes(service, { server, rateLimit: false });
+    const token = await mintAccessToken(server.jwt, { email: principal.userName, orgId });
     const form = new FormData();
     for (const file of files) form.append("files", new File([await readFile(file.path)], basename(file.path)));
     const response = await app.request("/api/ingest", { method: "POST", headers: { Authorization: `Bearer ${token}` }, body: form });

@@ -1,4 +1,4 @@
-import type { AnswerEvaluation } from "@docqa/core";
+import type { AnswerEvaluation } from "@docqa/core/evaluation";
 import { describe, expect, it } from "vitest";
 import { answerChart, answerTable, htmlReport } from "./evaluation-report.js";
 

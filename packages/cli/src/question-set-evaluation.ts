@@ -4,15 +4,9 @@
  * plain question set (`loadQuestionSet`: `{question, answers[], answerable, document?}` per line)
  * through `predict`.
  */
-import {
-  type AnswerEvaluation,
-  evaluateQuestions,
-  evaluationPrincipal,
-  findFiles,
-  loadQuestionSet,
-  type RagService,
-  supportedFormats,
-} from "@docqa/core";
+import type { RagService } from "@docqa/core";
+import { type AnswerEvaluation, evaluateQuestions, evaluationPrincipal, loadQuestionSet } from "@docqa/core/evaluation";
+import { findFiles, supportedFormats } from "@docqa/core/ingestion";
 
 /** Options of {@link evaluateQuestionSet}. */
 export interface QuestionSetEvaluationOptions {

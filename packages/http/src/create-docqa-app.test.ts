@@ -1,11 +1,11 @@
-import { DocqaError, type Logger, mintAccessToken, resolveConfig } from "@docqa/core";
+import { DocqaError, type JwtSettings, type Logger, mintAccessToken } from "@docqa/core";
 import { createRoute, z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { createDocqaApp, type DocqaAppOptions, type ErrorFormat } from "./create-docqa-app.js";
 import { createMemoryRateLimiter, type RateLimiter } from "./rate-limit.js";
 
 const secret = "create-docqa-app-secret-0123456789-0123456789";
-const config = resolveConfig({ jwt: { secret }, maxUploadBytes: 64 });
+const jwt: JwtSettings = { secret, algorithm: "HS256", issuer: "oauth-app" };
 
 /** A body shape unlike either endpoint set's, so the tests show the factory uses the given one. */
 const errors: ErrorFormat = {
@@ -20,7 +20,13 @@ function recordingLogger(): Logger & { errors: string[] } {
 
 /** An app with one public route, one authenticated route with a JSON body, and routes that fail. */
 function testApp(options: Partial<DocqaAppOptions> = {}) {
-  const { app, authenticated, describeError } = createDocqaApp({ config: () => config, component: "test-api", errors, ...options });
+  const { app, authenticated, describeError } = createDocqaApp({
+    jwt: () => jwt,
+    maxUploadBytes: 64,
+    component: "test-api",
+    errors,
+    ...options,
+  });
   app.openapi(
     createRoute({
       method: "get",
@@ -54,7 +60,7 @@ function testApp(options: Partial<DocqaAppOptions> = {}) {
   return { app, describeError };
 }
 
-const token = (email = "ann@example.org") => mintAccessToken(config.jwt, { email, orgId: "org-1" });
+const token = (email = "ann@example.org") => mintAccessToken(jwt, { email, orgId: "org-1" });
 const echo = async (app: ReturnType<typeof testApp>["app"], body: string, headers: Record<string, string> = {}) =>
   app.request("/echo", {
     method: "POST",
@@ -85,7 +91,8 @@ describe("createDocqaApp errors, in the set's own body shape", () => {
     expect(missing.headers.get("WWW-Authenticate")).toBe("Bearer");
     expect(((await missing.json()) as { problem: { code: string } }).problem.code).toBe("missing_token");
     const unconfigured = createDocqaApp({
-      config: () => ({ ...config, jwt: { ...config.jwt, secret: undefined } }),
+      jwt: () => ({ ...jwt, secret: undefined }),
+      maxUploadBytes: 64,
       component: "test-api",
       errors,
     });

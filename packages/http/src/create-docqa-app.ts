@@ -19,7 +19,7 @@
  * when you mount a set in your own app (`app.route("/qa", predictRoutes(service))`), your app
  * answers paths it does not know.
  */
-import { type DocqaConfig, DocqaError, type DocqaErrorCode, type Logger, silentLogger } from "@docqa/core";
+import { DocqaError, type DocqaErrorCode, type JwtSettings, type Logger, type PrincipalResolver, silentLogger } from "@docqa/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -65,11 +65,15 @@ export interface ReferencePagesInfo {
 
 /** Options of {@link createDocqaApp}. */
 export interface DocqaAppOptions {
+  /** The access-token settings, read per request (the secret may be set after the app is built). */
+  jwt: () => JwtSettings;
   /**
-   * The service's configuration. `jwt` is read per request (the secret may be set after the app
-   * is built); `maxUploadBytes` (`MAX_UPLOAD_BYTES`) once, when the app is built.
+   * Where an authenticated principal's roles and groups come from; default the token's claims
+   * (`principalFromClaims`: `role` and `roles`, `groups`).
    */
-  config: () => Pick<DocqaConfig, "jwt" | "maxUploadBytes">;
+  resolvePrincipal?: PrincipalResolver | undefined;
+  /** `MAX_UPLOAD_BYTES`: the largest request body, in bytes (413 `payload_too_large` above it). */
+  maxUploadBytes: number;
   /** Component named in logs and error messages, for example `predict-api`. */
   component: string;
   /** The set's error bodies. */
@@ -84,6 +88,12 @@ export interface DocqaAppOptions {
   referencePages?: ReferencePagesInfo | false | undefined;
   /** Where server errors and rate-limit store failures are logged; default silent. */
   logger?: Logger | undefined;
+  /**
+   * Middleware run first on every request of the app, in order, before the body limit,
+   * authentication and the routes (so it also sees 401, 404, 413 and 429 answers): for example
+   * request tracing and metrics from `@docqa/observability`. Default none.
+   */
+  middleware?: readonly MiddlewareHandler[] | undefined;
 }
 
 /** What a route needs to be authenticated: spread it into `createRoute({ ...authenticated, ... })`. */
@@ -113,7 +123,8 @@ export interface DocqaApp {
  * @example
  * ```ts
  * const { app, authenticated } = createDocqaApp({
- *   config: () => service.config,
+ *   jwt: () => server.jwt,
+ *   maxUploadBytes: service.config.ingestion.maxUploadBytes,
  *   component: "my-api",
  *   errors: { body: (code, message) => ({ error: { code, message } }), validation: (error) => ({ error: { code: "invalid_request", message: error.message } }) },
  *   rateLimit: { perMinute: 100, perHour: 1000 },
@@ -152,7 +163,8 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
     return respond(c, new DocqaError("not_found", `no route ${c.req.method} ${c.req.path}`, { component }));
   });
 
-  const maxUploadBytes = options.config().maxUploadBytes;
+  for (const handler of options.middleware ?? []) app.use("*", handler);
+  const { maxUploadBytes } = options;
   app.use(
     "*",
     bodyLimit({
@@ -165,7 +177,7 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   const limiters = rateLimitersFor(options.rateLimit ?? false);
-  const middleware: MiddlewareHandler<DocqaEnv>[] = [bearerAuth(options.config)];
+  const middleware: MiddlewareHandler<DocqaEnv>[] = [bearerAuth(options.jwt, options.resolvePrincipal)];
   if (limiters.length > 0) {
     middleware.push(
       rateLimit({ limiters, logger, onLimited: (c, decision) => c.json(errors.body("rate_limited", rateLimitedMessage(decision)), 429) }),

@@ -37,3 +37,4 @@ export {
   rateLimitersFor,
 } from "./rate-limit.js";
 export { mountReferencePages, type ReferencePagesSettings } from "./reference-pages.js";
+export { loadServerConfig, resolveServerConfig, type ServerConfig, serverConfigSchema } from "./server-config.js";

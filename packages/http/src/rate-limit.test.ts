@@ -160,14 +160,14 @@ describe("RateLimit-Policy", () => {
 describe("bearerTokenUserKey", () => {
   it("keys a valid token by organisation and lower-cased e-mail, and leaves invalid or missing tokens uncounted", async () => {
     const jwt = { secret: "rate-limit-secret-0123456789-0123456789", algorithm: "HS256" as const, issuer: "oauth-app" };
-    const key = bearerTokenUserKey(() => ({ jwt }));
+    const key = bearerTokenUserKey(() => jwt);
     const app = new Hono();
     app.get("/", async (c) => c.text(String(await key(c))));
     const token = await mintAccessToken(jwt, { email: "Ann@Example.org", orgId: "org-1" });
     expect(await (await app.request("/", { headers: { Authorization: `Bearer ${token}` } })).text()).toBe("org-1:ann@example.org");
     expect(await (await app.request("/", { headers: { Authorization: "Bearer nope" } })).text()).toBe("undefined");
     expect(await (await app.request("/")).text()).toBe("undefined");
-    const unconfigured = bearerTokenUserKey(() => ({ jwt: { ...jwt, secret: undefined } }));
+    const unconfigured = bearerTokenUserKey(() => ({ ...jwt, secret: undefined }));
     const other = new Hono();
     other.get("/", async (c) => c.text(String(await unconfigured(c))));
     expect(await (await other.request("/", { headers: { Authorization: `Bearer ${token}` } })).text()).toBe("undefined");

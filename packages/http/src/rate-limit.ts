@@ -7,7 +7,7 @@
  * (draft-ietf-httpapi-ratelimit-headers-07, sections 4 and 5) and, on 429, `Retry-After`
  * (RFC 9110, section 10.2.3).
  */
-import { type DocqaConfig, type Logger, silentLogger, verifyAccessToken } from "@docqa/core";
+import { type JwtSettings, type Logger, silentLogger, verifyAccessToken } from "@docqa/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
@@ -211,9 +211,9 @@ export function authenticatedUserKey(c: Context): string | undefined {
  * authenticate (the middleware then runs before them). Requests without a valid token are left
  * uncounted; the wrapped app answers them with 401 or 503.
  */
-export function bearerTokenUserKey(config: () => Pick<DocqaConfig, "jwt">) {
+export function bearerTokenUserKey(settings: () => JwtSettings) {
   return async (c: Context): Promise<string | undefined> => {
-    const { jwt } = config();
+    const jwt = settings();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("Authorization") ?? "");
     if (!jwt.secret || !match) return undefined;
     try {
@@ -271,7 +271,7 @@ const defaultLimitedResponse = (c: Context, decision: RateLimitDecision): Respon
  *
  * @example
  * ```ts
- * app.use("/api/*", bearerAuth(() => service.config), rateLimit({ limiters: createRateLimiters({ perMinute: 100, perHour: 1000 }) }));
+ * app.use("/api/*", bearerAuth(() => server.jwt), rateLimit({ limiters: createRateLimiters({ perMinute: 100, perHour: 1000 }) }));
  * ```
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {

@@ -2,7 +2,8 @@
  * The Milvus store a docqa configuration describes: the entry point `@docqa/core` loads when
  * `VECTORDB_URI` selects Milvus (see `storesFromConfig`).
  */
-import type { DocqaConfig, Logger, ServerVectorStore } from "@docqa/core";
+import type { DocqaConfig, Logger } from "@docqa/core";
+import type { ServerVectorStore } from "@docqa/core/stores";
 import { createMilvusStore, type MilvusStore } from "./milvus-store.js";
 
 /** HNSW efConstruction of new collections (Milvus's documented default range is 8 to 512). */
@@ -17,12 +18,16 @@ export const hnswConstruction = 200;
  */
 export function milvusStoreFromConfig(config: DocqaConfig, logger: Logger): ServerVectorStore & MilvusStore {
   return createMilvusStore({
-    address: config.vectorDbUri,
-    token: config.vectorDbToken,
-    collection: config.vectorDbCollection,
-    timeoutMs: config.storeTimeoutMs,
-    bm25: { k1: config.bm25K1, b: config.bm25B },
-    hnsw: { connectivity: config.hnswConnectivity, construction: hnswConstruction, expansionSearch: config.hnswExpansionSearch },
+    address: config.stores.milvus.uri,
+    token: config.stores.milvus.token,
+    collection: config.stores.milvus.collection,
+    timeoutMs: config.stores.timeoutMs,
+    bm25: { k1: config.retrieval.bm25K1, b: config.retrieval.bm25B },
+    hnsw: {
+      connectivity: config.stores.vectorIndex.hnswConnectivity,
+      construction: hnswConstruction,
+      expansionSearch: config.stores.vectorIndex.hnswExpansionSearch,
+    },
     logger,
   });
 }

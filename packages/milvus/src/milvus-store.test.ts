@@ -36,14 +36,12 @@ describe("MilvusStore without a server", () => {
   it("is created from the configuration without connecting", async () => {
     const store = milvusStoreFromConfig(
       {
-        vectorDbUri: `http://127.0.0.1:${await closedPort()}`,
-        vectorDbToken: undefined,
-        vectorDbCollection: "docs_collection",
-        storeTimeoutMs: 2_000,
-        bm25K1: 0.9,
-        bm25B: 0.4,
-        hnswConnectivity: 16,
-        hnswExpansionSearch: 64,
+        stores: {
+          milvus: { uri: `http://127.0.0.1:${await closedPort()}`, token: undefined, collection: "docs_collection" },
+          timeoutMs: 2_000,
+          vectorIndex: { hnswConnectivity: 16, hnswExpansionSearch: 64 },
+        },
+        retrieval: { bm25K1: 0.9, bm25B: 0.4 },
       } as DocqaConfig,
       silentLogger,
     );

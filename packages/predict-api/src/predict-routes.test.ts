@@ -7,10 +7,11 @@ import {
   type DocumentInput,
   type EmbeddedStore,
   mintAccessToken,
-  type PerfEvent,
   type RagService,
 } from "@docqa/core";
+import type { PerfEvent } from "@docqa/core/telemetry";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { SignJWT } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
@@ -41,18 +42,20 @@ function harness(overrides: { secret?: string | undefined; enableTestPredict?: b
   const perf: PerfEvent[] = [];
   const service = createRagService({
     config: {
-      dataDir,
-      embedDimension: 64,
-      jwt: { secret: "secret" in overrides ? overrides.secret : secret },
-      enableTestPredict: overrides.enableTestPredict ?? false,
-      perfLog: true,
-      logLevel: "silent",
+      stores: { dataDir },
+      embeddings: { dimension: 64 },
+      logging: { perfLog: true, level: "silent" },
     },
     stores: counting,
     embeddings: new DeterministicEmbeddings({ dimension: 64 }),
     perfLog: (event) => perf.push(event),
   });
-  return { app: predictRoutes(service), service, store, upserts, perf };
+  const server = resolveServerConfig({
+    jwt: { secret: "secret" in overrides ? (overrides.secret ?? "") : secret },
+    enableTestPredict: overrides.enableTestPredict ?? false,
+    testPredictOrgId: orgA,
+  });
+  return { app: predictRoutes(service, { server }), service, store, upserts, perf };
 }
 
 async function tokenFor(email: string, orgId: string, extra: { role?: string; groups?: string[] } = {}) {
@@ -262,7 +265,8 @@ describe("the seven ACL rules through /predict", () => {
     finance = await tokenFor("fay@a.example", orgA, { role: "Finance" });
     engineer = await tokenFor("eve@a.example", orgA, { groups: ["Engineering"] });
     carol = await tokenFor("carol@b.example", orgB);
-    const ownerToken = await tokenFor(owner, orgA);
+    // An administrator: the fixture names other owners (metadata.owner_id), which the write rules allow only to administrators.
+    const ownerToken = await tokenFor(owner, orgA, { role: "admin" });
     const document = (topic: string, metadata: Record<string, string>) => ({
       title: `${topic} memo`,
       content: `The ${topic} memo says the ${topic} budget is confidential.`,
@@ -319,7 +323,8 @@ describe("the seven ACL rules through /predict", () => {
 
   it("rule 7: without an ACL only the owner may read", async () => {
     expect(await citedDocuments(h, ann, "ann@a.example", "marmot budget memo")).not.toContain("no-acl");
-    const ownerToken = await tokenFor(owner, orgA);
+    // An administrator: the fixture names other owners (metadata.owner_id), which the write rules allow only to administrators.
+    const ownerToken = await tokenFor(owner, orgA, { role: "admin" });
     expect(await citedDocuments(h, ownerToken, owner, "marmot budget memo")).toContain("no-acl");
   });
 
@@ -493,8 +498,11 @@ describe("authentication and bad input", () => {
   it("413 for a body larger than MAX_UPLOAD_BYTES", async () => {
     await h.service.close();
     const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
-    const service = createRagService({ config: { dataDir, jwt: { secret }, maxUploadBytes: 2048, logLevel: "silent" }, embeddings: null });
-    h = { ...h, service, app: predictRoutes(service) };
+    const service = createRagService({
+      config: { stores: { dataDir }, ingestion: { maxUploadBytes: 2048 }, logging: { level: "silent" } },
+      embeddings: null,
+    });
+    h = { ...h, service, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
     const token = await tokenFor("ann@a.example", orgA);
     const response = await post(
       h.app,
@@ -602,7 +610,7 @@ describe("other routes", () => {
     const unlimited = await post(h.app, "/query", intent, token);
     expect(unlimited.status).toBe(200);
     expect(unlimited.headers.get("RateLimit-Limit")).toBeNull();
-    const limited = predictRoutes(h.service, { rateLimit: { perMinute: 1, perHour: 0 } });
+    const limited = predictRoutes(h.service, { server: resolveServerConfig({ jwt: { secret } }), rateLimit: { perMinute: 1, perHour: 0 } });
     const first = await post(limited, "/query", intent, token);
     expect(first.status).toBe(200);
     expect(first.headers.get("RateLimit-Policy")).toBe("1;w=60");
@@ -619,7 +627,7 @@ describe("other routes", () => {
   it("serves the OpenAPI document and reference pages without a CDN", async () => {
     h = harness();
     const openApi = (await (await h.app.request("/openapi.json")).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openApi.paths).sort()).toEqual(["/healthz", "/predict", "/query", "/upsert"]);
+    expect(Object.keys(openApi.paths).sort()).toEqual(["/documents", "/documents/{doc_id}", "/healthz", "/predict", "/query", "/upsert"]);
     const docs = await (await h.app.request("/docs")).text();
     expect(docs).toContain('src="docs/assets/swagger-ui-bundle.js"');
     expect(docs).not.toMatch(/https?:\/\//);

@@ -11,11 +11,12 @@ import {
   createInMemoryMemoryStore,
   createRagService,
   type DocumentInput,
-  type MemoryStore,
   mintAccessToken,
   type RagService,
   silentLogger,
 } from "@docqa/core";
+import type { MemoryStore } from "@docqa/core/stores";
+import { resolveServerConfig } from "@docqa/http";
 import { afterEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -63,13 +64,18 @@ afterEach(async () => {
 async function harness(memoryStore: MemoryStore = createInMemoryMemoryStore()): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-memory-"));
   const service = createRagService({
-    config: { dataDir, embedProvider: "none", jwt: { secret }, logLevel: "silent", useQueryDecomposition: false },
+    config: {
+      stores: { dataDir },
+      embeddings: { provider: "none" },
+      logging: { level: "silent" },
+      retrieval: { useQueryDecomposition: false },
+    },
     memoryStore,
     logger: silentLogger,
   });
   const principal = { userName: ann, roles: [], groups: [] };
   for (const orgId of [orgA, orgB]) await service.upsert({ orgId, principal, uploader: ann, documents: handbook });
-  current = { app: predictRoutes(service), service };
+  current = { app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }), service };
   return current;
 }
 

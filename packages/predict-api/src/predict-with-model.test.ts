@@ -17,11 +17,13 @@ import {
   type DocumentInput,
   type EmbeddedStore,
   mintAccessToken,
-  type PerfEvent,
-  PROMPT_VERSION,
   type RagService,
+  resolveConfig,
 } from "@docqa/core";
+import { PROMPT_VERSION } from "@docqa/core/answering";
+import type { PerfEvent } from "@docqa/core/telemetry";
 import { type OllamaWireServer, type OpenAIWireServer, startOllamaWireServer, startOpenAIWireServer } from "@docqa/core/testing";
+import { resolveServerConfig } from "@docqa/http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -103,24 +105,31 @@ afterEach(async () => {
  */
 function harness(config: DocqaConfigOverrides): Harness {
   const perf: PerfEvent[] = [];
-  const base: DocqaConfigOverrides = { dataDir, jwt: { secret }, logLevel: "silent", useRaptor: false };
+  const base: DocqaConfigOverrides = {
+    stores: { dataDir },
+    logging: { level: "silent" },
+    ingestion: { useRaptor: false },
+  };
   const shared: EmbeddedStore = { ...store, close: async () => {} };
   const service = createRagService({
-    config: { ...base, perfLog: true, ...config },
+    config: resolveConfig({ ...config, logging: { perfLog: true, ...config.logging } }, base),
     stores: shared,
     embeddings: null,
     perfLog: (event) => perf.push(event),
   });
-  const extractive = createRagService({ config: { ...base, llmProvider: "extractive" }, stores: shared, embeddings: null });
+  const extractive = createRagService({
+    config: resolveConfig({ models: { provider: "extractive" } }, base),
+    stores: shared,
+    embeddings: null,
+  });
   services.push(service, extractive);
-  return { app: predictRoutes(service), service, extractive: predictRoutes(extractive), perf };
+  const server = resolveServerConfig({ jwt: { secret } });
+  return { app: predictRoutes(service, { server }), service, extractive: predictRoutes(extractive, { server }), perf };
 }
 
 const openaiConfig = (overrides: DocqaConfigOverrides = {}): DocqaConfigOverrides => ({
-  llmProvider: "openai",
-  hostedLlmBaseUrl: openai.baseUrl,
-  generatorModel: "gpt-4o-mini",
   ...overrides,
+  models: { provider: "openai", hostedBaseUrl: openai.baseUrl, generatorModel: "gpt-4o-mini", ...overrides.models },
 });
 
 const token = () => mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email: ann, orgId: orgA });
@@ -134,7 +143,9 @@ async function post(app: Harness["app"], path: string, body: unknown, headers: R
 }
 
 async function upsert(h: Harness, documents: Record<string, DocumentInput> = handbook) {
-  const response = await post(h.app, "/upsert", { user_email: ann, documents });
+  // As an administrator: fixtures may name other owners (metadata.owner_id).
+  const admin = await mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email: ann, orgId: orgA, role: "admin" });
+  const response = await post(h.app, "/upsert", { user_email: ann, documents }, { Authorization: `Bearer ${admin}` });
   expect(response.status).toBe(200);
 }
 
@@ -234,7 +245,7 @@ describe("/predict with an OpenAI-compatible server", () => {
   });
 
   it("repairs JSON sent as a string", async () => {
-    const h = harness(openaiConfig({ llmStructuredOutput: "json_mode" }));
+    const h = harness(openaiConfig({ models: { structuredOutput: "json_mode" } }));
     await upsert(h);
     openai.enqueueChat({ type: "content", content: JSON.stringify(JSON.stringify(good)) });
     const response = await ask(h);
@@ -243,7 +254,7 @@ describe("/predict with an OpenAI-compatible server", () => {
   });
 
   it("repairs JSON in a markdown fence", async () => {
-    const h = harness(openaiConfig({ llmStructuredOutput: "json_mode" }));
+    const h = harness(openaiConfig({ models: { structuredOutput: "json_mode" } }));
     await upsert(h);
     openai.enqueueChat({ type: "content", content: `Here is the answer:\n\`\`\`json\n${JSON.stringify(good, null, 2)}\n\`\`\`` });
     expect(await (await ask(h)).json()).toEqual(modelBody(good));
@@ -309,7 +320,7 @@ describe("/predict with an OpenAI-compatible server", () => {
   });
 
   it("answers 504 model_timeout when the model does not answer in RAG_LLM_TIMEOUT_MS, and aborts the model request", async () => {
-    const h = harness(openaiConfig({ llmTimeoutMs: 300 }));
+    const h = harness(openaiConfig({ models: { timeoutMs: 300 } }));
     await upsert(h);
     openai.enqueueChat({ type: "output", text: JSON.stringify(good), delayMs: 3_000 });
     const started = performance.now();
@@ -341,7 +352,7 @@ describe("/predict with an OpenAI-compatible server", () => {
   });
 
   it("answers 502 model_unavailable when the model keeps failing after RAG_LLM_MAX_RETRIES retries", async () => {
-    const h = harness(openaiConfig({ llmMaxRetries: 1 }));
+    const h = harness(openaiConfig({ models: { maxRetries: 1 } }));
     await upsert(h);
     const failing = { type: "error" as const, status: 503, message: "overloaded", headers: { "retry-after-ms": "10" } };
     openai.enqueueChat(failing, failing);
@@ -386,11 +397,7 @@ describe("/predict with an OpenAI-compatible server", () => {
 
 describe("/predict with Ollama", () => {
   const ollamaConfig = (): DocqaConfigOverrides => ({
-    llmProvider: "ollama",
-    localLlmBaseUrl: ollama.baseUrl,
-    localLlmModel: "llama3.1:8b",
-    localLlmNumPredict: 512,
-    localLlmNumCtx: 8192,
+    models: { provider: "ollama", localBaseUrl: ollama.baseUrl, localModel: "llama3.1:8b", numPredict: 512, numCtx: 8192 },
   });
 
   it("returns the model's answer with num_predict and num_ctx in the body and the PERF line", async () => {
@@ -470,7 +477,7 @@ describe("Server-Sent Events on /predict", () => {
   });
 
   it("answers an error before the first event as an ordinary HTTP error", async () => {
-    const h = harness(openaiConfig({ llmTimeoutMs: 300 }));
+    const h = harness(openaiConfig({ models: { timeoutMs: 300 } }));
     await upsert(h);
     openai.enqueueChat({ type: "output", text: JSON.stringify(good), delayMs: 3_000 });
     const response = await ask(h, question, { stream: true });
@@ -481,7 +488,7 @@ describe("Server-Sent Events on /predict", () => {
   });
 
   it("ends with an error event when the request fails after the first event", async () => {
-    const h = harness({ llmProvider: "extractive" });
+    const h = harness({ models: { provider: "extractive" } });
     const failing: RagService = {
       ...h.service,
       predict: async (request) => {
@@ -489,7 +496,11 @@ describe("Server-Sent Events on /predict", () => {
         throw new DocqaError("store_unavailable", "the keyword index timed out", { component: "search-engine" });
       },
     };
-    const response = await post(predictRoutes(failing), "/predict", { query: question, user_info: { user_name: ann }, stream: true });
+    const response = await post(predictRoutes(failing, { server: resolveServerConfig({ jwt: { secret } }) }), "/predict", {
+      query: question,
+      user_info: { user_name: ann },
+      stream: true,
+    });
     expect(response.status).toBe(200);
     expect(await readEvents(response)).toEqual([
       { event: "token", data: { text: '{"callout_answer": "' } },
@@ -498,7 +509,7 @@ describe("Server-Sent Events on /predict", () => {
   });
 
   it("sends only the final event with the extractive answerer, and honours stream: false over Accept", async () => {
-    const h = harness({ llmProvider: "extractive" });
+    const h = harness({ models: { provider: "extractive" } });
     await upsert(h);
     const plain = (await (await ask(h)).json()) as Record<string, unknown>;
     expect(plain).toMatchObject({ answer_mode: "extractive", model: "extractive", prompt_version: null, fallback_reason: null });
@@ -548,12 +559,12 @@ describe("query decomposition through /predict", () => {
     info_list: [],
     keywords: [],
   };
-  const depth: DocqaConfigOverrides = { bm25TopK: 2, retrieverTopK: 2, subqueryTopK: 2 };
+  const depth: DocqaConfigOverrides = { retrieval: { bm25TopK: 2, retrieverTopK: 2, subqueryTopK: 2 } };
   const cited = (body: { sources: Record<string, { metadata: { doc_id: string } }> }) =>
     Object.values(body.sources).map((source) => source.metadata.doc_id);
 
   it("retrieves a document the single query misses, under the user's access rights", async () => {
-    const single = harness(openaiConfig({ ...depth, useQueryDecomposition: false }));
+    const single = harness(openaiConfig({ retrieval: { ...depth.retrieval, useQueryDecomposition: false } }));
     await upsert(single, documents);
     openai.enqueueChat({ type: "output", text: JSON.stringify(citingAll) });
     const without = (await (await ask(single, compound)).json()) as Parameters<typeof cited>[0] & Record<string, unknown>;
@@ -607,7 +618,7 @@ describe("/query and /healthz with a model", () => {
   });
 
   it("documents streaming and the model errors of /predict in the OpenAPI document", async () => {
-    const h = harness({ llmProvider: "extractive" });
+    const h = harness({ models: { provider: "extractive" } });
     const openApi = (await (await h.app.request("/openapi.json")).json()) as {
       paths: { "/predict": { post: { responses: Record<string, { content: Record<string, unknown> }> } } };
     };

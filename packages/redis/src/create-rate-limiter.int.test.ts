@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Logger } from "@docqa/core";
+import { type Logger, resolveConfig } from "@docqa/core";
 import { startTcpFaultProxy } from "@docqa/core/testing";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,7 +80,7 @@ if (redis.unavailable) {
         warn: (message) => lines.push(`warn ${message}`),
         error: (message) => lines.push(`error ${message}`),
       };
-      const config = { ...redis.config, cache: { ...redis.config.cache, url: `redis://127.0.0.1:${proxy.port}` } };
+      const config = resolveConfig({ memory: { cache: { url: `redis://127.0.0.1:${proxy.port}` } } }, redis.config);
       const client = redisClientFromConfig(config);
       const limiter = createRateLimiter({ client, limits: [{ points: 3, durationSeconds: 60 }], keyPrefix, logger, timeoutMs: 500 });
       const user = `ada-${randomUUID()}`;

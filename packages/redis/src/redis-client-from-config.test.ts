@@ -2,7 +2,7 @@ import { type DocqaConfig, DocqaError, resolveConfig } from "@docqa/core";
 import { describe, expect, it } from "vitest";
 import { describeRedisTarget, redisClientFromConfig, redisOptionsFromConfig } from "./redis-client-from-config.js";
 
-const config = (cache: Partial<DocqaConfig["cache"]>) => resolveConfig({ cache, storeTimeoutMs: 1234 });
+const config = (cache: Partial<DocqaConfig["memory"]["cache"]>) => resolveConfig({ memory: { cache }, stores: { timeoutMs: 1234 } });
 
 const configError = (run: () => unknown): DocqaError => {
   try {

@@ -41,7 +41,8 @@ export interface RedisClientOptions {
  *   `CACHE_URL` is not a `redis://` or `rediss://` URL (the message never shows the URL's password).
  */
 export function redisOptionsFromConfig(config: DocqaConfig, options: RedisClientOptions = {}): RedisOptions {
-  const { cache, storeTimeoutMs } = config;
+  const { cache } = config.memory;
+  const storeTimeoutMs = config.stores.timeoutMs;
   const maxReconnectDelayMs = options.maxReconnectDelayMs ?? 2000;
   const common: RedisOptions = {
     lazyConnect: true,

@@ -1,3 +1,4 @@
+import { resolveConfig } from "@docqa/core";
 import { contractTurn, describeMemoryStoreContract } from "@docqa/core/contract";
 import { startTcpFaultProxy } from "@docqa/core/testing";
 import type { Redis } from "ioredis";
@@ -75,11 +76,9 @@ if (redis.unavailable) {
     for (const outage of ["refused", "hung"] as const) {
       it(`fails while Redis is ${outage}, never applies the failed write later, and works again once Redis is back`, async () => {
         const proxy = await startTcpFaultProxy(new URL(redis.url).host);
-        const proxied = redisClientFromConfig({
-          ...redis.config,
-          storeTimeoutMs: 400,
-          cache: { ...redis.config.cache, url: `redis://127.0.0.1:${proxy.port}` },
-        });
+        const proxied = redisClientFromConfig(
+          resolveConfig({ stores: { timeoutMs: 400 }, memory: { cache: { url: `redis://127.0.0.1:${proxy.port}` } } }, redis.config),
+        );
         const store = createRedisMemoryStore(proxied, { keyPrefix });
         const key = { orgId: `acme-${outage}`, kind: "session", id: "ada@acme.org" } as const;
         const options = { userName: "ada@acme.org", ttlSeconds: 60 };

@@ -2,7 +2,8 @@
  * The Redis stores a configuration selects, for the core to import on demand
  * (`importBackend("@docqa/redis", "CACHE_URL")`).
  */
-import type { DocqaConfig, JobStore, Logger, MemoryStore } from "@docqa/core";
+import type { DocqaConfig, JobStore, Logger } from "@docqa/core";
+import type { MemoryStore } from "@docqa/core/stores";
 import type { Redis } from "ioredis";
 import { redisClientFromConfig } from "./redis-client-from-config.js";
 import { createRedisJobStore } from "./redis-job-store.js";
@@ -49,8 +50,8 @@ export function redisStoresFromConfig(config: DocqaConfig, logger: Logger): Redi
         // QUIT unanswered in time: drop the connection; stop waiting at the latest twice as long.
         timer = setTimeout(() => {
           client.disconnect();
-          timer = setTimeout(resolve, config.storeTimeoutMs);
-        }, config.storeTimeoutMs);
+          timer = setTimeout(resolve, config.stores.timeoutMs);
+        }, config.stores.timeoutMs);
       });
       client.quit().catch(() => client.disconnect());
       await ended;

@@ -61,7 +61,10 @@ for (const scenario of ["refused", "hung"] as const) {
 
     it("fails every store call with store_unavailable within STORE_TIMEOUT_MS, logging one warning without the password", async () => {
       const logger = recordingLogger();
-      const config = resolveConfig({ cache: { host: "127.0.0.1", port, password: "hunter2" }, storeTimeoutMs });
+      const config = resolveConfig({
+        memory: { cache: { host: "127.0.0.1", port, password: "hunter2" } },
+        stores: { timeoutMs: storeTimeoutMs },
+      });
       const stores = redisStoresFromConfig(config, logger);
       const calls: (() => Promise<unknown>)[] = [
         () => stores.jobStore.get("acme", "j1"),
@@ -106,7 +109,9 @@ for (const scenario of ["refused", "hung"] as const) {
 
     it("lets requests through the rate limiter, counting in process memory, with one warning", async () => {
       const logger = recordingLogger();
-      const client = redisClientFromConfig(resolveConfig({ cache: { host: "127.0.0.1", port }, storeTimeoutMs }));
+      const client = redisClientFromConfig(
+        resolveConfig({ memory: { cache: { host: "127.0.0.1", port } }, stores: { timeoutMs: storeTimeoutMs } }),
+      );
       const limiter = createRateLimiter({ client, limits: [{ points: 2, durationSeconds: 60 }], timeoutMs: 300, logger });
       const started = performance.now();
       expect(await limiter.consume("ada")).toMatchObject({ allowed: true, limit: 2, remaining: 1 });

@@ -8,19 +8,16 @@
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { createRagService, findEmbeddingModels, loadConfig, type RagService, resolveConfig } from "@docqa/core";
 import {
   checkDenseModel,
-  createRagService,
   type DenseModelCheck,
   evaluateAnswers,
   evaluateRetrieval,
-  findEmbeddingModels,
   loadBeirDataset,
-  loadConfig,
   loadSquadDataset,
-  type RagService,
   retrievalConfigurations,
-} from "@docqa/core";
+} from "@docqa/core/evaluation";
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
@@ -123,7 +120,10 @@ export function registerEvalCommand(program: Command): void {
       const logger = createCliLogger(false);
       const services: RagService[] = [];
       const service = (useRaptor: boolean) => {
-        const created = createRagService({ config: { ...loadConfig(evaluationEnvironment(folder, options, dataDir)), useRaptor }, logger });
+        const created = createRagService({
+          config: resolveConfig({ ingestion: { useRaptor } }, loadConfig(evaluationEnvironment(folder, options, dataDir))),
+          logger,
+        });
         services.push(created);
         return created;
       };
@@ -148,7 +148,7 @@ export function registerEvalCommand(program: Command): void {
           const chosen = retrievalConfigurations.filter((configuration) => {
             if (requested) return requested.includes(configuration.name);
             if (configuration.raptor && !options.raptor) return false;
-            if (configuration.rerank && !base.config.useReranker) return false;
+            if (configuration.rerank && !base.config.retrieval.useReranker) return false;
             return true;
           });
           const rows: RetrievalRow[] = [];

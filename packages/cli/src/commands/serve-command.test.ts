@@ -1,7 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInMemoryJobStore, createRagService, loadConfig, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
+import { createInMemoryJobStore, createRagService, type DeepPartial, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
+import { loadServerConfig, resolveServerConfig, type ServerConfig } from "@docqa/http";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunningServers, registerServeCommand, type ServeSettings, sharedRateLimiters, startServers } from "./serve-command.js";
@@ -16,7 +17,11 @@ afterEach(async () => {
 
 function newService(): RagService {
   const service = createRagService({
-    config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-command-")), jwt: { secret }, logLevel: "silent", useRaptor: false },
+    config: {
+      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-command-")) },
+      logging: { level: "silent" },
+      ingestion: { useRaptor: false },
+    },
     embeddings: null,
     jobStore: createInMemoryJobStore(),
   });
@@ -24,17 +29,17 @@ function newService(): RagService {
   return service;
 }
 
-const settings = (overrides: Partial<ServeSettings> = {}): ServeSettings => ({
-  api: "both",
-  host: "127.0.0.1",
-  portA: 0,
-  portB: 0,
-  rateLimits: { perMinute: 100, perHour: 1000 },
-  rateLimitSetA: false,
-  ...overrides,
+interface SettingsOverrides {
+  api?: ServeSettings["api"];
+  server?: DeepPartial<ServerConfig>;
+}
+
+const settings = (overrides: SettingsOverrides = {}): ServeSettings => ({
+  api: overrides.api ?? "both",
+  server: resolveServerConfig({ host: "127.0.0.1", port: 0, portB: 0, jwt: { secret }, ...overrides.server }),
 });
 
-async function start(service: RagService, overrides: Partial<ServeSettings> = {}) {
+async function start(service: RagService, overrides: SettingsOverrides = {}) {
   const servers = await startServers(service, settings(overrides));
   running.push(servers);
   return Object.fromEntries(servers.servers.map((server) => [server.api, server.url])) as { a?: string; b?: string };
@@ -92,7 +97,7 @@ describe("startServers", () => {
   });
 
   it("with RATE_LIMIT_SET_A, set A is limited in its own error shape, from the same per-user budget as set B", async () => {
-    const urls = await start(newService(), { rateLimitSetA: true, rateLimits: { perMinute: 2, perHour: 100 } });
+    const urls = await start(newService(), { server: { rateLimits: { setA: true, perMinute: 2, perHour: 100 } } });
     const bearer = await token();
     // Requests without a valid token are not counted; set A answers them.
     expect((await predict(urls.a as string, "not-a-token")).status).toBe(401);
@@ -114,14 +119,14 @@ describe("startServers", () => {
   it("fails with a clear message when a port is in use, closing what it started", async () => {
     const first = await start(newService(), { api: "b" });
     const port = Number(new URL(first.b as string).port);
-    const error = await startServers(newService(), settings({ portB: port })).catch((caught: unknown) => caught);
+    const error = await startServers(newService(), settings({ server: { portB: port } })).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "config_invalid", message: expect.stringContaining(`port ${port} on 127.0.0.1 is in use`) });
   });
 });
 
 describe("sharedRateLimiters", () => {
   it("counts in this process without CACHE_URL or CACHE_HOST, one limiter per window, none when both are 0", async () => {
-    const config = resolveConfig({ dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-command-")) });
+    const config = resolveConfig({ stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-serve-command-")) } });
     const counters = await sharedRateLimiters(config, { perMinute: 100, perHour: 1000 });
     expect(counters.store).toBe("memory");
     expect(counters.limiters.map((limiter) => limiter.limits)).toEqual([
@@ -132,14 +137,14 @@ describe("sharedRateLimiters", () => {
   });
 });
 
-describe("serve settings in loadConfig", () => {
+describe("serve settings in loadServerConfig", () => {
   it("reads PORT_B and the rate limits with their defaults", () => {
-    const defaults = loadConfig({});
+    const defaults = loadServerConfig({});
     expect({ portB: defaults.portB, rateLimits: defaults.rateLimits }).toEqual({
       portB: 8000,
       rateLimits: { perMinute: 100, perHour: 1000, setA: false },
     });
-    const set = loadConfig({ PORT_B: "9000", RATE_LIMIT_PER_MINUTE: "10", RATE_LIMIT_PER_HOUR: "0", RATE_LIMIT_SET_A: "true" });
+    const set = loadServerConfig({ PORT_B: "9000", RATE_LIMIT_PER_MINUTE: "10", RATE_LIMIT_PER_HOUR: "0", RATE_LIMIT_SET_A: "true" });
     expect({ portB: set.portB, rateLimits: set.rateLimits }).toEqual({
       portB: 9000,
       rateLimits: { perMinute: 10, perHour: 0, setA: true },
@@ -147,8 +152,8 @@ describe("serve settings in loadConfig", () => {
   });
 
   it("rejects values that are not whole numbers or booleans, naming the variable", () => {
-    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: "lots" })).toThrow(/RATE_LIMIT_PER_MINUTE/);
-    expect(() => loadConfig({ RATE_LIMIT_SET_A: "maybe" })).toThrow(/RATE_LIMIT_SET_A/);
+    expect(() => loadServerConfig({ RATE_LIMIT_PER_MINUTE: "lots" })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+    expect(() => loadServerConfig({ RATE_LIMIT_SET_A: "maybe" })).toThrow(/RATE_LIMIT_SET_A/);
   });
 });
 

@@ -1,15 +1,29 @@
 /**
  * `docqa serve`: serves endpoint set A (default port 8002), set B (default port 8000) or both
- * (`--api a|b|both`, default both) over one service and the configured stores.
+ * (`--api a|b|both`, default both) over one service and the configured stores, each with the
+ * web page at `/ui`, `/metrics` when `METRICS` allows it, and OpenTelemetry tracing when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`serve-operations.ts`).
  */
 import type { AddressInfo } from "node:net";
 import { chatRoutes } from "@docqa/chat-api";
-import { createRagService, type DocqaConfig, DocqaError, importBackend, type Logger, loadConfig, type RagService } from "@docqa/core";
-import { createMemoryRateLimiter, createRateLimiters, type RateLimiter, type RateLimitPolicy } from "@docqa/http";
+import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { importBackend } from "@docqa/core/stores";
+import {
+  createMemoryRateLimiter,
+  createRateLimiters,
+  loadServerConfig,
+  type RateLimiter,
+  type RateLimitPolicy,
+  type RateLimitSetting,
+  type ServerConfig,
+} from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
+import packageJson from "../../package.json" with { type: "json" };
 import { createCliLogger } from "../cli-logger.js";
+import { cliAuditLog } from "../cli-principal.js";
+import type { SetExtensions } from "./serve-operations.js";
 
 /** Which endpoint sets to serve. */
 export type ServedApi = "a" | "b" | "both";
@@ -18,21 +32,22 @@ export type ServedApi = "a" | "b" | "both";
 export interface ServeSettings {
   /** Endpoint sets to serve; default both. */
   api: ServedApi;
-  /** Interface to listen on (`HOST`, default 127.0.0.1). */
-  host: string;
-  /** Port of set A (`PORT`, default 8002); 0 picks a free port. */
-  portA: number;
-  /** Port of set B (`PORT_B`, default 8000); 0 picks a free port. */
-  portB: number;
-  /** Per-user budgets (`RATE_LIMIT_PER_MINUTE`, default 100; `RATE_LIMIT_PER_HOUR`, default 1000); 0 disables a window. */
-  rateLimits: RateLimitPolicy;
-  /** Apply the same per-user budgets to set A's authenticated routes too (`RATE_LIMIT_SET_A`, default false). */
-  rateLimitSetA: boolean;
+  /**
+   * Server settings (`loadServerConfig`): `HOST`, `PORT` (set A; 0 picks a free port), `PORT_B`
+   * (set B), the per-user budgets `RATE_LIMIT_PER_MINUTE`/`_PER_HOUR` (0 disables a window) and
+   * `RATE_LIMIT_SET_A`, access tokens, `TRUST_USER_INFO`, `ENABLE_TESTPREDICT`.
+   */
+  server: ServerConfig;
   /**
    * The counters of `rateLimits`; default one in-memory limiter per window (per process). Pass
    * Redis-backed ones ({@link sharedRateLimiters}) to share budgets across instances.
    */
   limiters?: readonly RateLimiter[] | undefined;
+  /**
+   * What each set gets besides its routes: middleware run first on every request, and routes
+   * added after the set's own (`/metrics`, `/ui`); see `serveOperations`. Default none.
+   */
+  extensions?: ((set: "a" | "b", rateLimit: RateLimitSetting) => SetExtensions) | undefined;
 }
 
 /** The part of `@docqa/redis` used here (an optional backend, imported when Redis is configured). */
@@ -63,10 +78,10 @@ export async function sharedRateLimiters(
     ...(policy.perHour > 0 ? [{ points: policy.perHour, durationSeconds: 3600 }] : []),
   ];
   if (limits.length === 0) return { limiters: [], store: "memory", close: async () => {} };
-  if (!config.cache.url && !config.cache.host) {
+  if (!config.memory.cache.url && !config.memory.cache.host) {
     return { limiters: createRateLimiters(policy, createMemoryRateLimiter), store: "memory", close: async () => {} };
   }
-  const redis = await importBackend<RedisPackage>("@docqa/redis", config.cache.url ? "CACHE_URL" : "CACHE_HOST");
+  const redis = await importBackend<RedisPackage>("@docqa/redis", config.memory.cache.url ? "CACHE_URL" : "CACHE_HOST");
   const client = redis.redisClientFromConfig(config, { logger, connectionName: "docqa-rate-limit" });
   return {
     limiters: [redis.createRateLimiter({ client, limits, logger })],
@@ -112,27 +127,35 @@ function listen(app: { fetch: (request: Request) => Response | Promise<Response>
 
 /**
  * Starts set A and/or set B over `service`. Set B's routes are limited per user; set A's too when
- * `settings.rateLimitSetA` is true, drawing on the same budgets (a user's requests to both sets
+ * `settings.server.rateLimits.setA` is true, drawing on the same budgets (a user's requests to both sets
  * count together).
  *
  * @throws {DocqaError} `config_invalid` when a port is in use (servers already started are closed).
  */
 export async function startServers(service: RagService, settings: ServeSettings, logger?: Logger): Promise<RunningServers> {
-  const limiters = settings.limiters ?? createRateLimiters(settings.rateLimits, createMemoryRateLimiter);
+  const { server: serverConfig } = settings;
+  const limiters = settings.limiters ?? createRateLimiters(serverConfig.rateLimits, createMemoryRateLimiter);
   const servers: RunningServer[] = [];
   const close = async () => {
     await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
   };
-  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  const host = serverConfig.host.includes(":") ? `[${serverConfig.host}]` : serverConfig.host;
   const url = (server: ServerType) => `http://${host}:${(server.address() as AddressInfo).port}`;
   try {
     if (settings.api !== "b") {
-      const app = predictRoutes(service, { logger, rateLimit: settings.rateLimitSetA ? { limiters } : false });
-      const server = await listen(app, settings.host, settings.portA);
+      const rateLimit: RateLimitSetting = serverConfig.rateLimits.setA ? { limiters } : false;
+      const extensions = settings.extensions?.("a", rateLimit) ?? {};
+      const app = predictRoutes(service, { server: serverConfig, logger, rateLimit, middleware: extensions.middleware });
+      extensions.routes?.(app);
+      const server = await listen(app, serverConfig.host, serverConfig.port);
       servers.push({ api: "a", url: url(server), server });
     }
     if (settings.api !== "a") {
-      const server = await listen(chatRoutes(service, { logger, rateLimit: { limiters } }), settings.host, settings.portB);
+      const rateLimit: RateLimitSetting = { limiters };
+      const extensions = settings.extensions?.("b", rateLimit) ?? {};
+      const app = chatRoutes(service, { server: serverConfig, logger, rateLimit, middleware: extensions.middleware });
+      extensions.routes?.(app);
+      const server = await listen(app, serverConfig.host, serverConfig.portB);
       servers.push({ api: "b", url: url(server), server });
     }
   } catch (error) {
@@ -172,46 +195,45 @@ export function registerServeCommand(program: Command): void {
         ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}),
       };
       const config = loadConfig(environment);
-      const logger = createCliLogger(config.logLevel === "debug");
-      const service = createRagService({ config, logger });
+      const server = loadServerConfig(environment);
+      const logger = createCliLogger(config.logging.level === "debug");
+      // Loaded here, not at the top: the other commands (ask, ingest) start without them.
+      const [{ serveOperations }, { startTracing }] = await Promise.all([import("./serve-operations.js"), import("@docqa/observability")]);
+      const operations = serveOperations({ server, version: packageJson.version, logger, nodeEnvironment: process.env.NODE_ENV });
+      const tracing = await startTracing({ environment, serviceVersion: packageJson.version });
+      const service = createRagService({ config, logger, audit: cliAuditLog(config), metrics: operations.serviceMetrics });
       await service.ready();
       const resumed = await service.resumeIngestions();
       if (resumed > 0) process.stderr.write(`resumed ${resumed} interrupted ingestion job(s)\n`);
       const health = await service.health();
-      const counters = await sharedRateLimiters(config, config.rateLimits, logger);
+      const counters = await sharedRateLimiters(config, server.rateLimits, logger);
       let running: RunningServers;
       try {
         running = await startServers(
           service,
-          {
-            api,
-            host: config.host,
-            portA: config.port,
-            portB: config.portB,
-            rateLimits: config.rateLimits,
-            rateLimitSetA: config.rateLimits.setA,
-            limiters: counters.limiters,
-          },
+          { api, server, limiters: counters.limiters, extensions: operations.extensions(service) },
           logger,
         );
       } catch (error) {
         await counters.close();
         await service.close();
+        await tracing?.shutdown();
         throw error;
       }
       const limits =
         counters.limiters.length > 0
-          ? `${config.rateLimits.perMinute}/min, ${config.rateLimits.perHour}/h per user, counted in ${counters.store}${config.rateLimits.setA ? ", sets A and B" : ", set B"}`
+          ? `${server.rateLimits.perMinute}/min, ${server.rateLimits.perHour}/h per user, counted in ${counters.store}${server.rateLimits.setA ? ", sets A and B" : ", set B"}`
           : "off";
       for (const { api: set, url } of running.servers) {
         process.stderr.write(
-          `docqa set ${set.toUpperCase()} listening on ${url} (data: ${config.dataDir}; embeddings: ${
+          `docqa set ${set.toUpperCase()} listening on ${url} (data: ${config.stores.dataDir}; embeddings: ${
             health.embeddings.status === "ready" ? health.embeddings.model : "unavailable, retrieval uses BM25 only"
-          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !config.rateLimits.setA ? "off" : limits}${
-            config.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"
+          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !server.rateLimits.setA ? "off" : limits}; ${operations.summary}${
+            server.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"
           })\n`,
         );
       }
+      if (tracing) process.stderr.write(`docqa traces exported to ${tracing.description}\n`);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
@@ -221,6 +243,7 @@ export function registerServeCommand(program: Command): void {
           .close()
           .then(() => counters.close())
           .then(() => service.close())
+          .then(() => tracing?.shutdown())
           .then(() => process.exit(0));
         setTimeout(() => process.exit(0), 10_000).unref();
       };

@@ -53,13 +53,10 @@ describe("citations under random ACLs (property)", () => {
   beforeAll(async () => {
     service = createRagService({
       config: {
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-citation-acl-")),
-        embedDimension: 64,
-        logLevel: "silent",
-        useRaptor: true,
-        chunkSize: 200,
-        chunkOverlap: 0,
-        raptorClusterSize: 4,
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-citation-acl-")) },
+        embeddings: { dimension: 64 },
+        logging: { level: "silent" },
+        ingestion: { useRaptor: true, chunkSize: 200, chunkOverlap: 0, raptorClusterSize: 4 },
       },
       embeddings: new DeterministicEmbeddings({ dimension: 64 }),
     });
@@ -78,7 +75,7 @@ describe("citations under random ACLs (property)", () => {
           metadata: { owner_id: pick(users), acl: random() < 0.3 ? "|user:_all_|" : randomAcl() },
         };
       }
-      const owner = { userName: "admin@x.org", roles: [], groups: [] };
+      const owner = { userName: "admin@x.org", roles: ["admin"], groups: [] };
       await service.upsert({ orgId: "org", principal: owner, uploader: owner.userName, documents });
     }
   }, 60_000);

@@ -110,6 +110,11 @@ export interface RankEvidenceOptions {
   analyzer: Analyzer;
   /** An embedding model for the dense signal; default none (lexical signals only). */
   embeddings?: EmbeddingsInterface | undefined;
+  /**
+   * The question's query embedding when retrieval already computed it with the same model
+   * (`QueryRetrieval.queryVector`); default none (the question is embedded here).
+   */
+  queryVector?: ArrayLike<number> | undefined;
   /** Most sentences embedded (the best by lexical score); default 48. */
   maxDenseSentences?: number | undefined;
   signal?: AbortSignal | undefined;
@@ -254,7 +259,7 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
   try {
     options.signal?.throwIfAborted();
     const [queryVector, passageVectors] = await Promise.all([
-      embeddings.embedQuery(question),
+      options.queryVector ? Array.from(options.queryVector) : embeddings.embedQuery(question),
       embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.text)]),
     ]);
     const self = cosine(queryVector, passageVectors[0] as number[]);

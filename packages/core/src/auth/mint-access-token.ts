@@ -4,8 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { SignJWT } from "jose";
-import type { DocqaConfig } from "../config/docqa-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import type { JwtSettings } from "./jwt-settings.js";
 
 /** What to put in a minted token. */
 export interface MintAccessTokenOptions {
@@ -35,7 +35,7 @@ export interface MintAccessTokenOptions {
  * @returns the compact JWT.
  * @throws {DocqaError} `auth_not_configured` when `jwt.secret` is unset.
  */
-export async function mintAccessToken(jwt: DocqaConfig["jwt"], options: MintAccessTokenOptions): Promise<string> {
+export async function mintAccessToken(jwt: JwtSettings, options: MintAccessTokenOptions): Promise<string> {
   if (!jwt.secret) {
     throw new DocqaError("auth_not_configured", "JWT_SECRET is not configured: set it to mint tokens", {
       component: "auth",

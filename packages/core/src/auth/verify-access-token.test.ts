@@ -1,12 +1,12 @@
 import { SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import type { DocqaConfig } from "../config/docqa-config.js";
 import { DocqaError, type DocqaErrorCode } from "../errors/docqa-error.js";
+import type { JwtSettings } from "./jwt-settings.js";
 import { mintAccessToken } from "./mint-access-token.js";
 import { verifyAccessToken } from "./verify-access-token.js";
 
 const secret = "test-secret-of-at-least-thirty-two-bytes!";
-const jwt: DocqaConfig["jwt"] = { secret, algorithm: "HS256", issuer: "oauth-app" };
+const jwt: JwtSettings = { secret, algorithm: "HS256", issuer: "oauth-app" };
 /** A fixed clock, so no test depends on the time it runs. */
 const now = new Date("2030-01-15T12:00:00Z");
 const nowSeconds = Math.floor(now.getTime() / 1000);

@@ -4,9 +4,9 @@
  * `JWT_ISSUER`, and `type` equal to `access`.
  */
 import { errors as joseErrors, jwtVerify } from "jose";
-import type { DocqaConfig } from "../config/docqa-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type AccessTokenClaims, accessTokenClaimsSchema } from "./access-token-claims.js";
+import type { JwtSettings } from "./jwt-settings.js";
 
 /** Clock tolerance for `exp`/`iat`, in seconds. */
 const clockToleranceSeconds = 5;
@@ -18,13 +18,13 @@ const clockToleranceSeconds = 5;
  * tokens are rejected.
  *
  * @param token - the compact JWT (without the `Bearer ` prefix).
- * @param jwt - `config.jwt`: secret, algorithm, issuer.
+ * @param jwt - the access-token settings (`JwtSettings`): secret, algorithm, issuer.
  * @param now - current time, for tests; default the system clock.
  * @throws {DocqaError} `auth_not_configured` when the secret is unset; `token_expired` when
  *   `exp` has passed; `invalid_token` for any other failure (bad signature, wrong issuer,
  *   wrong `type`, missing claims, malformed token).
  */
-export async function verifyAccessToken(token: string, jwt: DocqaConfig["jwt"], now: Date = new Date()): Promise<AccessTokenClaims> {
+export async function verifyAccessToken(token: string, jwt: JwtSettings, now: Date = new Date()): Promise<AccessTokenClaims> {
   if (!jwt.secret) {
     throw new DocqaError("auth_not_configured", "JWT_SECRET is not configured: set it to enable authenticated endpoints", {
       component: "auth",

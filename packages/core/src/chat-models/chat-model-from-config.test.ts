@@ -45,7 +45,7 @@ afterAll(async () => {
 describe("chatModelFromConfig", () => {
   it("uses no model when RAG_LLM_PROVIDER is extractive", async () => {
     const { logger, lines } = recordingLogger();
-    expect(await chatModelFromConfig(resolveConfig({ llmProvider: "extractive", hostedLlmApiKey: "key" }), { logger })).toEqual({
+    expect(await chatModelFromConfig(resolveConfig({ models: { provider: "extractive", hostedApiKey: "key" } }), { logger })).toEqual({
       status: "disabled",
       reason: "RAG_LLM_PROVIDER is extractive",
     });
@@ -55,7 +55,7 @@ describe("chatModelFromConfig", () => {
   });
 
   it("uses no model for openai without a key or a base URL, and says why", async () => {
-    const choice = await chatModelFromConfig(resolveConfig({ llmProvider: "openai" }));
+    const choice = await chatModelFromConfig(resolveConfig({ models: { provider: "openai" } }));
     expect(choice).toEqual({
       status: "disabled",
       reason: "RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set",
@@ -64,12 +64,14 @@ describe("chatModelFromConfig", () => {
 
   it("builds ChatOpenAI from the configuration and answers through the wire protocol", async () => {
     const config = resolveConfig({
-      llmProvider: "openai",
-      generatorModel: "llama-3.1-8b-instruct",
-      hostedLlmApiKey: "secret-key",
-      hostedLlmBaseUrl: openai.baseUrl,
-      llmTemperature: 0.3,
-      llmTopP: 0.7,
+      models: {
+        provider: "openai",
+        generatorModel: "llama-3.1-8b-instruct",
+        hostedApiKey: "secret-key",
+        hostedBaseUrl: openai.baseUrl,
+        temperature: 0.3,
+        topP: 0.7,
+      },
     });
     const choice = await chatModelFromConfig(config);
     if (choice.status !== "ready") throw new Error(choice.reason);
@@ -87,7 +89,7 @@ describe("chatModelFromConfig", () => {
   });
 
   it("sends a placeholder key to a server configured by base URL only", async () => {
-    const choice = await chatModelFromConfig(resolveConfig({ llmProvider: "openai", hostedLlmBaseUrl: openai.baseUrl }));
+    const choice = await chatModelFromConfig(resolveConfig({ models: { provider: "openai", hostedBaseUrl: openai.baseUrl } }));
     if (choice.status !== "ready") throw new Error(choice.reason);
     openai.enqueueChat({ type: "content", content: "pong" });
     await choice.model.invoke("ping");
@@ -96,7 +98,7 @@ describe("chatModelFromConfig", () => {
 
   it.runIf(!ollama.ok)("uses no model for ollama when @langchain/ollama is not installed, and says how to fix it", async () => {
     const { logger, lines } = recordingLogger();
-    const choice = await chatModelFromConfig(resolveConfig({ llmProvider: "ollama" }), { logger });
+    const choice = await chatModelFromConfig(resolveConfig({ models: { provider: "ollama" } }), { logger });
     expect(choice).toEqual({
       status: "disabled",
       reason: "RAG_LLM_PROVIDER is ollama but the package @langchain/ollama is not installed: run npm install @langchain/ollama",
@@ -107,13 +109,15 @@ describe("chatModelFromConfig", () => {
   it("builds ChatOllama from the configuration and answers through the wire protocol", async () => {
     expect(ollama).toMatchObject({ ok: true });
     const config = resolveConfig({
-      llmProvider: "ollama",
-      localLlmModel: "llama3.1:8b",
-      localLlmBaseUrl: ollamaServer.baseUrl,
-      localLlmNumPredict: 512,
-      localLlmNumCtx: 8192,
-      llmTemperature: 0,
-      llmTopP: 0.2,
+      models: {
+        provider: "ollama",
+        localModel: "llama3.1:8b",
+        localBaseUrl: ollamaServer.baseUrl,
+        numPredict: 512,
+        numCtx: 8192,
+        temperature: 0,
+        topP: 0.2,
+      },
     });
     const choice = await chatModelFromConfig(config);
     if (choice.status !== "ready") throw new Error(choice.reason);

@@ -14,25 +14,13 @@
  * answers with the extractive answerer.
  */
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { defaultResiliencePolicy } from "./call-with-resilience.js";
 import { loadOllamaModule, loadOpenAIModule } from "./load-provider-module.js";
 
 /** The configuration fields {@link chatModelFromConfig} reads. */
-export type ChatModelConfig = Pick<
-  DocqaConfig,
-  | "llmProvider"
-  | "generatorModel"
-  | "hostedLlmApiKey"
-  | "hostedLlmBaseUrl"
-  | "localLlmModel"
-  | "localLlmBaseUrl"
-  | "localLlmNumPredict"
-  | "localLlmNumCtx"
-  | "llmTemperature"
-  | "llmTopP"
->;
+export type ChatModelConfig = Pick<DocqaConfig, "models">;
 
 /** The chosen chat model, or why there is none. */
 export type ChatModelChoice =
@@ -75,45 +63,45 @@ export async function chatModelFromConfig(config: ChatModelConfig, options: Chat
     logger[level](`no chat model; answers use the extractive answerer: ${reason}`, { component: "models" });
     return { status: "disabled", reason };
   };
-  switch (config.llmProvider) {
+  switch (config.models.provider) {
     case "extractive":
       return disabled("RAG_LLM_PROVIDER is extractive", "info");
     case "openai": {
-      if (!config.hostedLlmApiKey && !config.hostedLlmBaseUrl) {
+      if (!config.models.hostedApiKey && !config.models.hostedBaseUrl) {
         return disabled("RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set", "info");
       }
       const loaded = await loadOpenAIModule();
       if (!loaded.ok) return disabled(loaded.reason);
       const model = new loaded.module.ChatOpenAI({
-        model: config.generatorModel,
-        apiKey: config.hostedLlmApiKey ?? placeholderApiKey,
-        configuration: config.hostedLlmBaseUrl ? { baseURL: config.hostedLlmBaseUrl } : {},
-        temperature: config.llmTemperature,
-        topP: config.llmTopP,
+        model: config.models.generatorModel,
+        apiKey: config.models.hostedApiKey ?? placeholderApiKey,
+        configuration: config.models.hostedBaseUrl ? { baseURL: config.models.hostedBaseUrl } : {},
+        temperature: config.models.temperature,
+        topP: config.models.topP,
         timeout: options.timeoutMs ?? defaultResiliencePolicy.timeoutMs,
         maxRetries: 0,
         useResponsesApi: false,
       });
-      return { status: "ready", model, provider: "openai", modelName: config.generatorModel, numPredict: null, numCtx: null };
+      return { status: "ready", model, provider: "openai", modelName: config.models.generatorModel, numPredict: null, numCtx: null };
     }
     case "ollama": {
       const loaded = await loadOllamaModule();
       if (!loaded.ok) return disabled(`RAG_LLM_PROVIDER is ollama but ${loaded.reason}`);
       const model = new loaded.module.ChatOllama({
-        model: config.localLlmModel,
-        baseUrl: config.localLlmBaseUrl,
-        temperature: config.llmTemperature,
-        topP: config.llmTopP,
-        numPredict: config.localLlmNumPredict,
-        numCtx: config.localLlmNumCtx,
+        model: config.models.localModel,
+        baseUrl: config.models.localBaseUrl,
+        temperature: config.models.temperature,
+        topP: config.models.topP,
+        numPredict: config.models.numPredict,
+        numCtx: config.models.numCtx,
       });
       return {
         status: "ready",
         model,
         provider: "ollama",
-        modelName: config.localLlmModel,
-        numPredict: config.localLlmNumPredict ?? null,
-        numCtx: config.localLlmNumCtx ?? null,
+        modelName: config.models.localModel,
+        numPredict: config.models.numPredict ?? null,
+        numCtx: config.models.numCtx ?? null,
       };
     }
   }

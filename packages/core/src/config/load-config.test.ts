@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { DocqaError } from "../errors/docqa-error.js";
-import type { DocqaConfig } from "./docqa-config.js";
-import { environmentVariableNames } from "./environment-schema.js";
-import { loadConfig, resolveConfig } from "./load-config.js";
+import { configSchema, type DocqaConfig } from "./config-schema.js";
+import { loadConfig, resolveConfig, settingsOf } from "./load-config.js";
+
+const environmentVariableNames = settingsOf(configSchema).map((location) => location.env);
 
 interface Row {
   variable: string;
@@ -18,58 +19,62 @@ interface Row {
 
 /** The spec's "Configuration defaults (set A)" table, with the camelCase field each variable feeds. */
 const setA: Row[] = [
-  { variable: "VECTORDB_COLLECTION", field: (c) => c.vectorDbCollection, defaultValue: "docs_collection", set: "kb", parsed: "kb" },
-  { variable: "FULLTEXT_INDEX", field: (c) => c.fullTextIndex, defaultValue: "docs_bm25", set: "kb-text", parsed: "kb-text" },
-  { variable: "RAG_LLM_PROVIDER", field: (c) => c.llmProvider, defaultValue: "openai", set: "ollama", parsed: "ollama" },
-  { variable: "RAG_LLM_TEMP", field: (c) => c.llmTemperature, defaultValue: 0, set: "0.7", parsed: 0.7 },
-  { variable: "RAG_LLM_TOP_P", field: (c) => c.llmTopP, defaultValue: 0.2, set: "0.9", parsed: 0.9 },
-  { variable: "VECTOR_RETRIEVER_TOP_K", field: (c) => c.vectorTopK, defaultValue: 8, set: "11", parsed: 11 },
-  { variable: "BM25_RETRIEVER_TOP_K", field: (c) => c.bm25TopK, defaultValue: 8, set: "12", parsed: 12 },
-  { variable: "RETRIEVER_TOP_K", field: (c) => c.retrieverTopK, defaultValue: 5, set: "3", parsed: 3 },
-  { variable: "WEIGHT_VECTOR", field: (c) => c.weightVector, defaultValue: 0.5, set: "0.25", parsed: 0.25 },
-  { variable: "WEIGHT_BM25", field: (c) => c.weightBm25, defaultValue: 0.5, set: "0.75", parsed: 0.75 },
-  { variable: "USE_RERANKER", field: (c) => c.useReranker, defaultValue: false, set: "true", parsed: true },
-  { variable: "RERANK_TOP_K", field: (c) => c.rerankTopK, defaultValue: 5, set: "7", parsed: 7 },
-  { variable: "RERANKER_SCORE_THRESHOLD", field: (c) => c.rerankerScoreThreshold, defaultValue: 0.5, set: "0.1", parsed: 0.1 },
-  { variable: "SKIP_LLM_ON_EMPTY_CONTEXT", field: (c) => c.skipLlmOnEmptyContext, defaultValue: true, set: "false", parsed: false },
-  { variable: "USE_QUERY_DECOMPOSITION", field: (c) => c.useQueryDecomposition, defaultValue: true, set: "false", parsed: false },
-  { variable: "QUERY_DECOMPOSITION_N", field: (c) => c.queryDecompositionN, defaultValue: 5, set: "2", parsed: 2 },
-  { variable: "SUBQUERY_TOP_K", field: (c) => c.subqueryTopK, defaultValue: 5, set: "4", parsed: 4 },
+  { variable: "VECTORDB_COLLECTION", field: (c) => c.stores.milvus.collection, defaultValue: "docs_collection", set: "kb", parsed: "kb" },
+  { variable: "FULLTEXT_INDEX", field: (c) => c.stores.searchEngine.index, defaultValue: "docs_bm25", set: "kb-text", parsed: "kb-text" },
+  { variable: "RAG_LLM_PROVIDER", field: (c) => c.models.provider, defaultValue: "openai", set: "ollama", parsed: "ollama" },
+  { variable: "RAG_LLM_TEMP", field: (c) => c.models.temperature, defaultValue: 0, set: "0.7", parsed: 0.7 },
+  { variable: "RAG_LLM_TOP_P", field: (c) => c.models.topP, defaultValue: 0.2, set: "0.9", parsed: 0.9 },
+  { variable: "VECTOR_RETRIEVER_TOP_K", field: (c) => c.retrieval.vectorTopK, defaultValue: 8, set: "11", parsed: 11 },
+  { variable: "BM25_RETRIEVER_TOP_K", field: (c) => c.retrieval.bm25TopK, defaultValue: 8, set: "12", parsed: 12 },
+  { variable: "RETRIEVER_TOP_K", field: (c) => c.retrieval.retrieverTopK, defaultValue: 5, set: "3", parsed: 3 },
+  { variable: "WEIGHT_VECTOR", field: (c) => c.retrieval.weightVector, defaultValue: 0.5, set: "0.25", parsed: 0.25 },
+  { variable: "WEIGHT_BM25", field: (c) => c.retrieval.weightBm25, defaultValue: 0.5, set: "0.75", parsed: 0.75 },
+  { variable: "USE_RERANKER", field: (c) => c.retrieval.useReranker, defaultValue: false, set: "true", parsed: true },
+  { variable: "RERANK_TOP_K", field: (c) => c.retrieval.rerankTopK, defaultValue: 5, set: "7", parsed: 7 },
+  { variable: "RERANKER_SCORE_THRESHOLD", field: (c) => c.retrieval.rerankerScoreThreshold, defaultValue: 0.5, set: "0.1", parsed: 0.1 },
   {
-    variable: "SUBQUERY_REASONING_ENABLED",
-    field: (c) => c.subqueryReasoningEnabled,
+    variable: "SKIP_LLM_ON_EMPTY_CONTEXT",
+    field: (c) => c.answering.skipModelOnEmptyContext,
     defaultValue: true,
     set: "false",
     parsed: false,
   },
-  { variable: "CACHE_PORT", field: (c) => c.cache.port, defaultValue: 6379, set: "6380", parsed: 6380 },
-  { variable: "CACHE_DB", field: (c) => c.cache.db, defaultValue: 0, set: "3", parsed: 3 },
-  { variable: "CACHE_SSL", field: (c) => c.cache.ssl, defaultValue: false, set: "true", parsed: true },
-  { variable: "CHUNK_SIZE", field: (c) => c.chunkSize, defaultValue: 1000, set: "800", parsed: 800 },
-  { variable: "CHUNK_OVERLAP", field: (c) => c.chunkOverlap, defaultValue: 150, set: "100", parsed: 100 },
-  { variable: "USE_SEMANTIC_SPLIT", field: (c) => c.useSemanticSplit, defaultValue: false, set: "true", parsed: true },
-  { variable: "USE_RAPTOR", field: (c) => c.useRaptor, defaultValue: true, set: "false", parsed: false },
-  { variable: "EMBED_DIMENSION", field: (c) => c.embedDimension, defaultValue: 768, set: "384", parsed: 384 },
-  { variable: "PERF_LOG", field: (c) => c.perfLog, defaultValue: false, set: "true", parsed: true },
-  { variable: "LOCALLLM_NUM_PREDICT", field: (c) => c.localLlmNumPredict, defaultValue: undefined, set: "256", parsed: 256 },
-  { variable: "LOCALLLM_NUM_CTX", field: (c) => c.localLlmNumCtx, defaultValue: undefined, set: "8192", parsed: 8192 },
-  { variable: "JWT_ALGORITHM", field: (c) => c.jwt.algorithm, defaultValue: "HS256", set: "HS512", parsed: "HS512" },
-  { variable: "JWT_ISSUER", field: (c) => c.jwt.issuer, defaultValue: "oauth-app", set: "my-idp", parsed: "my-idp" },
-  { variable: "SESSION_TIMEOUT", field: (c) => c.sessionTimeoutSeconds, defaultValue: 600, set: "60", parsed: 60 },
-  { variable: "THREAD_TIMEOUT", field: (c) => c.threadTimeoutSeconds, defaultValue: 300, set: "30", parsed: 30 },
-  { variable: "MAX_SESSION_TOKENS", field: (c) => c.maxSessionTokens, defaultValue: 500, set: "1000", parsed: 1000 },
-  { variable: "MAX_RETRIEVAL_THREADS", field: (c) => c.maxRetrievalThreads, defaultValue: 10, set: "4", parsed: 4 },
-  { variable: "MAX_INGESTION_THREADS", field: (c) => c.maxIngestionThreads, defaultValue: 10, set: "2", parsed: 2 },
+  { variable: "USE_QUERY_DECOMPOSITION", field: (c) => c.retrieval.useQueryDecomposition, defaultValue: true, set: "false", parsed: false },
+  { variable: "QUERY_DECOMPOSITION_N", field: (c) => c.retrieval.queryDecompositionN, defaultValue: 5, set: "2", parsed: 2 },
+  { variable: "SUBQUERY_TOP_K", field: (c) => c.retrieval.subqueryTopK, defaultValue: 5, set: "4", parsed: 4 },
+  {
+    variable: "SUBQUERY_REASONING_ENABLED",
+    field: (c) => c.answering.subqueryReasoningEnabled,
+    defaultValue: true,
+    set: "false",
+    parsed: false,
+  },
+  { variable: "CACHE_PORT", field: (c) => c.memory.cache.port, defaultValue: 6379, set: "6380", parsed: 6380 },
+  { variable: "CACHE_DB", field: (c) => c.memory.cache.db, defaultValue: 0, set: "3", parsed: 3 },
+  { variable: "CACHE_SSL", field: (c) => c.memory.cache.ssl, defaultValue: false, set: "true", parsed: true },
+  { variable: "CHUNK_SIZE", field: (c) => c.ingestion.chunkSize, defaultValue: 1000, set: "800", parsed: 800 },
+  { variable: "CHUNK_OVERLAP", field: (c) => c.ingestion.chunkOverlap, defaultValue: 150, set: "100", parsed: 100 },
+  { variable: "USE_SEMANTIC_SPLIT", field: (c) => c.ingestion.useSemanticSplit, defaultValue: false, set: "true", parsed: true },
+  { variable: "USE_RAPTOR", field: (c) => c.ingestion.useRaptor, defaultValue: true, set: "false", parsed: false },
+  { variable: "EMBED_DIMENSION", field: (c) => c.embeddings.dimension, defaultValue: 768, set: "384", parsed: 384 },
+  { variable: "PERF_LOG", field: (c) => c.logging.perfLog, defaultValue: false, set: "true", parsed: true },
+  { variable: "LOCALLLM_NUM_PREDICT", field: (c) => c.models.numPredict, defaultValue: undefined, set: "256", parsed: 256 },
+  { variable: "LOCALLLM_NUM_CTX", field: (c) => c.models.numCtx, defaultValue: undefined, set: "8192", parsed: 8192 },
+  { variable: "SESSION_TIMEOUT", field: (c) => c.memory.sessionTimeoutSeconds, defaultValue: 600, set: "60", parsed: 60 },
+  { variable: "THREAD_TIMEOUT", field: (c) => c.memory.threadTimeoutSeconds, defaultValue: 300, set: "30", parsed: 30 },
+  { variable: "MAX_SESSION_TOKENS", field: (c) => c.memory.maxSessionTokens, defaultValue: 500, set: "1000", parsed: 1000 },
+  { variable: "MAX_RETRIEVAL_THREADS", field: (c) => c.retrieval.maxRetrievalThreads, defaultValue: 10, set: "4", parsed: 4 },
+  { variable: "MAX_INGESTION_THREADS", field: (c) => c.ingestion.maxIngestionThreads, defaultValue: 10, set: "2", parsed: 2 },
   {
     variable: "VECTORDB_URI",
-    field: (c) => c.vectorDbUri,
+    field: (c) => c.stores.milvus.uri,
     defaultValue: "http://localhost:19530",
     set: "http://milvus:19530",
     parsed: "http://milvus:19530",
   },
   {
     variable: "FULLTEXT_URI",
-    field: (c) => c.fullTextUri,
+    field: (c) => c.stores.searchEngine.uri,
     defaultValue: "http://localhost:9200",
     set: "http://search:9200",
     parsed: "http://search:9200",
@@ -118,8 +123,8 @@ describe("loadConfig defaults (spec set A)", () => {
   });
 
   it("selects the embedded vector store when VECTORDB_URI is unset, and Milvus when it is set", () => {
-    expect(loadConfig({}).vectorStore).toBe("embedded");
-    expect(loadConfig({ VECTORDB_URI: "http://milvus:19530" }).vectorStore).toBe("milvus");
+    expect(loadConfig({}).stores.vector).toBe("embedded");
+    expect(loadConfig({ VECTORDB_URI: "http://milvus:19530" }).stores.vector).toBe("milvus");
   });
 
   it("ignores variables it does not know", () => {
@@ -131,27 +136,42 @@ describe("loadConfig defaults (spec set A)", () => {
   });
 
   it("resolveConfig merges nested overrides with the defaults", () => {
-    const config = resolveConfig({ chunkSize: 2000, jwt: { secret: "s" }, cache: { port: 7000 } });
-    expect(config.chunkSize).toBe(2000);
-    expect(config.jwt).toEqual({ secret: "s", algorithm: "HS256", issuer: "oauth-app" });
-    expect(config.cache.port).toBe(7000);
-    expect(config.cache.db).toBe(0);
+    const config = resolveConfig({ memory: { cache: { port: 7000 } }, ingestion: { chunkSize: 2000 } });
+    expect(config.ingestion.chunkSize).toBe(2000);
+    expect(config.ingestion.chunkOverlap).toBe(150);
+    expect(config.memory.cache.port).toBe(7000);
+    expect(config.memory.cache.db).toBe(0);
+  });
+
+  it("resolveConfig applies overrides to a base configuration, and a resolved configuration resolves to itself", () => {
+    const base = loadConfig({ VECTORDB_URI: "http://milvus:19530", CHUNK_SIZE: "800" });
+    const config = resolveConfig({ retrieval: { bm25TopK: 50 } }, base);
+    expect([config.stores.vector, config.ingestion.chunkSize, config.retrieval.bm25TopK]).toEqual(["milvus", 800, 50]);
+    expect(resolveConfig({}, base)).toEqual(base);
+  });
+
+  it("resolveConfig runs the same checks as loadConfig, naming settings by path", () => {
+    const overlap = captureError(() => resolveConfig({ ingestion: { chunkSize: 200, chunkOverlap: 300 } }));
+    expect(overlap.message).toContain("CHUNK_OVERLAP (300) must be smaller than CHUNK_SIZE (200)");
+    const invalid = captureError(() => resolveConfig({ retrieval: { retrieverTopK: 0 } }));
+    expect(invalid.code).toBe("config_invalid");
+    expect(invalid.message).toContain("retrieval.retrieverTopK");
   });
 });
 
 describe("loadConfig parsing", () => {
   it.each(["", "   ", "\t"])("treats %j as unset", (blank) => {
     const config = loadConfig({ CHUNK_SIZE: blank, USE_RERANKER: blank, RAG_LLM_PROVIDER: blank, VECTORDB_URI: blank });
-    expect(config.chunkSize).toBe(1000);
-    expect(config.useReranker).toBe(false);
-    expect(config.llmProvider).toBe("openai");
-    expect(config.vectorStore).toBe("embedded");
-    expect(config.vectorDbUri).toBe("http://localhost:19530");
+    expect(config.ingestion.chunkSize).toBe(1000);
+    expect(config.retrieval.useReranker).toBe(false);
+    expect(config.models.provider).toBe("openai");
+    expect(config.stores.vector).toBe("embedded");
+    expect(config.stores.milvus.uri).toBe("http://localhost:19530");
   });
 
   it("trims surrounding whitespace from values", () => {
-    expect(loadConfig({ CHUNK_SIZE: " 800 " }).chunkSize).toBe(800);
-    expect(loadConfig({ RAG_LLM_PROVIDER: " ollama\n" }).llmProvider).toBe("ollama");
+    expect(loadConfig({ CHUNK_SIZE: " 800 " }).ingestion.chunkSize).toBe(800);
+    expect(loadConfig({ RAG_LLM_PROVIDER: " ollama\n" }).models.provider).toBe("ollama");
   });
 
   it.each([
@@ -164,8 +184,8 @@ describe("loadConfig parsing", () => {
     ["TRUE", true],
     ["No", false],
   ])("reads the boolean %j as %s", (value, expected) => {
-    expect(loadConfig({ USE_RERANKER: value }).useReranker).toBe(expected);
-    expect(loadConfig({ USE_RAPTOR: value }).useRaptor).toBe(expected);
+    expect(loadConfig({ USE_RERANKER: value }).retrieval.useReranker).toBe(expected);
+    expect(loadConfig({ USE_RAPTOR: value }).ingestion.useRaptor).toBe(expected);
   });
 });
 
@@ -177,7 +197,6 @@ describe("loadConfig validation", () => {
     ["RAG_LLM_PROVIDER", "foo"],
     ["RETRIEVER_TOP_K", "0"],
     ["RAG_LLM_TOP_P", "1.5"],
-    ["JWT_ALGORITHM", "RS256"],
     ["CACHE_PORT", "-1"],
     ["VECTORDB_COLLECTION", "9bad-name"],
     ["LOCALLLM_NUM_CTX", "0"],
@@ -213,7 +232,7 @@ describe("loadConfig validation", () => {
 
   it("accepts CHUNK_OVERLAP one below CHUNK_SIZE", () => {
     const config = loadConfig({ CHUNK_SIZE: "200", CHUNK_OVERLAP: "199" });
-    expect([config.chunkSize, config.chunkOverlap]).toEqual([200, 199]);
+    expect([config.ingestion.chunkSize, config.ingestion.chunkOverlap]).toEqual([200, 199]);
   });
 
   it("rejects WEIGHT_VECTOR and WEIGHT_BM25 both 0", () => {
@@ -232,9 +251,9 @@ describe("loadConfig validation", () => {
 describe("model provider settings", () => {
   it("defaults and parses RAG_LLM_TIMEOUT_MS, RAG_LLM_MAX_RETRIES and RAG_LLM_STRUCTURED_OUTPUT", () => {
     const defaults = loadConfig({});
-    expect([defaults.llmTimeoutMs, defaults.llmMaxRetries, defaults.llmStructuredOutput]).toEqual([60_000, 2, "auto"]);
+    expect([defaults.models.timeoutMs, defaults.models.maxRetries, defaults.models.structuredOutput]).toEqual([60_000, 2, "auto"]);
     const set = loadConfig({ RAG_LLM_TIMEOUT_MS: "5000", RAG_LLM_MAX_RETRIES: "0", RAG_LLM_STRUCTURED_OUTPUT: "json_mode" });
-    expect([set.llmTimeoutMs, set.llmMaxRetries, set.llmStructuredOutput]).toEqual([5_000, 0, "json_mode"]);
+    expect([set.models.timeoutMs, set.models.maxRetries, set.models.structuredOutput]).toEqual([5_000, 0, "json_mode"]);
   });
 
   it.each([
@@ -250,8 +269,8 @@ describe("model provider settings", () => {
     const error = captureError(() => loadConfig({ EMBED_PROVIDER: provider }));
     expect(error.code).toBe("config_invalid");
     expect(error.message).toContain(`EMBED_PROVIDER=${provider} needs EMBED_MODEL_NAME`);
-    expect(captureError(() => resolveConfig({ embedProvider: provider as "openai" | "ollama" })).code).toBe("config_invalid");
+    expect(captureError(() => resolveConfig({ embeddings: { provider: provider as "openai" | "ollama" } })).code).toBe("config_invalid");
     const config = loadConfig({ EMBED_PROVIDER: provider, EMBED_MODEL_NAME: "nomic-embed-text" });
-    expect([config.embedProvider, config.embedModelName]).toEqual([provider, "nomic-embed-text"]);
+    expect([config.embeddings.provider, config.embeddings.modelName]).toEqual([provider, "nomic-embed-text"]);
   });
 });

@@ -1,12 +1,112 @@
 /**
- * Reads configuration from the environment, in one place. See `docs/configuration.md`.
+ * Reads configuration from the environment (`loadConfig`) or from code (`resolveConfig`), in one
+ * place, through one schema (`configSchema`); see `docs/configuration.md`. The same helpers read
+ * any other schema whose settings are marked with `setting()` (the HTTP adapters' server settings).
  */
+import type { z } from "zod";
 import { DocqaError } from "../errors/docqa-error.js";
-import { configFromEnvironment, type DocqaConfig } from "./docqa-config.js";
-import { environmentSchema } from "./environment-schema.js";
+import { configSchema, type DocqaConfig, type SettingMetadata } from "./config-schema.js";
 
 /** A map of environment variables, such as `process.env`. */
 export type EnvironmentVariables = Record<string, string | undefined>;
+
+/** Every property optional, at every depth. */
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [Key in keyof T]?: DeepPartial<T[Key]> | undefined }
+    : T;
+
+/** Partial configuration accepted by {@link resolveConfig} and `createRagService`: any settings of any sections. */
+export type DocqaConfigOverrides = DeepPartial<DocqaConfig>;
+
+/** A setting of a schema: where it sits and the variable it is read from. */
+export interface SettingLocation {
+  path: string[];
+  env: string;
+}
+
+interface ZodInternals {
+  _zod: { def: { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; in?: z.ZodType } };
+}
+
+/** The object schema under defaults, prefaults, optionals, pipes and transforms, or undefined for a leaf. */
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let current = schema as unknown as ZodInternals;
+  for (;;) {
+    const { def } = current._zod;
+    if (def.type === "object") return def.shape;
+    const inner = def.innerType ?? def.in;
+    if (!inner) return undefined;
+    current = inner as unknown as ZodInternals;
+  }
+}
+
+/** Every setting of `schema` (marked with `setting()`), depth first, in declaration order. */
+export function settingsOf(schema: z.ZodType): SettingLocation[] {
+  const found: SettingLocation[] = [];
+  const visit = (node: z.ZodType, path: string[]) => {
+    const env = (node.meta() as Partial<SettingMetadata> | undefined)?.env;
+    if (env) {
+      found.push({ path, env });
+      return;
+    }
+    const shape = objectShape(node);
+    if (shape) for (const [key, child] of Object.entries(shape)) visit(child, [...path, key]);
+  };
+  visit(schema, []);
+  return found;
+}
+
+/**
+ * Parses `schema` from environment variables: each setting takes its variable's value (trimmed;
+ * an empty value counts as unset), then the schema applies defaults and checks.
+ *
+ * @throws {DocqaError} `config_invalid` naming each offending variable, its value and the problem,
+ *   for example `CHUNK_SIZE="big": Invalid input: expected number, received NaN`.
+ */
+export function loadSettings<Schema extends z.ZodType>(schema: Schema, environment: EnvironmentVariables): z.output<Schema> {
+  const settings = settingsOf(schema);
+  const input: Record<string, unknown> = {};
+  const present: Record<string, string> = {};
+  for (const { path, env } of settings) {
+    const value = environment[env]?.trim();
+    if (value === undefined || value === "") continue;
+    present[env] = value;
+    let node = input;
+    for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    node[path.at(-1) as string] = value;
+  }
+  return parseSettings(schema, input, (path) => {
+    const location = settings.find((candidate) => candidate.path.join(".") === path.join("."));
+    return location ? `${location.env}=${JSON.stringify(present[location.env] ?? "")}` : undefined;
+  });
+}
+
+/**
+ * Parses `input` with `schema`.
+ *
+ * @param describe - names the setting at a path in messages (for example its variable); default the path.
+ * @throws {DocqaError} `config_invalid` listing every problem.
+ */
+export function parseSettings<Schema extends z.ZodType>(
+  schema: Schema,
+  input: unknown,
+  describe: (path: readonly PropertyKey[]) => string | undefined = () => undefined,
+): z.output<Schema> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    if (issue.code === "custom") return issue.message;
+    const where = describe(issue.path) ?? issue.path.join(".");
+    return `${where}: ${issue.message}`;
+  });
+  throw new DocqaError("config_invalid", `invalid configuration: ${problems.join("; ")}`, {
+    component: "config",
+    cause: parsed.error,
+    details: problems,
+  });
+}
 
 /**
  * Parses and validates every docqa environment variable, applying defaults.
@@ -25,85 +125,36 @@ export type EnvironmentVariables = Record<string, string | undefined>;
  * ```
  */
 export function loadConfig(environment: EnvironmentVariables = process.env): DocqaConfig {
-  const present: Record<string, string> = {};
-  for (const name of Object.keys(environmentSchema.shape)) {
-    const value = environment[name];
-    if (value !== undefined && value.trim() !== "") present[name] = value.trim();
-  }
-  const parsed = environmentSchema.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const variable = String(issue.path[0] ?? "?");
-      return `${variable}=${JSON.stringify(present[variable] ?? "")}: ${issue.message}`;
-    });
-    throw new DocqaError("config_invalid", `invalid configuration: ${problems.join("; ")}`, {
-      component: "config",
-      cause: parsed.error,
-      details: problems,
-    });
-  }
-  const config = configFromEnvironment(parsed.data);
-  if ((config.embedProvider === "openai" || config.embedProvider === "ollama") && present.EMBED_MODEL_NAME === undefined) {
-    throw new DocqaError("config_invalid", providerEmbeddingModelMessage(config.embedProvider), { component: "config" });
-  }
-  if (config.chunkOverlap >= config.chunkSize) {
-    throw new DocqaError(
-      "config_invalid",
-      `invalid configuration: CHUNK_OVERLAP (${config.chunkOverlap}) must be smaller than CHUNK_SIZE (${config.chunkSize})`,
-      { component: "config" },
-    );
-  }
-  const embeddedStores = [config.vectorStore === "embedded", config.keywordStore === "embedded"];
-  if (embeddedStores[0] !== embeddedStores[1] && config.vectorStore !== "none") {
-    throw new DocqaError(
-      "config_invalid",
-      `invalid configuration: the embedded store holds both indexes, so it cannot be combined with a server (vector store ${config.vectorStore}, keyword store ${config.keywordStore}): set both VECTORDB_URI and FULLTEXT_URI, or VECTORDB_URI alone (Milvus for both), or neither; for BM25 only on a full-text server set VECTOR_STORE=none`,
-      { component: "config" },
-    );
-  }
-  if (config.vectorStore === "none" && config.keywordStore === "embedded") {
-    throw new DocqaError(
-      "config_invalid",
-      "invalid configuration: VECTOR_STORE=none needs a server keyword store (FULLTEXT_URI or VECTORDB_URI); for BM25 only with the embedded store set EMBED_PROVIDER=none",
-      { component: "config" },
-    );
-  }
-  if (config.weightVector + config.weightBm25 === 0) {
-    throw new DocqaError("config_invalid", "invalid configuration: WEIGHT_VECTOR and WEIGHT_BM25 are both 0", {
-      component: "config",
-    });
-  }
-  return config;
-}
-
-/** The error message when `EMBED_PROVIDER` names a provider but `EMBED_MODEL_NAME` is unset. */
-function providerEmbeddingModelMessage(provider: "openai" | "ollama"): string {
-  const example = provider === "openai" ? "text-embedding-3-small" : "nomic-embed-text";
-  return `invalid configuration: EMBED_PROVIDER=${provider} needs EMBED_MODEL_NAME set to a model the provider serves (for example ${example}); the default Xenova/bge-base-en-v1.5 is a transformers.js model`;
+  return loadSettings(configSchema, environment);
 }
 
 /**
- * The default configuration (an empty environment) with `overrides` applied, for library users
- * who configure in code rather than through variables. Nested `cache` and `jwt` are merged.
+ * The configuration from code: `overrides` applied to `base` (default: the defaults, as from an
+ * empty environment), parsed and checked exactly like {@link loadConfig}.
  *
- * @throws {DocqaError} `config_invalid` when `embedProvider` is `openai` or `ollama` without an
- *   `embedModelName`.
+ * @throws {DocqaError} `config_invalid` for the same problems as {@link loadConfig}, naming settings by path
+ *   (for example `ingestion.chunkSize`).
+ * @example
+ * ```ts
+ * const config = resolveConfig({ retrieval: { vectorTopK: 20 }, stores: { dataDir: "/tmp/docqa" } });
+ * const deeper = resolveConfig({ retrieval: { bm25TopK: 50 } }, loadConfig());
+ * ```
  */
-export function resolveConfig(overrides: DocqaConfigOverrides = {}): DocqaConfig {
-  if ((overrides.embedProvider === "openai" || overrides.embedProvider === "ollama") && !overrides.embedModelName) {
-    throw new DocqaError("config_invalid", providerEmbeddingModelMessage(overrides.embedProvider), { component: "config" });
-  }
-  const defaults = loadConfig({});
-  return {
-    ...defaults,
-    ...overrides,
-    cache: { ...defaults.cache, ...overrides.cache },
-    jwt: { ...defaults.jwt, ...overrides.jwt },
-  };
+export function resolveConfig(overrides: DocqaConfigOverrides = {}, base?: DocqaConfig | DocqaConfigOverrides): DocqaConfig {
+  return parseSettings(configSchema, mergeDeep(base ?? {}, overrides));
 }
 
-/** Partial configuration accepted by {@link resolveConfig} and `createRagService`. */
-export type DocqaConfigOverrides = Partial<Omit<DocqaConfig, "cache" | "jwt">> & {
-  cache?: Partial<DocqaConfig["cache"]>;
-  jwt?: Partial<DocqaConfig["jwt"]>;
-};
+/** `overrides` merged into `base`, plain objects recursively; `undefined` values leave the base value. */
+function mergeDeep(base: object, overrides: object): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const current = merged[key];
+    merged[key] = isPlainObject(value) && isPlainObject(current) ? mergeDeep(current, value) : value;
+  }
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}

@@ -30,7 +30,7 @@ afterAll(async () => {
 
 describe("embeddingsFromProvider", () => {
   it("embeds queries and documents with OpenAIEmbeddings at HOSTEDLLM_BASE_URL", async () => {
-    const config = resolveConfig({ hostedLlmApiKey: "secret-key", hostedLlmBaseUrl: openai.baseUrl, embedDimension: 8 });
+    const config = resolveConfig({ models: { hostedApiKey: "secret-key", hostedBaseUrl: openai.baseUrl }, embeddings: { dimension: 8 } });
     const embeddings = await embeddingsFromProvider(config, { provider: "openai", modelName: "bge-small" });
     expect(embeddings).toBeDefined();
     expect(await embeddings?.embedQuery("vacation days")).toEqual(asFloat32(deterministicVector("vacation days", 8)));
@@ -45,14 +45,14 @@ describe("embeddingsFromProvider", () => {
   });
 
   it("asks text-embedding-3 models for EMBED_DIMENSION dimensions", async () => {
-    const config = resolveConfig({ hostedLlmApiKey: "secret-key", hostedLlmBaseUrl: openai.baseUrl, embedDimension: 16 });
+    const config = resolveConfig({ models: { hostedApiKey: "secret-key", hostedBaseUrl: openai.baseUrl }, embeddings: { dimension: 16 } });
     const embeddings = await embeddingsFromProvider(config, { provider: "openai", modelName: "text-embedding-3-small" });
     expect(await embeddings?.embedQuery("x y")).toHaveLength(16);
     expect(openai.requests.at(-1)?.body).toMatchObject({ model: "text-embedding-3-small", dimensions: 16 });
   });
 
   it("passes prepareEmbeddings' dimension check", async () => {
-    const config = resolveConfig({ hostedLlmBaseUrl: openai.baseUrl, embedDimension: 8 });
+    const config = resolveConfig({ models: { hostedBaseUrl: openai.baseUrl }, embeddings: { dimension: 8 } });
     const embeddings = await embeddingsFromProvider(config, { provider: "openai", modelName: "bge-small" });
     const state = await prepareEmbeddings(config, { embeddings }, silentLogger);
     expect(state).toMatchObject({ status: "ready", model: { id: "bge-small", dimension: 8 } });
@@ -65,7 +65,7 @@ describe("embeddingsFromProvider", () => {
 
   it("embeds with OllamaEmbeddings at LOCALLLM_BASE_URL", async () => {
     expect(ollama).toMatchObject({ ok: true });
-    const config = resolveConfig({ localLlmBaseUrl: ollamaServer.baseUrl, embedDimension: 8 });
+    const config = resolveConfig({ models: { localBaseUrl: ollamaServer.baseUrl }, embeddings: { dimension: 8 } });
     const embeddings = await embeddingsFromProvider(config, { provider: "ollama", modelName: "nomic-embed-text" });
     expect(await embeddings?.embedQuery("vacation days")).toEqual(deterministicVector("vacation days", 8));
     expect(ollamaServer.requests.at(-1)).toMatchObject({ path: "/api/embed", body: { model: "nomic-embed-text" } });

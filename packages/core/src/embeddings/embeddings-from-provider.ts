@@ -8,18 +8,15 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { placeholderApiKey } from "../chat-models/chat-model-from-config.js";
 import { loadOllamaModule, loadOpenAIModule } from "../chat-models/load-provider-module.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 
 /** The configuration fields {@link embeddingsFromProvider} reads. */
-export type ProviderEmbeddingsConfig = Pick<
-  DocqaConfig,
-  "embedProvider" | "embedModelName" | "embedDimension" | "hostedLlmApiKey" | "hostedLlmBaseUrl" | "localLlmBaseUrl"
->;
+export type ProviderEmbeddingsConfig = Pick<DocqaConfig, "embeddings" | "models">;
 
 /** Options of {@link embeddingsFromProvider}. */
 export interface ProviderEmbeddingsOptions {
-  /** Provider; default `config.embedProvider` when it is `openai` or `ollama` (proposed values of `EMBED_PROVIDER`). */
+  /** Provider; default `config.embeddings.provider` when it is `openai` or `ollama` (proposed values of `EMBED_PROVIDER`). */
   provider?: "openai" | "ollama";
   /** Model; default `EMBED_MODEL_NAME`. */
   modelName?: string;
@@ -48,22 +45,23 @@ export async function embeddingsFromProvider(
   options: ProviderEmbeddingsOptions = {},
 ): Promise<EmbeddingsInterface | undefined> {
   const logger = options.logger ?? silentLogger;
-  const configured = config.embedProvider as string;
+  const configured = config.embeddings.provider as string;
   const provider = options.provider ?? (configured === "openai" || configured === "ollama" ? configured : undefined);
-  const modelName = options.modelName ?? config.embedModelName;
+  const modelName = options.modelName ?? config.embeddings.modelName;
   const unavailable = (reason: string) => {
     logger.warn(`provider embeddings unavailable: ${reason}`, { component: "embeddings", model: modelName });
     return undefined;
   };
   if (provider === "openai") {
-    if (!config.hostedLlmApiKey && !config.hostedLlmBaseUrl) return unavailable("neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set");
+    if (!config.models.hostedApiKey && !config.models.hostedBaseUrl)
+      return unavailable("neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set");
     const loaded = await loadOpenAIModule();
     if (!loaded.ok) return unavailable(loaded.reason);
     return new loaded.module.OpenAIEmbeddings({
       model: modelName,
-      apiKey: config.hostedLlmApiKey ?? placeholderApiKey,
-      configuration: config.hostedLlmBaseUrl ? { baseURL: config.hostedLlmBaseUrl } : {},
-      dimensions: modelName.startsWith("text-embedding-3") ? config.embedDimension : undefined,
+      apiKey: config.models.hostedApiKey ?? placeholderApiKey,
+      configuration: config.models.hostedBaseUrl ? { baseURL: config.models.hostedBaseUrl } : {},
+      dimensions: modelName.startsWith("text-embedding-3") ? config.embeddings.dimension : undefined,
       timeout: options.timeoutMs ?? 30_000,
       maxRetries: options.maxRetries ?? 2,
     });
@@ -71,7 +69,7 @@ export async function embeddingsFromProvider(
   if (provider === "ollama") {
     const loaded = await loadOllamaModule();
     if (!loaded.ok) return unavailable(loaded.reason);
-    return new loaded.module.OllamaEmbeddings({ model: modelName, baseUrl: config.localLlmBaseUrl });
+    return new loaded.module.OllamaEmbeddings({ model: modelName, baseUrl: config.models.localBaseUrl });
   }
   return unavailable(`EMBED_PROVIDER is ${configured}, not openai or ollama`);
 }

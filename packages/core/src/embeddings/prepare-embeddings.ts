@@ -4,7 +4,7 @@
  * Vectors are never faked.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
@@ -34,18 +34,18 @@ export interface EmbeddingsOption {
  *   `EMBED_DIMENSION` components; this is a configuration error, so start-up fails.
  */
 export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsOption, logger: Logger): Promise<EmbeddingState> {
-  if (option.embeddings === null || (option.embeddings === undefined && config.embedProvider === "none")) {
+  if (option.embeddings === null || (option.embeddings === undefined && config.embeddings.provider === "none")) {
     return { status: "disabled", reason: "embeddings disabled by configuration; retrieval uses BM25 only" };
   }
   const embeddings =
     option.embeddings ??
     new TransformersEmbeddings({
-      modelName: config.embedModelName,
-      localModelPath: config.embedModelPath,
-      allowRemote: config.embedAllowRemote,
-      dtype: config.embedDtype,
+      modelName: config.embeddings.modelName,
+      localModelPath: config.embeddings.modelPath,
+      allowRemote: config.embeddings.allowRemote,
+      dtype: config.embeddings.dtype,
     });
-  const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? config.embedModelName;
+  const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? config.embeddings.modelName;
   let probe: number[];
   try {
     if (embeddings instanceof TransformersEmbeddings) await embeddings.load();
@@ -55,10 +55,10 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     logger.warn(`embedding model unavailable; retrieval uses BM25 only: ${reason}`, { component: "embeddings", model: modelId });
     return { status: "unavailable", reason };
   }
-  if (probe.length !== config.embedDimension) {
+  if (probe.length !== config.embeddings.dimension) {
     throw new DocqaError(
       "embedding_dimension_mismatch",
-      `EMBED_DIMENSION is ${config.embedDimension} but ${modelId} produces ${probe.length}-dimensional vectors: set EMBED_DIMENSION=${probe.length} or choose a ${config.embedDimension}-dimensional model`,
+      `EMBED_DIMENSION is ${config.embeddings.dimension} but ${modelId} produces ${probe.length}-dimensional vectors: set EMBED_DIMENSION=${probe.length} or choose a ${config.embeddings.dimension}-dimensional model`,
       { component: "embeddings" },
     );
   }

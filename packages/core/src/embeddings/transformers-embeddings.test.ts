@@ -34,13 +34,18 @@ describe("TransformersEmbeddings", () => {
 
   it("falls back to BM25 only with one warning when no model can be loaded", async () => {
     const { warnings, logger } = collectingLogger();
-    const config = resolveConfig({ embedModelPath: mkdtempSync(join(tmpdir(), "docqa-models-")), embedModelName: "Xenova/absent-model" });
+    const config = resolveConfig({
+      embeddings: { modelPath: mkdtempSync(join(tmpdir(), "docqa-models-")), modelName: "Xenova/absent-model" },
+    });
     const state = await prepareEmbeddings(config, {}, logger);
     expect(state.status).toBe("unavailable");
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/^embedding model unavailable; retrieval uses BM25 only: cannot load embedding model Xenova\/absent-model/);
 
-    const service = createRagService({ config: { ...config, dataDir: mkdtempSync(join(tmpdir(), "docqa-")) }, logger });
+    const service = createRagService({
+      config: resolveConfig({ stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-")) } }, config),
+      logger,
+    });
     const principal = { userName: "ann@example.org", roles: [], groups: [] };
     await service.upsert({
       orgId: "org",
@@ -82,12 +87,7 @@ describe("TransformersEmbeddings", () => {
     it("fails start-up when EMBED_DIMENSION does not match the model", async () => {
       const found = model as NonNullable<typeof model>;
       const wrong = found.dimension + 1;
-      const config = resolveConfig({
-        embedModelPath: found.root,
-        embedModelName: found.id,
-        embedDimension: wrong,
-        embedDtype: found.dtype,
-      });
+      const config = resolveConfig({ embeddings: { modelPath: found.root, modelName: found.id, dimension: wrong, dtype: found.dtype } });
       await expect(prepareEmbeddings(config, {}, collectingLogger().logger)).rejects.toThrow(
         `EMBED_DIMENSION is ${wrong} but ${found.id} produces ${found.dimension}-dimensional vectors`,
       );

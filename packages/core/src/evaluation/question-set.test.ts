@@ -37,7 +37,11 @@ describe("evaluateQuestions", () => {
   let service: RagService;
   beforeAll(async () => {
     service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-eval-q-")), embedProvider: "none", logLevel: "silent" },
+      config: {
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-eval-q-")) },
+        embeddings: { provider: "none" },
+        logging: { level: "silent" },
+      },
     });
     await service.upsert({
       orgId: "answer-eval",

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import JSZip from "jszip";
 import { afterEach, describe, expect, it } from "vitest";
+import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
 import { createInMemoryJobStore } from "../jobs/in-memory-job-store.js";
 import { createRagService } from "../service/create-rag-service.js";
@@ -13,11 +14,16 @@ const principal = { userName: "ann@example.org", roles: [], groups: [] };
 const everyone = { acl: "|user:_all_|" };
 const services: RagService[] = [];
 
-function newService(overrides: Record<string, unknown> = {}, jobStore = createInMemoryJobStore()) {
+function newService(overrides: DocqaConfigOverrides = {}, jobStore = createInMemoryJobStore()) {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-ingest-"));
   const store = createEmbeddedStore({ dataDir });
   const service = createRagService({
-    config: { dataDir, embedProvider: "none", logLevel: "silent", useRaptor: false, ...overrides },
+    config: resolveConfig(overrides, {
+      stores: { dataDir },
+      embeddings: { provider: "none" },
+      logging: { level: "silent" },
+      ingestion: { useRaptor: false },
+    }),
     stores: store,
     jobStore,
   });
@@ -41,7 +47,7 @@ async function zipBomb(): Promise<Uint8Array> {
 
 describe("ingestFiles: bad input", () => {
   it("rejects each bad file with its code, goes on with the batch, and leaves the store unchanged by the bad ones", async () => {
-    const { service, store } = newService({ maxUploadBytes: 50_000_000 });
+    const { service, store } = newService({ ingestion: { maxUploadBytes: 50_000_000 } });
     const directory = mkdtempSync(join(tmpdir(), "docqa-bad-"));
     const hugePath = join(directory, "huge.txt");
     const handle = openSync(hugePath, "w");
@@ -166,7 +172,10 @@ describe("ingestFiles: documents", () => {
       warnings: [],
       resume: { uploader: principal.userName, metadata: everyone, files: [{ name: "b.txt", path: join(spool, "0"), docId: "b.txt" }] },
     });
-    const restarted = createRagService({ config: { dataDir, embedProvider: "none", logLevel: "silent", useRaptor: false }, jobStore });
+    const restarted = createRagService({
+      config: { stores: { dataDir }, embeddings: { provider: "none" }, logging: { level: "silent" }, ingestion: { useRaptor: false } },
+      jobStore,
+    });
     services.push(restarted);
     expect(await restarted.resumeIngestions()).toBe(1);
     let resumed = await restarted.getIngestionJob({ orgId: "org", principal }, "crashed-job");
@@ -254,7 +263,7 @@ const knownSentences = [
 describe.skipIf(!documentsDirectory && !isContinuousIntegration())("ingestFiles over ../shared/data/documents", () => {
   it("ingests or rejects every file with the right reason, finds a known sentence of each format, and re-ingests as a no-op", async () => {
     expect(documentsDirectory, "../shared/data/documents is missing").toBeDefined();
-    const { service } = newService({ useRaptor: true });
+    const { service } = newService({ ingestion: { useRaptor: true } });
     const { findFiles } = await import("./find-files.js");
     const { files } = await findFiles([documentsDirectory as string], ["pdf", "docx", "txt", "md", "json", "csv", "ndjson"]);
     const request = {

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
@@ -18,8 +19,12 @@ import { type FileSource, type IngestionProgressListener, runIngestionJob } from
 export interface IngestionRequest {
   orgId: string;
   files: readonly FileSource[];
-  /** Owner of documents without `metadata.owner_id`. */
-  uploader: string;
+  /** Who writes: the write rules decide each file with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
   metadata: Record<string, unknown>;
 }
@@ -74,7 +79,7 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
   const runJob = async (
     job: IngestionJob,
     files: readonly FileSource[],
-    request: Pick<IngestionRequest, "uploader" | "metadata">,
+    request: Pick<IngestionRequest, "principal" | "uploader" | "metadata" | "requestId">,
     onProgress?: IngestionProgressListener,
   ): Promise<IngestionJob> => {
     const jobStore = await settings.jobStore();
@@ -84,8 +89,10 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
         jobStore,
         job,
         files,
+        principal: request.principal,
         uploader: request.uploader,
         metadata: request.metadata,
+        requestId: request.requestId,
         onProgress,
         signal: stopping.signal,
       });
@@ -103,7 +110,8 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
     const resume = job.resume;
     if (!resume) return;
     const files = resume.files.map((file) => ({ ...file, lastModified: file.lastModified ? new Date(file.lastModified) : undefined }));
-    const task = runJob(job, files, resume).then(async (finished) => {
+    const principal: Principal = resume.principal ?? { userName: resume.uploader, roles: [], groups: [] };
+    const task = runJob(job, files, { ...resume, principal }).then(async (finished) => {
       if (finished.state === "running" || finished.state === "queued") return;
       finished.resume = undefined;
       await (await settings.jobStore()).save(finished);
@@ -138,7 +146,18 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
         if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
         files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
       }
-      job.resume = { uploader: request.uploader, metadata: request.metadata, files };
+      const principal = {
+        userName: request.principal.userName,
+        roles: [...request.principal.roles],
+        groups: [...request.principal.groups],
+      };
+      job.resume = {
+        uploader: request.uploader ?? request.principal.userName,
+        principal,
+        requestId: request.requestId,
+        metadata: request.metadata,
+        files,
+      };
       await (await settings.jobStore()).save(job);
       runInBackground(structuredClone(job));
       return visible(job);

@@ -163,7 +163,7 @@ describe("the predict pipeline", () => {
       runPredict(
         defaultPredictStages,
         test.runtime,
-        { orgId: "org", principal: ann, query: "x".repeat(test.runtime.config.maxQueryChars + 1) },
+        { orgId: "org", principal: ann, query: "x".repeat(test.runtime.config.retrieval.maxQueryChars + 1) },
         () => {},
       ),
     ).rejects.toThrow(/MAX_QUERY_CHARS/);
@@ -177,9 +177,9 @@ describe("the predict pipeline", () => {
     });
     await runStages(defaultPredictStages.slice(0, 4), state, test.runtime);
     expect(state.queries.map((query) => [query.kind, query.topK])).toEqual([
-      ["question", test.runtime.config.retrieverTopK],
-      ["subquery", test.runtime.config.subqueryTopK],
-      ["subquery", test.runtime.config.subqueryTopK],
+      ["question", test.runtime.config.retrieval.retrieverTopK],
+      ["subquery", test.runtime.config.retrieval.subqueryTopK],
+      ["subquery", test.runtime.config.retrieval.subqueryTopK],
     ]);
     expect(state.subqueries).toEqual(["How many vacation days do I get", "how are travel expenses reimbursed"]);
   });

@@ -142,12 +142,10 @@ describe("RAPTOR in the service", () => {
   const newService = () => {
     const service = createRagService({
       config: {
-        dataDir: mkdtempSync(join(tmpdir(), "docqa-raptor-")),
-        embedProvider: "none",
-        logLevel: "silent",
-        chunkSize: 220,
-        chunkOverlap: 0,
-        raptorClusterSize: 8,
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-raptor-")) },
+        embeddings: { provider: "none" },
+        logging: { level: "silent" },
+        ingestion: { chunkSize: 220, chunkOverlap: 0, raptorClusterSize: 8 },
       },
     });
     services.push(service);
@@ -172,13 +170,11 @@ describe("RAPTOR in the service", () => {
     const answerWith = async (useRaptor: boolean) => {
       const service = createRagService({
         config: {
-          dataDir: mkdtempSync(join(tmpdir(), "docqa-raptor-")),
-          embedProvider: "none",
-          logLevel: "silent",
-          chunkSize: 220,
-          chunkOverlap: 0,
-          retrieverTopK: 1,
-          useRaptor,
+          stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-raptor-")) },
+          embeddings: { provider: "none" },
+          logging: { level: "silent" },
+          ingestion: { chunkSize: 220, chunkOverlap: 0, useRaptor },
+          retrieval: { retrieverTopK: 1 },
         },
       });
       services.push(service);

@@ -3,7 +3,7 @@
  * `vector_score * WEIGHT_VECTOR + bm25_score * WEIGHT_BM25`, each list normalised first (see
  * {@link normalizeScores}). A chunk missing from one list contributes 0 for that list.
  */
-import type { ScoreNormalization } from "../config/docqa-config.js";
+import type { ScoreNormalization } from "../config/config-schema.js";
 import type { ChunkRecord, ScoredChunk } from "../stores/chunk-record.js";
 import { normalizeScores } from "./normalize-scores.js";
 

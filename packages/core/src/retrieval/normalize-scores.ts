@@ -3,7 +3,7 @@
  * normalised"). BM25 scores are unbounded and cosine similarities live in [-1, 1]; fusing them
  * raw lets whichever scale is larger dominate, so each list is mapped to [0, 1] first.
  */
-import type { ScoreNormalization } from "../config/docqa-config.js";
+import type { ScoreNormalization } from "../config/config-schema.js";
 
 /**
  * Maps `scores` to [0, 1], keeping their order.

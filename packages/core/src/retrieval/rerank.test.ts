@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Document } from "@langchain/core/documents";
 import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_compressors";
 import { describe, expect, it } from "vitest";
+import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { createRagService } from "../service/create-rag-service.js";
 import { createCompressorReranker } from "./compressor-reranker.js";
 import { CrossEncoderReranker } from "./cross-encoder-reranker.js";
@@ -17,21 +18,17 @@ const documents = Object.fromEntries(
   ]),
 );
 
-function service(reranker: Reranker | undefined, overrides: Record<string, unknown> = {}) {
+function service(reranker: Reranker | undefined, overrides: DocqaConfigOverrides = {}) {
   const warnings: string[] = [];
   const ignore = () => {};
   const created = createRagService({
-    config: {
-      dataDir: mkdtempSync(join(tmpdir(), "docqa-rerank-")),
-      embedProvider: "none",
-      logLevel: "silent",
-      useRaptor: false,
-      useReranker: true,
-      rerankTopK: 2,
-      rerankerScoreThreshold: 0.5,
-      rerankDepth: 4,
-      ...overrides,
-    },
+    config: resolveConfig(overrides, {
+      stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-rerank-")) },
+      embeddings: { provider: "none" },
+      logging: { level: "silent" },
+      ingestion: { useRaptor: false },
+      retrieval: { useReranker: true, rerankTopK: 2, rerankerScoreThreshold: 0.5, rerankDepth: 4 },
+    }),
     ...(reranker ? { reranker } : {}),
     logger: { debug: ignore, info: ignore, error: ignore, warn: (message: string) => warnings.push(message) },
   });
@@ -71,8 +68,8 @@ describe("reranking", () => {
 
   it("falls back to no reranking, with one warning, when the cross-encoder cannot be loaded", async () => {
     const { service: fallback, warnings } = service(undefined, {
-      rerankerModelName: "Xenova/absent-reranker",
-      rerankerModelPath: mkdtempSync(join(tmpdir(), "docqa-models-")),
+      retrieval: { rerankerModelName: "Xenova/absent-reranker", rerankerModelPath: mkdtempSync(join(tmpdir(), "docqa-models-")) },
+      embeddings: { allowRemote: false },
     });
     await fallback.upsert({ orgId: "org", principal, uploader: principal.userName, documents });
     const result = await fallback.search({ orgId: "org", principal, query: "budget", limit: 3 });

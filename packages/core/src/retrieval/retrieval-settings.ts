@@ -3,7 +3,7 @@
  * retrieval stages. {@link retrievalSettingsFromConfig} reads them from the configuration.
  */
 import type { AccessRule } from "../acl/evaluate-access.js";
-import type { DocqaConfig, ScoreNormalization } from "../config/docqa-config.js";
+import type { DocqaConfig, ScoreNormalization } from "../config/config-schema.js";
 import type { FusedChunk } from "./fuse-results.js";
 import type { Reranker } from "./reranker.js";
 
@@ -49,18 +49,23 @@ export function retrievalSettingsFromConfig(
   config: DocqaConfig,
   reranker: Reranker | undefined,
   overrides: Partial<RetrievalSettings> = {},
-  rerank: boolean = config.useReranker,
+  rerank: boolean = config.retrieval.useReranker,
 ): RetrievalSettings {
   return {
-    vectorTopK: config.vectorTopK,
-    bm25TopK: config.bm25TopK,
-    retrieverTopK: config.retrieverTopK,
-    weightVector: config.weightVector,
-    weightBm25: config.weightBm25,
-    normalization: config.scoreNormalization,
+    vectorTopK: config.retrieval.vectorTopK,
+    bm25TopK: config.retrieval.bm25TopK,
+    retrieverTopK: config.retrieval.retrieverTopK,
+    weightVector: config.retrieval.weightVector,
+    weightBm25: config.retrieval.weightBm25,
+    normalization: config.retrieval.scoreNormalization,
     reranker:
       rerank && reranker
-        ? { reranker, topK: config.rerankTopK, threshold: config.rerankerScoreThreshold, depth: config.rerankDepth }
+        ? {
+            reranker,
+            topK: config.retrieval.rerankTopK,
+            threshold: config.retrieval.rerankerScoreThreshold,
+            depth: config.retrieval.rerankDepth,
+          }
         : undefined,
     ...overrides,
   };

@@ -37,7 +37,11 @@ describe("createRagService", () => {
   it("never calls the answerer on an empty context, and answers in the spec's order", async () => {
     let answererCalls = 0;
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")), embedDimension: 64, logLevel: "silent" },
+      config: {
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")) },
+        embeddings: { dimension: 64 },
+        logging: { level: "silent" },
+      },
       embeddings: new DeterministicEmbeddings(),
       answerer: {
         name: "counting",
@@ -71,7 +75,7 @@ describe("createRagService", () => {
 
   it("rejects an upsert with any invalid document before writing anything", async () => {
     const service = createRagService({
-      config: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")), logLevel: "silent" },
+      config: { stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-service-")) }, logging: { level: "silent" } },
       embeddings: null,
     });
     const upsert = service.upsert({
@@ -106,7 +110,7 @@ describe("createRagService with model providers", () => {
   });
 
   const dataDir = () => mkdtempSync(join(tmpdir(), "docqa-service-"));
-  const quiet = { logLevel: "silent" as const, useRaptor: false };
+  const quiet = { logging: { level: "silent" as const }, ingestion: { useRaptor: false } };
 
   function recordingLogger() {
     const lines: { level: string; message: string }[] = [];
@@ -118,7 +122,7 @@ describe("createRagService with model providers", () => {
   it("stays extractive and offline by default, saying why no chat model is used", async () => {
     const { logger, lines } = recordingLogger();
     const requestsBefore = openai.requests.length;
-    const service = createRagService({ config: { dataDir: dataDir(), ...quiet }, embeddings: null, logger });
+    const service = createRagService({ config: { stores: { dataDir: dataDir() }, ...quiet }, embeddings: null, logger });
     await service.ready();
     expect(await service.health()).toMatchObject({
       answerer: "extractive",
@@ -141,7 +145,12 @@ describe("createRagService with model providers", () => {
   it("decomposes a compound question by the clause rule without a model, and retrieves each part", async () => {
     const perf: PerfEvent[] = [];
     const service = createRagService({
-      config: { dataDir: dataDir(), ...quiet, bm25TopK: 2, retrieverTopK: 2, subqueryTopK: 2, llmProvider: "extractive" },
+      config: {
+        stores: { dataDir: dataDir() },
+        ...quiet,
+        retrieval: { bm25TopK: 2, retrieverTopK: 2, subqueryTopK: 2 },
+        models: { provider: "extractive" },
+      },
       embeddings: null,
       perfLog: (event) => perf.push(event),
     });
@@ -174,7 +183,12 @@ describe("createRagService with model providers", () => {
 
   it("uses a caller-supplied answerer even when a chat model is configured", async () => {
     const service = createRagService({
-      config: { dataDir: dataDir(), ...quiet, llmProvider: "openai", hostedLlmBaseUrl: openai.baseUrl, useQueryDecomposition: false },
+      config: {
+        stores: { dataDir: dataDir() },
+        ...quiet,
+        models: { provider: "openai", hostedBaseUrl: openai.baseUrl },
+        retrieval: { useQueryDecomposition: false },
+      },
       embeddings: null,
       answerer: createExtractiveAnswerer(),
     });
@@ -195,13 +209,10 @@ describe("createRagService with model providers", () => {
   it("embeds with the provider named by EMBED_PROVIDER", async () => {
     const service = createRagService({
       config: {
-        dataDir: dataDir(),
+        stores: { dataDir: dataDir() },
         ...quiet,
-        llmProvider: "extractive",
-        embedProvider: "openai",
-        embedModelName: "bge-small",
-        embedDimension: 16,
-        hostedLlmBaseUrl: openai.baseUrl,
+        models: { provider: "extractive", hostedBaseUrl: openai.baseUrl },
+        embeddings: { provider: "openai", modelName: "bge-small", dimension: 16 },
       },
     });
     await service.ready();
@@ -212,11 +223,10 @@ describe("createRagService with model providers", () => {
     const { logger } = recordingLogger();
     const unconfigured = createRagService({
       config: {
-        dataDir: dataDir(),
+        stores: { dataDir: dataDir() },
         ...quiet,
-        llmProvider: "extractive",
-        embedProvider: "openai",
-        embedModelName: "text-embedding-3-small",
+        models: { provider: "extractive" },
+        embeddings: { provider: "openai", modelName: "text-embedding-3-small" },
       },
       logger,
     });

@@ -6,12 +6,15 @@
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { normalizePrincipal } from "../acl/principal.js";
 import type { Answerer } from "../answering/answerer.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import { getDocument, listDocuments } from "../documents/list-documents.js";
+import { deleteDocuments } from "../ingestion/delete-documents.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
 import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
 import type { JobStore } from "../jobs/job-store.js";
+import { type AuditLog, auditLogFromLogger } from "../logging/audit-log.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
 import type { MemoryStore } from "../memory/memory-store.js";
@@ -23,14 +26,19 @@ import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarize
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
 import { serviceHealth } from "./service-health.js";
+import { serviceStatistics } from "./service-statistics.js";
 
 /** Options of {@link createRagService}. */
 export interface RagServiceOptions {
-  /** Configuration: a full {@link DocqaConfig} from `loadConfig`, or overrides of the defaults. */
-  config?: DocqaConfig | DocqaConfigOverrides;
+  /**
+   * Configuration: a {@link DocqaConfig} from `loadConfig`/`resolveConfig`, or overrides of the
+   * defaults by section (`{ retrieval: { vectorTopK: 20 } }`), checked like `loadConfig`.
+   */
+  config?: DocqaConfigOverrides;
   /**
    * Stores: a {@link TransactionalStore} (such as `createEmbeddedStore()`), or a
    * {@link DocumentStores} bundle (`stagedDocumentStores` over server indexes). Default: from the
@@ -74,8 +82,21 @@ export interface RagServiceOptions {
   stages?: { predict?: StageEdit<PredictState>; search?: StageEdit<RetrievalState> };
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
   logger?: Logger;
+  /**
+   * The audit trail of document writes and deletes (one line per document: who, which document,
+   * which organisation, the outcome; never content). Default `info` lines `audit` of the logger
+   * (`auditLogFromLogger`).
+   */
+  audit?: AuditLog;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
+  /**
+   * Receives metric events (stage latencies, answers, ingestion, embeddings, backend errors);
+   * default none. `@docqa/observability`'s `createPrometheusMetrics().serviceMetrics` records
+   * them with `prom-client`. Traces need no option: the library's OpenTelemetry spans are
+   * exported by whatever tracer provider the application registers (docs/observability.md).
+   */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -91,18 +112,28 @@ export interface RagServiceOptions {
  * ```
  */
 export function createRagService(options: RagServiceOptions = {}): RagService {
-  const config = isFullConfig(options.config) ? options.config : resolveConfig(options.config);
-  const logger = options.logger ?? createConsoleLogger(config.logLevel);
-  const perfLog = options.perfLog ?? createPerfLog(config.perfLog);
+  const config = resolveConfig(options.config);
+  const logger = options.logger ?? createConsoleLogger(config.logging.level);
+  const audit = options.audit ?? auditLogFromLogger(logger);
+  const perfLog = options.perfLog ?? createPerfLog(config.logging.perfLog);
   const predictStages = options.stages?.predict ? options.stages.predict(defaultPredictStages) : defaultPredictStages;
   const searchStages = options.stages?.search ? options.stages.search(defaultSearchStages) : defaultSearchStages;
   const prepared = prepareRuntime(config, options, logger);
-  const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.raptorSummaryChars });
+  const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
   const indexing = async (): Promise<IndexingDependencies> => {
     const runtime = await prepared.runtime();
-    return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
+    return {
+      config,
+      stores: runtime.stores,
+      embeddings: runtime.embeddings,
+      summarizer,
+      analyzer: runtime.analyzer,
+      logger,
+      audit,
+      metrics: runtime.metrics,
+    };
   };
-  const jobs = createIngestionJobs({ dataDir: config.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
 
   return {
     config,
@@ -115,7 +146,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       const documents = parseUpsertDocuments(request.documents);
       return upsertDocuments(await indexing(), {
         orgId: request.orgId,
+        principal: request.principal,
         uploader: request.uploader,
+        requestId: request.requestId,
         documents,
         signal: request.signal,
       });
@@ -126,7 +159,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         {
           orgId: request.orgId,
           files: request.files,
-          uploader: request.uploader ?? request.principal.userName,
+          principal: request.principal,
+          uploader: request.uploader,
+          requestId: request.requestId,
           metadata: request.metadata ?? {},
         },
         ingestOptions?.onProgress,
@@ -137,7 +172,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
-        uploader: request.uploader ?? request.principal.userName,
+        principal: request.principal,
+        uploader: request.uploader,
+        requestId: request.requestId,
         metadata: request.metadata ?? {},
       });
     },
@@ -172,12 +209,36 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async deleteDocuments(context, docIds) {
       const { stores } = await prepared.runtime();
-      const derived = await stores.registry.derivedDocuments(context.orgId, docIds);
-      await stores.write(context.orgId, [], { deleteDocIds: [...new Set([...docIds, ...derived])] });
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds, requestId: context.requestId },
+      );
+    },
+
+    async deleteDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds: [docId], requireExisting: true, requestId: context.requestId },
+      );
+    },
+
+    async listDocuments(request) {
+      const { stores } = await prepared.runtime();
+      return listDocuments(stores.registry, config.access.adminRoles, request.orgId, request.principal, request);
+    },
+
+    async getDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return getDocument(stores.registry, config.access.adminRoles, context.orgId, context.principal, docId);
     },
 
     async health() {
       return serviceHealth(config, prepared);
+    },
+
+    async statistics(statisticsOptions) {
+      return serviceStatistics(prepared.snapshot().stores, statisticsOptions?.orgId);
     },
 
     async close() {
@@ -185,10 +246,4 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       await prepared.close();
     },
   };
-}
-
-function isFullConfig(config: RagServiceOptions["config"]): config is DocqaConfig {
-  return (
-    config !== undefined && "jwt" in config && "cache" in config && "dataDir" in config && "vectorTopK" in config && "perfLog" in config
-  );
 }

@@ -10,7 +10,7 @@ import { createModelAnswerer } from "../answering/create-model-answerer.js";
 import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
 import { type ChatModelChoice, chatModelFromConfig } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { embeddingsFromProvider } from "../embeddings/embeddings-from-provider.js";
 import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -31,6 +31,9 @@ import { type CacheStores, cacheStoresFromConfig } from "../stores/cache-stores-
 import { type DocumentStores, transactionalDocumentStores } from "../stores/document-stores.js";
 import { storesFromConfig } from "../stores/stores-from-config.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
+import { instrumentEmbeddings } from "../telemetry/instrument-embeddings.js";
+import { instrumentDocumentStores } from "../telemetry/instrument-stores.js";
+import { noServiceMetrics, type ServiceMetrics } from "../telemetry/service-metrics.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 
 /** The parts a caller may supply instead of the configured ones (see `RagServiceOptions`). */
@@ -42,6 +45,8 @@ export interface RuntimeParts {
   reranker?: Reranker | undefined;
   memoryStore?: MemoryStore | undefined;
   jobStore?: JobStore | undefined;
+  /** Receives metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
 }
 
 /** The lazily prepared parts of a service. */
@@ -65,7 +70,7 @@ export interface PreparedRuntime {
 }
 
 /** `RAG_LLM_STRUCTURED_OUTPUT` values and the LangChain methods they select (`auto`: the model's default). */
-const structuredOutputMethods: Record<DocqaConfig["llmStructuredOutput"], StructuredOutputMethod | undefined> = {
+const structuredOutputMethods: Record<DocqaConfig["models"]["structuredOutput"], StructuredOutputMethod | undefined> = {
   auto: undefined,
   function_calling: "functionCalling",
   json_schema: "jsonSchema",
@@ -92,12 +97,12 @@ function once<T>(create: () => Promise<T>): () => Promise<T> {
 
 /** Prepares the runtime of a service from its configuration and the caller's parts. */
 export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger: Logger): PreparedRuntime {
-  const structuredOutputMethod = structuredOutputMethods[config.llmStructuredOutput];
-  const auxiliaryTimeoutMs = Math.min(10_000, config.llmTimeoutMs);
+  const structuredOutputMethod = structuredOutputMethods[config.models.structuredOutput];
+  const auxiliaryTimeoutMs = Math.min(10_000, config.models.timeoutMs);
   const analyzer = createEnglishAnalyzer();
   const extractiveAnswerer = createExtractiveAnswerer({
-    minimumCoverage: config.extractiveMinCoverage,
-    minimumPassageCoverage: config.abstainMinPassageCoverage,
+    minimumCoverage: config.answering.extractiveMinCoverage,
+    minimumPassageCoverage: config.answering.abstainMinPassageCoverage,
   });
   let stores: DocumentStores | undefined =
     parts.stores === undefined ? undefined : "visible" in parts.stores ? parts.stores : transactionalDocumentStores(parts.stores);
@@ -108,11 +113,11 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   let intent: IntentClassifier = createRuleIntentClassifier();
   let reranker: Reranker | undefined =
     parts.reranker ??
-    (config.useReranker
+    (config.retrieval.useReranker
       ? new CrossEncoderReranker({
-          modelName: config.rerankerModelName,
-          localModelPath: config.rerankerModelPath,
-          allowRemote: config.embedAllowRemote,
+          modelName: config.retrieval.rerankerModelName,
+          localModelPath: config.retrieval.rerankerModelPath,
+          allowRemote: config.embeddings.allowRemote,
         })
       : undefined);
 
@@ -126,13 +131,13 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   const memory = once(async (): Promise<ConversationMemory> => {
     // Loaded in the background, awaited only when a thread with history is read (a failure then
     // surfaces as a failed read: answered without memory, with a warning).
-    const countTokens = createTokenCounter(config.llmProvider === "ollama" ? config.localLlmModel : config.generatorModel);
+    const countTokens = createTokenCounter(config.models.provider === "ollama" ? config.models.localModel : config.models.generatorModel);
     countTokens.catch(() => {});
     return createConversationMemory({
       store: parts.memoryStore ?? (await cache()).memoryStore,
-      sessionTimeoutSeconds: config.sessionTimeoutSeconds,
-      threadTimeoutSeconds: config.threadTimeoutSeconds,
-      maxSessionTokens: config.maxSessionTokens,
+      sessionTimeoutSeconds: config.memory.sessionTimeoutSeconds,
+      threadTimeoutSeconds: config.memory.threadTimeoutSeconds,
+      maxSessionTokens: config.memory.maxSessionTokens,
       countTokens,
       logger,
     });
@@ -145,7 +150,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   };
 
   const prepareReranker = async (): Promise<void> => {
-    if (config.useReranker && !reranker) {
+    if (config.retrieval.useReranker && !reranker) {
       logger.warn("USE_RERANKER is true but no reranker is configured; results are not reranked", { component: "retrieval" });
       return;
     }
@@ -163,7 +168,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
 
   /** Embeddings per `EMBED_PROVIDER`: provider embeddings for `openai`/`ollama`, else `prepareEmbeddings`' own choice. */
   const prepareEmbeddingState = async (): Promise<EmbeddingState> => {
-    if (parts.embeddings === undefined && (config.embedProvider === "openai" || config.embedProvider === "ollama")) {
+    if (parts.embeddings === undefined && (config.embeddings.provider === "openai" || config.embeddings.provider === "ollama")) {
       let reason: string | undefined;
       const recording: Logger = {
         ...logger,
@@ -174,9 +179,16 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       };
       const provided = await embeddingsFromProvider(config, { logger: recording });
       if (!provided) {
-        return { status: "unavailable", reason: reason ?? `EMBED_PROVIDER is ${config.embedProvider} but no embeddings could be built` };
+        return {
+          status: "unavailable",
+          reason: reason ?? `EMBED_PROVIDER is ${config.embeddings.provider} but no embeddings could be built`,
+        };
       }
-      return prepareEmbeddings(config, { embeddings: provided, embeddingModelId: parts.embeddingModelId ?? config.embedModelName }, logger);
+      return prepareEmbeddings(
+        config,
+        { embeddings: provided, embeddingModelId: parts.embeddingModelId ?? config.embeddings.modelName },
+        logger,
+      );
     }
     return prepareEmbeddings(config, { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId }, logger);
   };
@@ -186,7 +198,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
    * builds the model answerer and the model intent classifier on it. Never throws.
    */
   const prepareChatModel = once(async (): Promise<ChatModelChoice> => {
-    const choice = await chatModelFromConfig(config, { logger, timeoutMs: config.llmTimeoutMs + clientTimeoutMarginMs }).catch(
+    const choice = await chatModelFromConfig(config, { logger, timeoutMs: config.models.timeoutMs + clientTimeoutMarginMs }).catch(
       (error: unknown): ChatModelChoice => {
         const reason = `the chat model could not be created: ${(error as Error).message}`;
         logger.warn(`no chat model; answers use the extractive answerer: ${reason}`, { component: "models" });
@@ -202,7 +214,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
           numPredict: choice.numPredict,
           numCtx: choice.numCtx,
           structuredOutputMethod,
-          resilience: { timeoutMs: config.llmTimeoutMs, maxRetries: config.llmMaxRetries },
+          resilience: { timeoutMs: config.models.timeoutMs, maxRetries: config.models.maxRetries },
           logger,
           fallback: extractiveAnswerer,
         });
@@ -227,11 +239,14 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       prepareChatModel(),
     ]);
     embeddings = embeddingState;
+    // Spans and metric events of every store and embedding call, in one place (telemetry/).
+    const metrics = parts.metrics ?? noServiceMetrics;
     return {
       config,
       logger,
-      stores: readyStores,
-      embeddings: embeddingState,
+      stores: instrumentDocumentStores(readyStores, metrics),
+      embeddings: instrumentEmbeddings(embeddingState, metrics),
+      metrics,
       answerer,
       answererModel,
       chatModel: choice,

@@ -5,7 +5,7 @@
  * jobs live in SQLite under `DATA_DIR` and memory in this process.
  */
 import { join, resolve } from "node:path";
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { createSqliteJobStore } from "../jobs/sqlite-job-store.js";
 import type { Logger } from "../logging/logger.js";
@@ -28,7 +28,7 @@ export interface RedisPackage {
 
 /** Whether the configuration selects Redis (`CACHE_URL` or `CACHE_HOST` set). */
 export function isRedisConfigured(config: DocqaConfig): boolean {
-  return Boolean(config.cache.url || config.cache.host);
+  return Boolean(config.memory.cache.url || config.memory.cache.host);
 }
 
 /**
@@ -39,12 +39,12 @@ export function isRedisConfigured(config: DocqaConfig): boolean {
  */
 export async function cacheStoresFromConfig(config: DocqaConfig, logger: Logger): Promise<CacheStores> {
   if (isRedisConfigured(config)) {
-    return (await importBackend<RedisPackage>("@docqa/redis", config.cache.url ? "CACHE_URL" : "CACHE_HOST")).redisStoresFromConfig(
+    return (await importBackend<RedisPackage>("@docqa/redis", config.memory.cache.url ? "CACHE_URL" : "CACHE_HOST")).redisStoresFromConfig(
       config,
       logger,
     );
   }
-  const jobStore = createSqliteJobStore(join(resolve(config.dataDir), "jobs.sqlite"));
+  const jobStore = createSqliteJobStore(join(resolve(config.stores.dataDir), "jobs.sqlite"));
   const memoryStore = createInMemoryMemoryStore();
   return {
     jobStore,

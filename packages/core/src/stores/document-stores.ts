@@ -21,7 +21,7 @@
  */
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import type { DocumentVersion, ScoredChunk } from "./chunk-record.js";
+import { type ChunkRecord, type DocumentVersion, documentInfo, type ScoredChunk } from "./chunk-record.js";
 import type { DocumentRegistry } from "./document-registry.js";
 import type {
   KeywordIndex,
@@ -55,6 +55,13 @@ export interface DocumentStores {
   write(orgId: string, documents: readonly DocumentVersion[], options?: UpsertOptions): Promise<void>;
   /** Keeps the results that belong to committed document versions, in order. */
   visible(orgId: string, results: readonly ScoredChunk[]): Promise<ScoredChunk[]>;
+  /**
+   * The stored chunks of version `contentHash` of `docId`, in chunk order, with embeddings when
+   * the deployment has a vector index (read from it; else from the keyword index, without).
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  documentChunks(orgId: string, docId: string, contentHash: string): Promise<ChunkRecord[]>;
   /** Closes every store once. */
   close(): Promise<void>;
 }
@@ -69,6 +76,7 @@ export function transactionalDocumentStores(store: TransactionalStore): Document
     description: store.name,
     write: (orgId, documents, options) => store.upsert(orgId, documents, options),
     visible: async (_orgId, results) => [...results],
+    documentChunks: (orgId, docId, contentHash) => store.documentChunks(orgId, docId, contentHash),
     close: () => store.close(),
   };
 }
@@ -131,6 +139,8 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
           docId: document.docId,
           contentHash: document.contentHash,
           derivedFrom: document.derivedFrom,
+          info: documentInfo(document),
+          chunkCount: document.chunks.length,
         }));
         await parts.registry.commit(orgId, { write: entries, remove });
       } catch (error) {
@@ -166,6 +176,9 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
       if (results.length === 0) return [];
       const committed = await parts.registry.contentHashes(orgId, [...new Set(results.map((result) => result.chunk.docId))]);
       return results.filter((result) => committed.get(result.chunk.docId) === result.chunk.contentHash);
+    },
+    documentChunks(orgId, docId, contentHash) {
+      return (parts.vector ?? parts.keyword).documentChunks(orgId, docId, contentHash);
     },
     async close() {
       await Promise.all(closeables.map((item) => item.close()));

@@ -9,7 +9,7 @@
  * | both | Milvus | Elasticsearch or OpenSearch | `@docqa/milvus`, `@docqa/elasticsearch` |
  * | `FULLTEXT_URI` and `VECTOR_STORE=none` | none | Elasticsearch or OpenSearch | `@docqa/elasticsearch` |
  */
-import type { DocqaConfig } from "../config/docqa-config.js";
+import type { DocqaConfig } from "../config/config-schema.js";
 import { embeddedStoreFromConfig } from "../embedded-store/embedded-store-from-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
@@ -38,22 +38,22 @@ export interface SearchEnginePackage {
  * @throws {DocqaError} `config_invalid` when a selected backend's package is not installed.
  */
 export async function storesFromConfig(config: DocqaConfig, logger: Logger): Promise<DocumentStores> {
-  if (config.vectorStore === "embedded" && config.keywordStore === "embedded") {
+  if (config.stores.vector === "embedded" && config.stores.keyword === "embedded") {
     return transactionalDocumentStores(embeddedStoreFromConfig(config, logger));
   }
   const milvus =
-    config.vectorStore === "milvus" || config.keywordStore === "milvus"
+    config.stores.vector === "milvus" || config.stores.keyword === "milvus"
       ? (await importBackend<MilvusPackage>("@docqa/milvus", "VECTORDB_URI")).milvusStoreFromConfig(config, logger)
       : undefined;
   const keyword =
-    config.keywordStore === "search-engine"
+    config.stores.keyword === "search-engine"
       ? (await importBackend<SearchEnginePackage>("@docqa/elasticsearch", "FULLTEXT_URI")).searchEngineIndexFromConfig(config, logger)
       : milvus;
   if (!keyword) {
-    throw new DocqaError("config_invalid", `no keyword store for KEYWORD_STORE=${config.keywordStore}`, { component: "config" });
+    throw new DocqaError("config_invalid", `no keyword store for KEYWORD_STORE=${config.stores.keyword}`, { component: "config" });
   }
   return stagedDocumentStores({
-    vector: config.vectorStore === "milvus" ? milvus : undefined,
+    vector: config.stores.vector === "milvus" ? milvus : undefined,
     keyword,
     registry: keyword,
     logger,

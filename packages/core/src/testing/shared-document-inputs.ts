@@ -21,7 +21,9 @@ export interface SharedDocumentInputOptions {
 
 /**
  * Loads the shared documents with docqa's loaders, one input per loaded document, keyed by file
- * name (plus the record suffix of JSON records). Deliberately broken files are left out.
+ * name (plus the record suffix of JSON records). Deliberately broken files are left out: those
+ * that fail to load, and those the shared data names `malformed-*` (truncated copies of other
+ * files, which may still load and would duplicate their originals' text).
  *
  * @throws {Error} when `../shared/data/documents` is absent.
  */
@@ -33,7 +35,7 @@ export async function sharedDocumentInputs(options: SharedDocumentInputOptions =
   for (const format of options.formats ?? ["md", "txt", "docx"]) {
     for (const name of readdirSync(join(root, format)).sort()) {
       const path = join(root, format, name);
-      if (statSync(path).size > maxFileBytes) continue;
+      if (name.startsWith("malformed-") || statSync(path).size > maxFileBytes) continue;
       try {
         const loaded = await loadFile(
           { name, bytes: readFileSync(path) },

@@ -12,6 +12,6 @@ export const buildContext: Stage<PredictState> = {
   name: "build-context",
   phase: "context",
   run(state, runtime) {
-    state.context = build(state.chunks, runtime.config);
+    state.context = build(state.chunks, runtime.config.answering);
   },
 };

@@ -42,7 +42,10 @@ describe("check-citations stage", () => {
       keywords: [],
     };
     // Terms new, employe, get, 20, dai: four of five are in the source (0.8).
-    checkCitations.run(state, { ...test.runtime, config: { ...test.runtime.config, citationMinOverlap: 0.9 } });
+    checkCitations.run(state, {
+      ...test.runtime,
+      config: { ...test.runtime.config, answering: { ...test.runtime.config.answering, citationMinOverlap: 0.9 } },
+    });
     expect(state.unsupportedCitations).toHaveLength(1);
     checkCitations.run(state, test.runtime);
     expect(state.unsupportedCitations).toEqual([]);

@@ -16,7 +16,7 @@ export const checkCitations: Stage<PredictState> = {
     if (!state.answer) return;
     state.unsupportedCitations = check(state.answer, state.sources, {
       analyzer: runtime.analyzer,
-      minimumOverlap: runtime.config.citationMinOverlap,
+      minimumOverlap: runtime.config.answering.citationMinOverlap,
     });
   },
 };

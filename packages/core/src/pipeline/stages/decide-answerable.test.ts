@@ -71,7 +71,10 @@ describe("decide-answerable stage", () => {
     expect((await decide(beforeModel, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
       reason: "low_relevance",
     });
-    const off = { ...test.runtime, config: { ...test.runtime.config, abstentionChecks: "off" as const } };
+    const off = {
+      ...test.runtime,
+      config: { ...test.runtime.config, answering: { ...test.runtime.config.answering, abstentionChecks: "off" as const } },
+    };
     expect((await decide(off, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({ answerable: true });
   });
 });

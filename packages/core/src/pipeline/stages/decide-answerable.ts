@@ -18,9 +18,13 @@ export const decideAnswerable: Stage<PredictState> = {
   name: "decide-answerable",
   phase: "context",
   async run(state, runtime) {
-    const { config, analyzer } = runtime;
+    const { analyzer } = runtime;
+    const config = runtime.config.answering;
     const embeddings = runtime.embeddings.status === "ready" ? runtime.embeddings.embeddings : undefined;
-    state.evidence = await rankEvidence(state.query, state.context, { analyzer, embeddings, signal: state.signal });
+    // The question's embedding from retrieval, when its first query is the question itself.
+    const retrieved = state.retrievals[0];
+    const queryVector = retrieved?.query.text === state.query ? retrieved.queryVector : undefined;
+    state.evidence = await rankEvidence(state.query, state.context, { analyzer, embeddings, queryVector, signal: state.signal });
     const checks = effectiveChecks(runtime);
     const relevance = checks !== "off";
     state.answerability = decide(
@@ -41,7 +45,7 @@ export const decideAnswerable: Stage<PredictState> = {
 
 /** `ABSTENTION_CHECKS` resolved: `auto` is `all` for the extractive answerer and `relevance` before a model. */
 export function effectiveChecks(runtime: Pick<Runtime, "config" | "answerer">): "all" | "relevance" | "off" {
-  const configured = runtime.config.abstentionChecks;
+  const configured = runtime.config.answering.abstentionChecks;
   if (configured !== "auto") return configured;
   return runtime.answerer.name === "extractive" ? "all" : "relevance";
 }

@@ -32,7 +32,7 @@ describe("expand-summaries stage", () => {
   let test: TestRuntime;
   beforeAll(async () => {
     test = await createTestRuntime({
-      config: { chunkSize: 80, chunkOverlap: 0 },
+      config: { ingestion: { chunkSize: 80, chunkOverlap: 0 } },
       documents: {
         leave: {
           title: "Leave",

@@ -23,7 +23,7 @@ export const generateAnswer: Stage<PredictState> = {
     const { config, answerer } = runtime;
     const empty = state.context.entries.length === 0;
     const decision = state.answerability;
-    if ((empty && config.skipLlmOnEmptyContext) || (!empty && decision && !decision.answerable)) {
+    if ((empty && config.answering.skipModelOnEmptyContext) || (!empty && decision && !decision.answerable)) {
       state.generated = {
         answer: emptyContextAnswer(),
         mode: "empty-context",
@@ -41,7 +41,7 @@ export const generateAnswer: Stage<PredictState> = {
       context: state.context,
       evidence: state.evidence,
       history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
-      subqueries: config.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
+      subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
       signal: state.signal,
     };
     const onToken = state.request.onToken;

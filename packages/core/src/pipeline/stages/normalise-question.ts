@@ -29,7 +29,7 @@ export const normaliseQuestion: Stage<RetrievalState> = {
   name: "normalise",
   phase: "request",
   run(state, runtime) {
-    state.question = checkedQuery(state.input, runtime.config.maxQueryChars);
+    state.question = checkedQuery(state.input, runtime.config.retrieval.maxQueryChars);
     state.query = state.question;
   },
 };

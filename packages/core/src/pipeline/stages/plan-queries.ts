@@ -25,19 +25,19 @@ export const planQueries: Stage<PredictState> = {
   async run(state, runtime) {
     const { config } = runtime;
     const queries: PlannedQuery[] = [{ text: state.query, topK: state.settings.retrieverTopK, kind: "question" }];
-    if (config.useQueryDecomposition) {
+    if (config.retrieval.useQueryDecomposition) {
       const model = runtime.chatModel.status === "ready" ? runtime.chatModel : undefined;
       const decomposition = await decomposeQuestion(state.query, {
         model: model?.model,
         modelName: model?.modelName,
         structuredOutputMethod: runtime.structuredOutputMethod,
-        maxSubqueries: config.queryDecompositionN,
-        resilience: { timeoutMs: runtime.auxiliaryTimeoutMs, maxRetries: Math.min(1, config.llmMaxRetries) },
+        maxSubqueries: config.retrieval.queryDecompositionN,
+        resilience: { timeoutMs: runtime.auxiliaryTimeoutMs, maxRetries: Math.min(1, config.models.maxRetries) },
         signal: state.signal,
         logger: runtime.logger,
       });
-      state.subqueries = distinctSubqueries(decomposition.subqueries, state.query, config.maxQueryChars);
-      for (const text of state.subqueries) queries.push({ text, topK: config.subqueryTopK, kind: "subquery" });
+      state.subqueries = distinctSubqueries(decomposition.subqueries, state.query, config.retrieval.maxQueryChars);
+      for (const text of state.subqueries) queries.push({ text, topK: config.retrieval.subqueryTopK, kind: "subquery" });
     }
     state.queries = queries;
   },

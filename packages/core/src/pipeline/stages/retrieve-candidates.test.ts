@@ -28,7 +28,7 @@ describe("retrieve stage", () => {
         metadata: { acl: "|user:_all_|" },
       };
     }
-    test = await createTestRuntime({ documents, config: { vectorTopK: 8, bm25TopK: 8, retrieverTopK: 5 } });
+    test = await createTestRuntime({ documents, config: { retrieval: { vectorTopK: 8, bm25TopK: 8, retrieverTopK: 5 } } });
   });
   afterAll(() => test.close());
 

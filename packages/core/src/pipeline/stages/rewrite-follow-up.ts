@@ -16,7 +16,7 @@ export const rewriteFollowUp: Stage<PredictState> = {
   async run(state, runtime) {
     const model = runtime.chatModel.status === "ready" ? runtime.chatModel.model : undefined;
     const rewritten = await rewrite(state.question, state.history, { model, signal: state.signal });
-    state.query = checkedQuery(rewritten.query, runtime.config.maxQueryChars);
+    state.query = checkedQuery(rewritten.query, runtime.config.retrieval.maxQueryChars);
     state.rewriteMethod = rewritten.method;
   },
 };

@@ -1,0 +1,441 @@
+/**
+ * The configuration of a docqa service as one zod schema, in sections: `stores`, `embeddings`,
+ * `models` (the chat model), `retrieval`, `answering`, `ingestion`, `memory`, `access` and
+ * `logging`. Each setting names the environment variable it is read from (`env` metadata, see
+ * {@link setting}), so `loadConfig` (from variables) and `resolveConfig` (from code) parse the same schema and run
+ * the same checks. Defaults follow the interface specification's table "Configuration defaults
+ * (set A)" where the variable appears there; the others are docqa's own and documented in
+ * `docs/configuration.md`. Server settings (host, ports, JWT, rate limits, the test route) are
+ * not here: they belong to the HTTP adapters (`@docqa/http`'s `loadServerConfig`).
+ */
+import { z } from "zod";
+
+/** Metadata of a setting: the environment variable it is read from. */
+export interface SettingMetadata {
+  env: string;
+}
+
+/** Marks `schema` as the setting read from the environment variable `env`. */
+export function setting<T extends z.ZodType>(env: string, schema: T): T {
+  return schema.meta({ env } satisfies SettingMetadata as Record<string, unknown>) as T;
+}
+
+/** An integer at least `minimum`, default `defaultValue`; numeric strings are accepted. */
+export const integer = (defaultValue: number, minimum = 0) => z.coerce.number().int().min(minimum).default(defaultValue);
+/** An optional integer at least `minimum`. */
+export const optionalInteger = (minimum = 1) => z.coerce.number().int().min(minimum).optional();
+/** A number in [0, 1], default `defaultValue`. */
+export const fraction = (defaultValue: number) => z.coerce.number().min(0).max(1).default(defaultValue);
+/** A boolean, or a string `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`; default `defaultValue`. */
+export const flag = (defaultValue: boolean) => z.union([z.boolean(), z.stringbool()]).default(defaultValue);
+/** An optional string; an empty string counts as unset. */
+const optionalString = () => z.string().optional();
+
+/** Where documents are stored. */
+const storesSchema = z.object({
+  /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation, and jobs their spooled uploads. */
+  dataDir: setting("DATA_DIR", z.string().default("./data")),
+  /**
+   * `VECTOR_STORE`: `embedded`, `milvus`, or `none` (BM25 only on a full-text server). `auto`
+   * (default) picks Milvus when `VECTORDB_URI` is set, else the embedded store.
+   */
+  vector: setting("VECTOR_STORE", z.enum(["auto", "embedded", "milvus", "none"]).default("auto")),
+  /**
+   * `KEYWORD_STORE`: `embedded`, `elasticsearch`, `opensearch` (both: `search-engine` once
+   * resolved) or `milvus` (Milvus's BM25 function). `auto` (default) picks the search engine when
+   * `FULLTEXT_URI` is set, else Milvus when `VECTORDB_URI` is set, else the embedded store.
+   */
+  keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", "elasticsearch", "opensearch", "search-engine", "milvus"]).default("auto")),
+  /** `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the request fails with 503 (`store_unavailable`). */
+  timeoutMs: setting("STORE_TIMEOUT_MS", integer(10_000, 1)),
+  milvus: z
+    .object({
+      /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */
+      uri: setting("VECTORDB_URI", optionalString()),
+      /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
+      collection: setting(
+        "VECTORDB_COLLECTION",
+        z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
+          .default("docs_collection"),
+      ),
+      /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
+      token: setting("VECTORDB_TOKEN", optionalString()),
+    })
+    .prefault({}),
+  searchEngine: z
+    .object({
+      /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
+      uri: setting("FULLTEXT_URI", optionalString()),
+      /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
+      index: setting(
+        "FULLTEXT_INDEX",
+        z
+          .string()
+          .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")
+          .default("docs_bm25"),
+      ),
+      /** `FULLTEXT_API_KEY`: Elasticsearch API key; default none. */
+      apiKey: setting("FULLTEXT_API_KEY", optionalString()),
+      /** `FULLTEXT_USERNAME`: basic-auth user; default none. */
+      username: setting("FULLTEXT_USERNAME", optionalString()),
+      /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
+      password: setting("FULLTEXT_PASSWORD", optionalString()),
+    })
+    .prefault({}),
+  vectorIndex: z
+    .object({
+      /**
+       * `VECTOR_INDEX`: `auto` (default: an HNSW graph for organisations with `HNSW_MIN_VECTORS`
+       * vectors, exact search below), `exact` (always scan every vector), or `hnsw` (a graph for
+       * every organisation). Graphs are built in the background; searches are exact until the
+       * graph is ready, and for filters that allow under 5 % of the vectors.
+       */
+      mode: setting("VECTOR_INDEX", z.enum(["auto", "exact", "hnsw"]).default("auto")),
+      /** `HNSW_MIN_VECTORS`, default 20000. */
+      hnswMinVectors: setting("HNSW_MIN_VECTORS", integer(20_000, 0)),
+      /** `HNSW_CONNECTIVITY`, default 16: graph degree M. */
+      hnswConnectivity: setting("HNSW_CONNECTIVITY", integer(16, 2)),
+      /** `HNSW_EXPANSION_SEARCH`, default 64: candidate list size ef at search time. */
+      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", integer(64, 1)),
+    })
+    .prefault({}),
+});
+
+/** The embedding model. */
+const embeddingsSchema = z.object({
+  /**
+   * `EMBED_PROVIDER`: `transformers` (default; a local model run with transformers.js), `openai`
+   * (`OpenAIEmbeddings` at `HOSTEDLLM_BASE_URL` with `HOSTEDLLM_API_KEY`), `ollama`
+   * (`OllamaEmbeddings` at `LOCALLLM_BASE_URL`), or `none` (BM25 only, without a warning).
+   * `openai` and `ollama` need `EMBED_MODEL_NAME` set explicitly.
+   */
+  provider: setting("EMBED_PROVIDER", z.enum(["transformers", "openai", "ollama", "none"]).default("transformers")),
+  /**
+   * `EMBED_MODEL_NAME`, default `Xenova/bge-base-en-v1.5` (768 dimensions) for transformers.js; no
+   * default with `EMBED_PROVIDER=openai` or `ollama` (for example `text-embedding-3-small`,
+   * `nomic-embed-text`).
+   */
+  modelName: setting("EMBED_MODEL_NAME", optionalString()),
+  /** `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js layout). */
+  modelPath: setting("EMBED_MODEL_PATH", optionalString()),
+  /** `EMBED_DIMENSION`, default 768: must equal the model's output dimension and the index's. */
+  dimension: setting("EMBED_DIMENSION", integer(768, 1)),
+  /** `EMBED_DTYPE`, default `fp32`: ONNX weights precision (`q8` loads `onnx/model_quantized.onnx`). */
+  dtype: setting("EMBED_DTYPE", z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("fp32")),
+  /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
+  allowRemote: setting("EMBED_ALLOW_REMOTE", flag(true)),
+});
+
+/** The chat model (a language model used for answers, decomposition, intents and follow-ups). */
+const modelsSchema = z.object({
+  /** `RAG_LLM_PROVIDER`: `openai` (default; any OpenAI-compatible API), `ollama`, or `extractive` (no model). */
+  provider: setting("RAG_LLM_PROVIDER", z.enum(["openai", "ollama", "extractive"]).default("openai")),
+  /** `RAG_GENERATOR_MODEL`, default `gpt-4o-mini`: hosted model name. */
+  generatorModel: setting("RAG_GENERATOR_MODEL", z.string().default("gpt-4o-mini")),
+  /** `HOSTEDLLM_API_KEY`: API key of the hosted model; without it (and without a base URL) the extractive answerer is used. */
+  hostedApiKey: setting("HOSTEDLLM_API_KEY", optionalString()),
+  /** `HOSTEDLLM_BASE_URL`: base URL of an OpenAI-compatible server (vLLM, llama.cpp, gateways). */
+  hostedBaseUrl: setting("HOSTEDLLM_BASE_URL", z.url().optional()),
+  /** `LOCALLLM_MODEL`, default `llama3.1:8b`: Ollama model name. */
+  localModel: setting("LOCALLLM_MODEL", z.string().default("llama3.1:8b")),
+  /** `LOCALLLM_BASE_URL`, default `http://localhost:11434`. */
+  localBaseUrl: setting("LOCALLLM_BASE_URL", z.url().default("http://localhost:11434")),
+  /** `LOCALLLM_NUM_PREDICT`: maximum tokens to generate; default unset (model default). */
+  numPredict: setting("LOCALLLM_NUM_PREDICT", optionalInteger()),
+  /** `LOCALLLM_NUM_CTX`: context window in tokens; default unset (model default). */
+  numCtx: setting("LOCALLLM_NUM_CTX", optionalInteger()),
+  /** `RAG_LLM_TEMP`, default 0. */
+  temperature: setting("RAG_LLM_TEMP", z.coerce.number().min(0).max(2).default(0)),
+  /** `RAG_LLM_TOP_P`, default 0.2. */
+  topP: setting("RAG_LLM_TOP_P", fraction(0.2)),
+  /**
+   * `RAG_LLM_TIMEOUT_MS`, default 60000: milliseconds one chat model call (one attempt) may take
+   * before it is aborted; a request whose answer call times out fails with 504 `model_timeout`.
+   * Query decomposition and intent detection use the smaller of this and 10000.
+   */
+  timeoutMs: setting("RAG_LLM_TIMEOUT_MS", integer(60_000, 1)),
+  /**
+   * `RAG_LLM_MAX_RETRIES`, default 2: retries of a chat model call after HTTP 429, 5xx or a
+   * connection failure (honouring `Retry-After`), within twice `RAG_LLM_TIMEOUT_MS` in total.
+   */
+  maxRetries: setting("RAG_LLM_MAX_RETRIES", integer(2, 0)),
+  /**
+   * `RAG_LLM_STRUCTURED_OUTPUT`, default `auto`: how the Answer object is requested:
+   * `function_calling` (a forced tool call), `json_schema` (Ollama's `format` schema or
+   * `response_format: json_schema`), `json_mode` (`response_format: json_object`, schema in the
+   * prompt only); `auto` is `json_schema` for Ollama and `function_calling` otherwise.
+   */
+  structuredOutput: setting("RAG_LLM_STRUCTURED_OUTPUT", z.enum(["auto", "function_calling", "json_schema", "json_mode"]).default("auto")),
+});
+
+/** Retrieval: depths, fusion, BM25, the reranker, decomposition. */
+const retrievalSchema = z.object({
+  /** `VECTOR_RETRIEVER_TOP_K`, default 8. */
+  vectorTopK: setting("VECTOR_RETRIEVER_TOP_K", integer(8, 1)),
+  /** `BM25_RETRIEVER_TOP_K`, default 8. */
+  bm25TopK: setting("BM25_RETRIEVER_TOP_K", integer(8, 1)),
+  /** `RETRIEVER_TOP_K`, default 5: chunks kept after fusion, reranking and ACL filtering. */
+  retrieverTopK: setting("RETRIEVER_TOP_K", integer(5, 1)),
+  /** `WEIGHT_VECTOR`, default 0.5. */
+  weightVector: setting("WEIGHT_VECTOR", z.coerce.number().min(0).default(0.5)),
+  /** `WEIGHT_BM25`, default 0.5. */
+  weightBm25: setting("WEIGHT_BM25", z.coerce.number().min(0).default(0.5)),
+  /** `SCORE_NORMALIZATION`, default `z-score` (chosen on SciFact, see docs/retrieval.md); see `normalizeScores`. */
+  scoreNormalization: setting("SCORE_NORMALIZATION", z.enum(["min-max", "z-score"]).default("z-score")),
+  /** `BM25_K1`, default 0.9 (Anserini's BEIR setting): term-frequency saturation of Okapi BM25. */
+  bm25K1: setting("BM25_K1", z.coerce.number().min(0).default(0.9)),
+  /** `BM25_B`, default 0.4 (Anserini's BEIR setting): length normalisation of Okapi BM25. */
+  bm25B: setting("BM25_B", fraction(0.4)),
+  /** `USE_RERANKER`, default false. */
+  useReranker: setting("USE_RERANKER", flag(false)),
+  /** `RERANK_TOP_K`, default 5. */
+  rerankTopK: setting("RERANK_TOP_K", integer(5, 1)),
+  /** `RERANKER_SCORE_THRESHOLD`, default 0.5 (the cross-encoder's scores are probabilities in [0, 1]). */
+  rerankerScoreThreshold: setting("RERANKER_SCORE_THRESHOLD", z.coerce.number().default(0.5)),
+  /** `RERANKER_MODEL_NAME`, default `Xenova/ms-marco-MiniLM-L-6-v2`: the cross-encoder run with transformers.js. */
+  rerankerModelName: setting("RERANKER_MODEL_NAME", z.string().default("Xenova/ms-marco-MiniLM-L-6-v2")),
+  /** `RERANKER_MODEL_PATH`: local directory holding `<RERANKER_MODEL_NAME>/`; default `EMBED_MODEL_PATH`. */
+  rerankerModelPath: setting("RERANKER_MODEL_PATH", optionalString()),
+  /**
+   * `RERANK_DEPTH`, default 20: fused candidates scored by the reranker. Bounds its CPU cost: a
+   * MiniLM-L6 cross-encoder needs a few milliseconds per pair on two cores, so 20 pairs stay
+   * within about 200 ms.
+   */
+  rerankDepth: setting("RERANK_DEPTH", integer(20, 1)),
+  /** `USE_QUERY_DECOMPOSITION`, default true. */
+  useQueryDecomposition: setting("USE_QUERY_DECOMPOSITION", flag(true)),
+  /** `QUERY_DECOMPOSITION_N`, default 5. */
+  queryDecompositionN: setting("QUERY_DECOMPOSITION_N", integer(5, 1)),
+  /** `SUBQUERY_TOP_K`, default 5. */
+  subqueryTopK: setting("SUBQUERY_TOP_K", integer(5, 1)),
+  /** `MAX_RETRIEVAL_THREADS`, default 10: concurrent retrievals of one request (sub-queries). */
+  maxRetrievalThreads: setting("MAX_RETRIEVAL_THREADS", integer(10, 1)),
+  /** `MAX_QUERY_CHARS`, default 4000: longer questions are rejected with `invalid_request`. */
+  maxQueryChars: setting("MAX_QUERY_CHARS", integer(4000, 1)),
+});
+
+/** Answering: the context, the extractive answerer, abstention, citation checks, the empty-context rule. */
+const answeringSchema = z.object({
+  /**
+   * `EXTRACTIVE_MIN_COVERAGE`, default 0.15: the extractive answerer abstains when no sentence
+   * covers at least this IDF-weighted share of the question's content terms.
+   */
+  extractiveMinCoverage: setting("EXTRACTIVE_MIN_COVERAGE", fraction(0.15)),
+  /**
+   * `ABSTENTION_CHECKS`, default `auto`: which abstention checks run before the answerer
+   * (`decideAnswerable`). `all`: relevance (`low_relevance`) and answer (`not_answerable`) checks;
+   * `relevance`: only the relevance checks; `off`: none (only an empty context abstains);
+   * `auto`: `all` for the extractive answerer, `relevance` when a model answers (the model reads
+   * the text and abstains itself).
+   */
+  abstentionChecks: setting("ABSTENTION_CHECKS", z.enum(["auto", "all", "relevance", "off"]).default("auto")),
+  /**
+   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.3: without an embedding model (BM25 only), the
+   * answer abstains with `low_relevance` when no retrieved chunk (text and title) holds this
+   * idf-weighted share of the question's content terms. Chosen on the shared SQuAD v2 set and the
+   * out-of-corpus question sets (docs/answering.md).
+   */
+  abstainMinPassageCoverage: setting("ABSTAIN_MIN_PASSAGE_COVERAGE", fraction(0.3)),
+  /**
+   * `ABSTAIN_MIN_DENSE`: with an embedding model, the answer abstains with `low_relevance` when
+   * no sentence's dense signal (cosine with the question, relative to the question's own) reaches
+   * it. Default: the value measured for the model's family (`defaultDenseThreshold`: 0.5 for
+   * all-MiniLM, 0.64 for bge), 0.5 for other models.
+   */
+  abstainMinDense: setting("ABSTAIN_MIN_DENSE", z.coerce.number().min(-1).max(1).optional()),
+  /**
+   * `CITATION_MIN_OVERLAP`, default 0.6: a cited statement counts as supported by its source when
+   * it appears there or this share of its terms does (`unsupported_citations`).
+   */
+  citationMinOverlap: setting("CITATION_MIN_OVERLAP", fraction(0.6)),
+  /** `SKIP_LLM_ON_EMPTY_CONTEXT`, default true: with no readable context, answer the empty-context answer without calling the answerer. */
+  skipModelOnEmptyContext: setting("SKIP_LLM_ON_EMPTY_CONTEXT", flag(true)),
+  /** `SUBQUERY_REASONING_ENABLED`, default true: a language model is shown the sub-queries of a decomposed question. */
+  subqueryReasoningEnabled: setting("SUBQUERY_REASONING_ENABLED", flag(true)),
+  /** `MAX_DOC_CHARS`, default 4000: characters of one source passed to the model. */
+  maxDocChars: setting("MAX_DOC_CHARS", integer(4000, 100)),
+  /** `MAX_CONTEXT_CHARS`, default 16000: characters of the whole context passed to the model. */
+  maxContextChars: setting("MAX_CONTEXT_CHARS", integer(16_000, 100)),
+});
+
+/** Ingestion: chunking, RAPTOR, file limits, concurrency. */
+const ingestionSchema = z.object({
+  /** `CHUNK_SIZE`, default 1000 characters. */
+  chunkSize: setting("CHUNK_SIZE", integer(1000, 50)),
+  /** `CHUNK_OVERLAP`, default 150 characters; must be smaller than `CHUNK_SIZE`. */
+  chunkOverlap: setting("CHUNK_OVERLAP", integer(150, 0)),
+  /** `USE_SEMANTIC_SPLIT`, default false. */
+  useSemanticSplit: setting("USE_SEMANTIC_SPLIT", flag(false)),
+  /** `SEMANTIC_SPLIT_PERCENTILE`, default 95: percentile of adjacent-sentence distances that marks a cut. */
+  semanticSplitPercentile: setting("SEMANTIC_SPLIT_PERCENTILE", z.coerce.number().min(50).max(100).default(95)),
+  /** `USE_RAPTOR`, default true. */
+  useRaptor: setting("USE_RAPTOR", flag(true)),
+  /** `RAPTOR_MAX_LEVELS`, default 3: summary levels built above the chunks. */
+  raptorMaxLevels: setting("RAPTOR_MAX_LEVELS", integer(3, 1)),
+  /** `RAPTOR_CLUSTER_SIZE`, default 8: largest cluster summarised into one node. */
+  raptorClusterSize: setting("RAPTOR_CLUSTER_SIZE", integer(8, 2)),
+  /** `RAPTOR_SUMMARY_CHARS`, default 800: target length of an extractive summary. */
+  raptorSummaryChars: setting("RAPTOR_SUMMARY_CHARS", integer(800, 100)),
+  /** `JSON_RECORDS_AS_DOCUMENTS`, default true: each record of a JSON record array becomes its own document. */
+  jsonRecordsAsDocuments: setting("JSON_RECORDS_AS_DOCUMENTS", flag(true)),
+  /** `MAX_UPLOAD_BYTES`, default 104857600 (100 MiB): largest request body or uploaded file. */
+  maxUploadBytes: setting("MAX_UPLOAD_BYTES", integer(100 * 1024 * 1024, 1024)),
+  /** `MAX_EXTRACTED_CHARS`, default 20000000: most characters of text taken from one file. */
+  maxExtractedChars: setting("MAX_EXTRACTED_CHARS", integer(20_000_000, 1000)),
+  /** `MAX_INGESTION_THREADS`, default 10: files ingested concurrently. */
+  maxIngestionThreads: setting("MAX_INGESTION_THREADS", integer(10, 1)),
+});
+
+/** Conversation memory and the job store's connection. */
+const memorySchema = z.object({
+  /** `CACHE_URL`, `CACHE_HOST`, `CACHE_PORT` (6379), `CACHE_DB` (0), `CACHE_PASSWORD`, `CACHE_SSL` (false): Redis, for memory, jobs and rate limits. */
+  cache: z
+    .object({
+      url: setting("CACHE_URL", optionalString()),
+      host: setting("CACHE_HOST", optionalString()),
+      port: setting("CACHE_PORT", integer(6379, 1)),
+      db: setting("CACHE_DB", integer(0)),
+      password: setting("CACHE_PASSWORD", optionalString()),
+      ssl: setting("CACHE_SSL", flag(false)),
+    })
+    .prefault({}),
+  /** `SESSION_TIMEOUT`, default 600 seconds. */
+  sessionTimeoutSeconds: setting("SESSION_TIMEOUT", integer(600, 1)),
+  /** `THREAD_TIMEOUT`, default 300 seconds. */
+  threadTimeoutSeconds: setting("THREAD_TIMEOUT", integer(300, 1)),
+  /** `MAX_SESSION_TOKENS`, default 500. */
+  maxSessionTokens: setting("MAX_SESSION_TOKENS", integer(500, 1)),
+});
+
+/** A comma-separated list (or an array) of names, trimmed, without empty entries; default `defaultValue`. */
+export const nameList = (defaultValue: readonly string[]) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()).filter((name) => name !== ""))
+    .default([...defaultValue]);
+
+/** Who may write: the write rules of `docs/access-control.md` (`acl/authorize-write.ts`). */
+const accessSchema = z.object({
+  /**
+   * `ADMIN_ROLES`, default `admin`: comma-separated roles whose holders manage every document of
+   * their organisation (replace, delete, change owner and ACL, list all). Compared
+   * case-insensitively with the principal's roles (the token's `role`/`roles`, or a principal
+   * resolver's).
+   */
+  adminRoles: setting("ADMIN_ROLES", nameList(["admin"])),
+});
+
+/** Logs. */
+const loggingSchema = z.object({
+  /** `PERF_LOG`, default false: print the spec's `PERF` lines. */
+  perfLog: setting("PERF_LOG", flag(false)),
+  /** `LOG_LEVEL`, default `info`. */
+  level: setting("LOG_LEVEL", z.enum(["debug", "info", "warn", "error", "silent"]).default("info")),
+  /**
+   * `TRACE_CONTENT`, default false: OpenTelemetry spans also carry the question, the queries, the
+   * answer's callout and file names (never by default: spans carry sizes and counts only).
+   */
+  traceContent: setting("TRACE_CONTENT", flag(false)),
+});
+
+/** The sections, before the `auto` choices are resolved. */
+const sectionsSchema = z.object({
+  stores: storesSchema.prefault({}),
+  embeddings: embeddingsSchema.prefault({}),
+  models: modelsSchema.prefault({}),
+  retrieval: retrievalSchema.prefault({}),
+  answering: answeringSchema.prefault({}),
+  ingestion: ingestionSchema.prefault({}),
+  memory: memorySchema.prefault({}),
+  access: accessSchema.prefault({}),
+  logging: loggingSchema.prefault({}),
+});
+
+/** The default transformers.js embedding model (768 dimensions, the spec's `EMBED_DIMENSION`). */
+export const defaultEmbeddingModel = "Xenova/bge-base-en-v1.5";
+
+/**
+ * The configuration schema: the sections, checked across settings, with `auto` store choices and
+ * defaults that depend on other settings resolved. Parse errors carry paths such as
+ * `["retrieval", "vectorTopK"]`; `loadConfig` names the variable instead.
+ */
+export const configSchema = sectionsSchema
+  .superRefine((config, context) => {
+    const problem = (path: (string | number)[], message: string) => context.addIssue({ code: "custom", path, message });
+    if ((config.embeddings.provider === "openai" || config.embeddings.provider === "ollama") && config.embeddings.modelName === undefined) {
+      const example = config.embeddings.provider === "openai" ? "text-embedding-3-small" : "nomic-embed-text";
+      problem(
+        ["embeddings", "modelName"],
+        `EMBED_PROVIDER=${config.embeddings.provider} needs EMBED_MODEL_NAME set to a model the provider serves (for example ${example}); the default ${defaultEmbeddingModel} is a transformers.js model`,
+      );
+    }
+    if (config.ingestion.chunkOverlap >= config.ingestion.chunkSize) {
+      problem(
+        ["ingestion", "chunkOverlap"],
+        `CHUNK_OVERLAP (${config.ingestion.chunkOverlap}) must be smaller than CHUNK_SIZE (${config.ingestion.chunkSize})`,
+      );
+    }
+    if (config.retrieval.weightVector + config.retrieval.weightBm25 === 0) {
+      problem(["retrieval", "weightVector"], "WEIGHT_VECTOR and WEIGHT_BM25 are both 0");
+    }
+  })
+  .transform((config, context) => {
+    const { stores } = config;
+    const vector = stores.vector === "auto" ? (stores.milvus.uri ? "milvus" : "embedded") : stores.vector;
+    const keyword: "embedded" | "search-engine" | "milvus" =
+      stores.keyword === "auto"
+        ? stores.searchEngine.uri
+          ? "search-engine"
+          : stores.milvus.uri
+            ? "milvus"
+            : "embedded"
+        : stores.keyword === "elasticsearch" || stores.keyword === "opensearch"
+          ? "search-engine"
+          : stores.keyword;
+    if ((vector === "embedded") !== (keyword === "embedded") && vector !== "none") {
+      context.addIssue({
+        code: "custom",
+        path: ["stores", "vector"],
+        message: `the embedded store holds both indexes, so it cannot be combined with a server (vector store ${vector}, keyword store ${keyword}): set both VECTORDB_URI and FULLTEXT_URI, or VECTORDB_URI alone (Milvus for both), or neither; for BM25 only on a full-text server set VECTOR_STORE=none`,
+      });
+    }
+    if (vector === "none" && keyword === "embedded") {
+      context.addIssue({
+        code: "custom",
+        path: ["stores", "vector"],
+        message:
+          "VECTOR_STORE=none needs a server keyword store (FULLTEXT_URI or VECTORDB_URI); for BM25 only with the embedded store set EMBED_PROVIDER=none",
+      });
+    }
+    return {
+      ...config,
+      stores: {
+        ...stores,
+        vector,
+        keyword,
+        milvus: { ...stores.milvus, uri: stores.milvus.uri ?? "http://localhost:19530" },
+        searchEngine: {
+          ...stores.searchEngine,
+          uri: stores.searchEngine.uri ?? "http://localhost:9200",
+          /** Which client speaks to `FULLTEXT_URI`: set by `KEYWORD_STORE=elasticsearch|opensearch`; with `auto`, the engine's `GET /` answer decides. */
+          engine: (stores.keyword === "elasticsearch" || stores.keyword === "opensearch" ? stores.keyword : "auto") as
+            | "auto"
+            | "elasticsearch"
+            | "opensearch",
+        },
+      },
+      embeddings: { ...config.embeddings, modelName: config.embeddings.modelName ?? defaultEmbeddingModel },
+      retrieval: { ...config.retrieval, rerankerModelPath: config.retrieval.rerankerModelPath ?? config.embeddings.modelPath },
+    };
+  });
+
+/** Fully resolved configuration. Build one with `loadConfig` (environment) or `resolveConfig` (code). */
+export type DocqaConfig = z.output<typeof configSchema>;
+
+/** What `configSchema` accepts: every section and setting optional. */
+export type DocqaConfigInput = z.input<typeof configSchema>;
+
+/** Which score normalisation maps each retriever's scores to [0, 1] before fusion. */
+export type ScoreNormalization = DocqaConfig["retrieval"]["scoreNormalization"];
