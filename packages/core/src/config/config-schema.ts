@@ -8,10 +8,7 @@
  * `docs/configuration.md`. Server settings (host, ports, JWT, rate limits, the test route) are
  * not here: they belong to the HTTP adapters (`@docqa/http`'s `loadServerConfig`).
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
-import { findEmbeddingModels, type LocalModel } from "../embeddings/find-embedding-models.js";
 
 /** Metadata of a setting: the environment variable it is read from. */
 export interface SettingMetadata {
@@ -121,17 +118,12 @@ const embeddingsSchema = z.object({
    * `nomic-embed-text`).
    */
   modelName: setting("EMBED_MODEL_NAME", optionalString()),
-  /**
-   * `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js
-   * layout). When `EMBED_MODEL_NAME` is unset and the default model is not there, the model found
-   * there is used (`localEmbeddingModel`), with its dimension and weights precision unless
-   * `EMBED_DIMENSION`/`EMBED_DTYPE` say otherwise: a model on disk makes retrieval hybrid.
-   */
+  /** `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js layout). */
   modelPath: setting("EMBED_MODEL_PATH", optionalString()),
-  /** `EMBED_DIMENSION`, default 768 (or the dimension of the model found under `EMBED_MODEL_PATH`): must equal the model's output dimension and the index's. */
-  dimension: setting("EMBED_DIMENSION", optionalInteger(1)),
-  /** `EMBED_DTYPE`, default `fp32` (or the precision of the model found under `EMBED_MODEL_PATH`): ONNX weights precision (`q8` loads `onnx/model_quantized.onnx`). */
-  dtype: setting("EMBED_DTYPE", z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).optional()),
+  /** `EMBED_DIMENSION`, default 768: must equal the model's output dimension and the index's. */
+  dimension: setting("EMBED_DIMENSION", integer(768, 1)),
+  /** `EMBED_DTYPE`, default `fp32`: ONNX weights precision (`q8` loads `onnx/model_quantized.onnx`). */
+  dtype: setting("EMBED_DTYPE", z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("fp32")),
   /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
   allowRemote: setting("EMBED_ALLOW_REMOTE", flag(true)),
 });
@@ -434,47 +426,10 @@ export const configSchema = sectionsSchema
             | "opensearch",
         },
       },
-      embeddings: resolveEmbeddings(config.embeddings),
+      embeddings: { ...config.embeddings, modelName: config.embeddings.modelName ?? defaultEmbeddingModel },
       retrieval: { ...config.retrieval, rerankerModelPath: config.retrieval.rerankerModelPath ?? config.embeddings.modelPath },
     };
   });
-
-/** The default dimension (`EMBED_DIMENSION`), that of {@link defaultEmbeddingModel}. */
-const defaultEmbeddingDimension = 768;
-
-/**
- * Local models preferred when `EMBED_MODEL_PATH` holds several: the better retriever first
- * (SciFact nDCG@10 0.71 for bge-small-en-v1.5 against 0.65 for all-MiniLM-L6-v2, measured in
- * `../shared/data/models/README.md`).
- */
-const preferredLocalModels = ["bge-small-en-v1.5", "all-MiniLM-L6-v2"];
-
-/**
- * The embedding model to use from `EMBED_MODEL_PATH` when none is named: with the transformers.js
- * provider, `EMBED_MODEL_NAME` unset and {@link defaultEmbeddingModel} absent from the path, the
- * first model found there (`findEmbeddingModels`, {@link preferredLocalModels} first); else
- * undefined (the configured or default model is used).
- */
-export function localEmbeddingModel(embeddings: {
-  provider: string;
-  modelName?: string | undefined;
-  modelPath?: string | undefined;
-}): LocalModel | undefined {
-  if (embeddings.provider !== "transformers" || embeddings.modelName !== undefined || embeddings.modelPath === undefined) return undefined;
-  if (existsSync(join(embeddings.modelPath, defaultEmbeddingModel, "config.json"))) return undefined;
-  return findEmbeddingModels([embeddings.modelPath], preferredLocalModels)[0];
-}
-
-/** The embeddings section with the model, dimension and precision filled in (see `EMBED_MODEL_PATH`). */
-function resolveEmbeddings(embeddings: z.output<typeof embeddingsSchema>) {
-  const local = localEmbeddingModel(embeddings);
-  return {
-    ...embeddings,
-    modelName: embeddings.modelName ?? local?.id ?? defaultEmbeddingModel,
-    dimension: embeddings.dimension ?? local?.dimension ?? defaultEmbeddingDimension,
-    dtype: embeddings.dtype ?? local?.dtype ?? "fp32",
-  };
-}
 
 /** Fully resolved configuration. Build one with `loadConfig` (environment) or `resolveConfig` (code). */
 export type DocqaConfig = z.output<typeof configSchema>;

@@ -1,6 +1,3 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DocqaError } from "../errors/docqa-error.js";
 import { configSchema, type DocqaConfig } from "./config-schema.js";
@@ -275,55 +272,5 @@ describe("model provider settings", () => {
     expect(captureError(() => resolveConfig({ embeddings: { provider: provider as "openai" | "ollama" } })).code).toBe("config_invalid");
     const config = loadConfig({ EMBED_PROVIDER: provider, EMBED_MODEL_NAME: "nomic-embed-text" });
     expect([config.embeddings.provider, config.embeddings.modelName]).toEqual([provider, "nomic-embed-text"]);
-  });
-});
-
-describe("EMBED_MODEL_PATH without EMBED_MODEL_NAME", () => {
-  /** A folder holding two fake transformers.js models, int8 weights only, as ../shared/data/models does. */
-  function modelsFolder(): string {
-    const root = mkdtempSync(join(tmpdir(), "docqa-models-"));
-    for (const [id, dimension] of [
-      ["Xenova/all-MiniLM-L6-v2", 384],
-      ["Xenova/bge-small-en-v1.5", 384],
-    ] as const) {
-      mkdirSync(join(root, id, "onnx"), { recursive: true });
-      writeFileSync(join(root, id, "config.json"), JSON.stringify({ hidden_size: dimension, architectures: ["BertModel"] }));
-      writeFileSync(join(root, id, "tokenizer.json"), "{}");
-      writeFileSync(join(root, id, "onnx", "model_quantized.onnx"), "");
-    }
-    return root;
-  }
-
-  it("uses the model found there, with its dimension and precision, so retrieval is hybrid", () => {
-    const root = modelsFolder();
-    expect(loadConfig({ EMBED_MODEL_PATH: root }).embeddings).toMatchObject({
-      provider: "transformers",
-      modelName: "Xenova/bge-small-en-v1.5",
-      modelPath: root,
-      dimension: 384,
-      dtype: "q8",
-    });
-    // Settings given explicitly win.
-    expect(loadConfig({ EMBED_MODEL_PATH: root, EMBED_DIMENSION: "512", EMBED_DTYPE: "fp32" }).embeddings).toMatchObject({
-      modelName: "Xenova/bge-small-en-v1.5",
-      dimension: 512,
-      dtype: "fp32",
-    });
-    expect(loadConfig({ EMBED_MODEL_PATH: root, EMBED_MODEL_NAME: "Xenova/all-MiniLM-L6-v2" }).embeddings).toMatchObject({
-      modelName: "Xenova/all-MiniLM-L6-v2",
-      dimension: 768,
-      dtype: "fp32",
-    });
-  });
-
-  it("keeps the defaults when the default model is there, the path holds no model, or no path is set", () => {
-    const root = modelsFolder();
-    mkdirSync(join(root, "Xenova", "bge-base-en-v1.5"), { recursive: true });
-    writeFileSync(join(root, "Xenova", "bge-base-en-v1.5", "config.json"), JSON.stringify({ hidden_size: 768 }));
-    const defaults = { modelName: "Xenova/bge-base-en-v1.5", dimension: 768, dtype: "fp32" };
-    expect(loadConfig({ EMBED_MODEL_PATH: root }).embeddings).toMatchObject(defaults);
-    expect(loadConfig({ EMBED_MODEL_PATH: mkdtempSync(join(tmpdir(), "docqa-no-models-")) }).embeddings).toMatchObject(defaults);
-    expect(loadConfig({}).embeddings).toMatchObject(defaults);
-    expect(loadConfig({ EMBED_MODEL_PATH: modelsFolder(), EMBED_PROVIDER: "none" }).embeddings).toMatchObject(defaults);
   });
 });
