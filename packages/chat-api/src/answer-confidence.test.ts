@@ -49,4 +49,14 @@ describe("answerConfidence", () => {
     expect(answerConfidence(answer({ callout_answer: "x [Source: doc_7]" }), { doc_1: source(1) }, weights).confidence).toBe(0);
     expect(answerConfidence(answer({ callout_answer: "x [Source: doc_1]" }), { doc_1: source(undefined) }, weights).confidence).toBe(0);
   });
+
+  it("is 0 whenever the service abstained, whatever the answer cites", () => {
+    const sources = { doc_1: source(1) };
+    expect(answerConfidence(answer({ callout_answer: "x [Source: doc_1]" }), sources, weights).confidence).toBe(1);
+    expect(answerConfidence(answer({ callout_answer: "x [Source: doc_1]" }), sources, weights, true)).toEqual({
+      retrieval: 0,
+      coverage: 0,
+      confidence: 0,
+    });
+  });
 });

@@ -39,9 +39,16 @@ function knownKeys(text: string, sources: Readonly<Record<string, Source>>): str
  *   supporting points (`positive_list`), the share that cite at least one source. Caveats and
  *   further information are not counted: they may rightly stand without a citation.
  * - confidence = R × C, rounded to 3 decimals; 0 when the answer cites nothing (including the
- *   spec's empty-context answer).
+ *   spec's empty-context answer), and 0 whenever the service abstained (`abstained`), so an
+ *   abstention never reads as a confident answer.
  */
-export function answerConfidence(answer: Answer, sources: Readonly<Record<string, Source>>, weights: FusionWeights): ConfidenceParts {
+export function answerConfidence(
+  answer: Answer,
+  sources: Readonly<Record<string, Source>>,
+  weights: FusionWeights,
+  abstained = false,
+): ConfidenceParts {
+  if (abstained) return { retrieval: 0, coverage: 0, confidence: 0 };
   const statements = [answer.callout_answer, ...answer.positive_list].filter((statement) => statement.trim() !== "");
   const citing = statements.filter((statement) => knownKeys(statement, sources).length > 0).length;
   const coverage = statements.length === 0 ? 0 : citing / statements.length;

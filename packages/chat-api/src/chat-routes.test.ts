@@ -579,12 +579,13 @@ describe("POST /api/chat", () => {
     expect(body.response).toBe("New employees receive 20 vacation days in their first year. [1]\n\nSources:\n[1] vacation.txt");
     expect(body.sources).toEqual(["vacation.txt"]);
     expect(body.sessionId).toBe("s-1");
+    expect(body).toMatchObject({ abstained: false, abstentionReason: null, unsupportedCitations: 0 });
     // One chunk found by both retrievers, the only item of each list: each normalised score is 1,
     // so R = 1; the one statement cites it, so C = 1.
     expect(body.confidence).toBe(1);
   });
 
-  it("answers the spec's no-information sentence with no sources and confidence 0 when nothing matches", async () => {
+  it("abstains with no_documents: the no-information sentence, no sources and confidence 0 when nothing is retrieved", async () => {
     const h = harness();
     const response = await postJson(
       h.app,
@@ -592,7 +593,63 @@ describe("POST /api/chat", () => {
       { message: "What is the parking policy?", sessionId: "s-2" },
       await tokenFor("ann@a.example"),
     );
-    expect(await response.json()).toEqual({ response: noInformationSentence, sources: [], confidence: 0, sessionId: "s-2" });
+    const body = await response.json();
+    expectConforms("post", "/api/chat", 200, body);
+    expect(body).toEqual({
+      response: noInformationSentence,
+      sources: [],
+      confidence: 0,
+      sessionId: "s-2",
+      abstained: true,
+      abstentionReason: "no_documents",
+      unsupportedCitations: 0,
+    });
+  });
+
+  it("abstains with low_relevance when what was retrieved is not about the message", async () => {
+    const h = harness();
+    const ann = await tokenFor("ann@a.example");
+    await upload(h.app, [{ name: "vacation.txt", content: "New employees receive 20 vacation days in their first year." }], ann, {
+      metadata: everyone,
+    });
+    const response = await postJson(
+      h.app,
+      "/api/chat",
+      { message: "Which vacation destinations in Mongolia have the best hiking trails?", sessionId: "s-3" },
+      ann,
+    );
+    expect(await response.json()).toEqual({
+      response: noInformationSentence,
+      sources: [],
+      confidence: 0,
+      sessionId: "s-3",
+      abstained: true,
+      abstentionReason: "low_relevance",
+      unsupportedCitations: 0,
+    });
+  });
+
+  it("abstains with not_answerable, confidence 0, when the documents are on the subject but do not answer", async () => {
+    const h = harness();
+    const ann = await tokenFor("ann@a.example");
+    await upload(h.app, [{ name: "vacation.txt", content: "New employees receive 20 vacation days in their first year." }], ann, {
+      metadata: everyone,
+    });
+    const response = await postJson(
+      h.app,
+      "/api/chat",
+      { message: "How many vacation days do new employees get in 2031?", sessionId: "s-4" },
+      ann,
+    );
+    expect(await response.json()).toEqual({
+      response: noInformationSentence,
+      sources: [],
+      confidence: 0,
+      sessionId: "s-4",
+      abstained: true,
+      abstentionReason: "not_answerable",
+      unsupportedCitations: 0,
+    });
   });
 
   it("a follow-up passes context (previous messages) and the sessionId as thread to the service", async () => {

@@ -255,8 +255,19 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       };
       const result = await service.predict(request);
       const rendered = renderAnswer(result.answer, result.sources);
-      const { confidence } = answerConfidence(result.answer, result.sources, config.retrieval);
-      return c.json({ response: rendered.text, sources: rendered.files, confidence, sessionId: body.sessionId }, 200);
+      const { confidence } = answerConfidence(result.answer, result.sources, config.retrieval, result.abstained);
+      return c.json(
+        {
+          response: rendered.text,
+          sources: rendered.files,
+          confidence,
+          sessionId: body.sessionId,
+          abstained: result.abstained,
+          abstentionReason: result.abstentionReason,
+          unsupportedCitations: result.unsupportedCitations.length,
+        },
+        200,
+      );
     },
   );
 

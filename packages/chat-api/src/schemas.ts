@@ -67,10 +67,25 @@ export const chatResponseSchema = z
       .openapi({ description: "File names of the cited sources, in citation order, without duplicates.", example: ["handbook.pdf"] }),
     confidence: z.number().min(0).max(1).openapi({
       description:
-        "Mean retrieval strength of the cited chunks (fused score divided by `WEIGHT_VECTOR + WEIGHT_BM25`, capped at 1) times the share of the answer's statements (summary and supporting points) that cite a source; 0 when nothing is cited.",
+        "Mean retrieval strength of the cited chunks (fused score divided by `WEIGHT_VECTOR + WEIGHT_BM25`, capped at 1) times the share of the answer's statements (summary and supporting points) that cite a source; 0 when nothing is cited, and 0 when the service abstained (`abstained`).",
       example: 0.82,
     }),
     sessionId: z.string().openapi({ description: "The request's `sessionId`.", example: "session-7f3a" }),
+    abstained: z.boolean().openapi({
+      description:
+        "docqa addition: true when the documents the user may read do not answer the message; `response` is then the fixed sentence that no information could be found, `sources` is empty and `confidence` is 0.",
+      example: false,
+    }),
+    abstentionReason: z.enum(["no_documents", "not_answerable", "low_relevance"]).nullable().openapi({
+      description:
+        "docqa addition: why it abstained: `no_documents` (nothing readable was retrieved), `low_relevance` (what was retrieved is not about the message), `not_answerable` (it is about the subject but does not answer; also when the model abstains); null when it answered.",
+      example: null,
+    }),
+    unsupportedCitations: z.number().int().min(0).openapi({
+      description:
+        "docqa addition: number of cited statements that their cited source does not support (neither quoted from it nor sharing `CITATION_MIN_OVERLAP` of their terms with it); 0 when every citation is supported.",
+      example: 0,
+    }),
   })
   .openapi("ChatResponse");
 

@@ -84,6 +84,27 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa ask and ingest over 
     expect(human.stdout).toMatch(/^New employees receive 20 vacation days .* \[Source: doc_\d+\]\n/);
     expect(human.stdout).toMatch(/\[doc_\d+\] Vacation and Leave Policy \(vacation-policy\.md, chunk \d+\)/);
     expect(human.stderr).toBe("");
+    // The quick start's answer: one sentence with its citation, no supporting points or caveats.
+    const [callout] = human.stdout.split("\n");
+    expect(callout?.replace(/ \[Source: doc_\d+\]$/, "").match(/[.!?](\s|$)/g)).toHaveLength(1);
+    expect(human.stdout).not.toMatch(/Caveats:|Supporting points:|Also relevant:/);
+  }, 30_000);
+
+  it("abstains on a question from another domain, saying why", async () => {
+    const outside = await runDocqaOk(
+      ["ask", "--org", "northwind", "--user", "ann@northwind.example", "--json", "What is the capital city of Mongolia?"],
+      env,
+    );
+    const body = JSON.parse(outside.stdout) as Record<string, unknown>;
+    expect(body.answer).toMatchObject({
+      callout_answer: "No information could be found in the provided sources to answer this question.",
+      positive_list: [],
+      negative_list: [],
+      info_list: [],
+    });
+    expect(body.sources).toEqual({});
+    expect(body.abstained).toBe(true);
+    expect(body.abstention_reason).toBe("low_relevance");
   }, 30_000);
 
   it("writes CSV, resumes it, and exits 2 when a question fails", async () => {

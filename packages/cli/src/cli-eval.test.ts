@@ -46,10 +46,14 @@ describe.skipIf((!built || !sharedDataPath("ir", "scifact")) && !isContinuousInt
       ["eval", sharedDataPath("qa", "squad-v2-dev-2articles") as string, "--limit", "40", "--json", "--no-progress"],
       bm25Only,
     );
-    const result = JSON.parse(stdout) as Record<string, number | null>;
-    expect(result).toMatchObject({ answerable: 17, unanswerable: 23 });
+    const result = JSON.parse(stdout) as Record<string, unknown>;
+    expect(result).toMatchObject({ answerable: 17, unanswerable: 23, summarySources: 0, unsupportedCitations: 0 });
     expect(result.citedRate).toBeCloseTo(12 / 17, 10);
     expect(result.retrievedRate).toBeCloseTo(12 / 17, 10);
-    expect(result.abstentionRecall).toBe(0);
+    expect(result.calloutContainsAnswerRate).toBeCloseTo(7 / 17, 10);
+    expect(result.falseAbstentionRate).toBe(0);
+    expect(result.abstentionRecall).toBeCloseTo(3 / 23, 10);
+    expect(result.abstentionPrecision).toBe(1);
+    expect(result.abstentionReasons).toEqual({ no_documents: 0, low_relevance: 2, not_answerable: 1 });
   }, 120_000);
 });

@@ -30,17 +30,66 @@ export function retrievalTable(rows: readonly RetrievalRow[]): string {
 /** A Markdown table of answer results. */
 export function answerTable(result: AnswerEvaluation): string {
   const percent = (value: number) => (Number.isNaN(value) ? "n/a" : `${(value * 100).toFixed(1)} %`);
+  const reasons = Object.entries(result.abstentionReasons)
+    .map(([reason, count]) => `${reason} ${count}`)
+    .join(", ");
   return `${[
     "| measure | value |",
     "|---|---|",
     `| answerable questions | ${result.answerable} |`,
-    `| gold paragraph retrieved | ${percent(result.retrievedRate)} |`,
-    `| gold paragraph cited | ${percent(result.citedRate)} |`,
-    `| gold answer in the answer | ${percent(result.containsAnswerRate)} |`,
+    `| exact match (callout, answerable) | ${percent(result.exactMatch)} |`,
+    `| token F1 (callout, answerable) | ${percent(result.f1)} |`,
+    `| gold answer in the callout | ${percent(result.calloutContainsAnswerRate)} |`,
+    `| gold answer anywhere in the answer | ${percent(result.containsAnswerRate)} |`,
+    `| gold document retrieved | ${percent(result.retrievedRate)} |`,
+    `| gold document cited | ${percent(result.citedRate)} |`,
+    `| answerable questions abstained on | ${percent(result.falseAbstentionRate)} |`,
     `| unanswerable questions | ${result.unanswerable} |`,
     `| abstention precision | ${percent(result.abstentionPrecision)} |`,
     `| abstention recall | ${percent(result.abstentionRecall)} |`,
+    `| abstentions by reason | ${reasons} |`,
+    `| exact match / F1, all questions (SQuAD 2.0) | ${percent(result.overallExactMatch)} / ${percent(result.overallF1)} |`,
+    `| cited summary nodes | ${result.summarySources} |`,
+    `| unsupported citations | ${result.unsupportedCitations} |`,
   ].join("\n")}\n`;
+}
+
+/** A horizontal bar chart of the answer measures (shares in [0, 1]), as SVG. */
+export function answerChart(result: AnswerEvaluation): string {
+  const bars: [string, number, string][] = [
+    ["exact match", result.exactMatch, "#3b6fb6"],
+    ["token F1", result.f1, "#3b6fb6"],
+    ["gold answer in callout", result.calloutContainsAnswerRate, "#3b6fb6"],
+    ["gold document cited", result.citedRate, "#5a9e4b"],
+    ["false abstentions", result.falseAbstentionRate, "#c0504d"],
+    ["abstention precision", result.abstentionPrecision, "#e08a2e"],
+    ["abstention recall", result.abstentionRecall, "#e08a2e"],
+  ];
+  const left = 170;
+  const plot = 320;
+  const rowHeight = 24;
+  const height = bars.length * rowHeight + 30;
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${left + plot + 70}" height="${height}" role="img" aria-label="answer measures">`,
+  ];
+  for (let tick = 0; tick <= 5; tick++) {
+    const x = left + (tick / 5) * plot;
+    parts.push(
+      `<line x1="${x}" y1="4" x2="${x}" y2="${height - 22}" stroke="#ddd"/><text x="${x}" y="${height - 8}" font-size="10" text-anchor="middle">${(tick / 5).toFixed(1)}</text>`,
+    );
+  }
+  bars.forEach(([name, value, color], index) => {
+    const y = 6 + index * rowHeight;
+    const known = !Number.isNaN(value);
+    const width = known ? Math.max(0, Math.min(1, value)) * plot : 0;
+    parts.push(`<text x="${left - 8}" y="${y + 14}" font-size="11" text-anchor="end">${escapeHtml(name)}</text>`);
+    parts.push(
+      `<rect x="${left}" y="${y}" width="${width}" height="${rowHeight - 8}" fill="${color}"><title>${escapeHtml(name)}</title></rect>`,
+    );
+    parts.push(`<text x="${left + width + 4}" y="${y + 13}" font-size="10">${known ? value.toFixed(3) : "n/a"}</text>`);
+  });
+  parts.push("</svg>");
+  return parts.join("");
 }
 
 function escapeHtml(text: string): string {
@@ -127,7 +176,7 @@ export function htmlReport(
     );
   }
   if (answers) {
-    sections.push("<h2>Answers</h2>", `<pre>${escapeHtml(answerTable(answers))}</pre>`);
+    sections.push("<h2>Answers</h2>", answerChart(answers), `<pre>${escapeHtml(answerTable(answers))}</pre>`);
   }
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:72rem}table{border-collapse:collapse;margin:1rem 0}td,th{border:1px solid #ccc;padding:.3rem .6rem;text-align:left}th{background:#f3f3f3}dt{font-weight:600}</style>

@@ -3,5 +3,5 @@
  */
 
 export { createCliLogger } from "./cli-logger.js";
-export { formatAnswer } from "./commands/ask-command.js";
+export { type FormattableAnswer, formatAnswer } from "./commands/ask-command.js";
 export { createProgram } from "./create-program.js";

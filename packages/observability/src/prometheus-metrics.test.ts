@@ -73,7 +73,8 @@ describe("createPrometheusMetrics", () => {
     expect(sample(text, "docqa_ingestion_files_total", { outcome: "rejected", code: "corrupt_file" })).toBe(1);
     expect(sample(text, "docqa_ingestion_documents_total", { status: "written" })).toBe(1);
     expect(sample(text, "docqa_ingestion_chunks_total", { kind: "chunk" })).toBe(1);
-    expect(sample(text, "docqa_embedding_texts_total", { operation: "documents" })).toBe(1);
+    // The ingested chunk, then at answer time the question as a passage and the chunk's two sentences (dense signal).
+    expect(sample(text, "docqa_embedding_texts_total", { operation: "documents" })).toBe(4);
     expect(sample(text, "docqa_embedding_texts_total", { operation: "query" })).toBe(1);
     expect(sample(text, "docqa_embedding_duration_seconds_count", { operation: "query", outcome: "ok" })).toBe(1);
     expect(sample(text, "docqa_open_organisation_stores")).toBe(1);

@@ -121,6 +121,8 @@ describe("POST /upsert and /predict", () => {
         "sources",
         "thread_id",
         // docqa's additions (docs/http-api.md)
+        "abstained",
+        "abstention_reason",
         "answer_mode",
         "dropped_citations",
         "fallback_reason",
@@ -130,11 +132,15 @@ describe("POST /upsert and /predict", () => {
         "num_predict",
         "prompt_version",
         "subqueries",
+        "unsupported_citations",
       ].sort(),
     );
     expect(body).toMatchObject({
       subqueries: [],
       answer_mode: "extractive",
+      abstained: false,
+      abstention_reason: null,
+      unsupported_citations: [],
       fallback_reason: null,
       dropped_citations: [],
       model: "extractive",
@@ -171,20 +177,64 @@ describe("POST /upsert and /predict", () => {
     expect(body.answer.callout_answer).toContain("200 pages");
   });
 
-  it("returns the spec's empty-context answer when nothing readable matches", async () => {
+  const emptyAnswer = {
+    callout_answer: "No information could be found in the provided sources to answer this question.",
+    positive_list: [],
+    negative_list: [],
+    info_list: [],
+    keywords: [],
+  };
+
+  it("returns the spec's empty-context answer with abstention_reason no_documents when nothing readable is retrieved", async () => {
     const ann = await tokenFor("ann@a.example", orgA);
     const response = await post(h.app, "/predict", { query: "anything at all", user_info: { user_name: "ann@a.example" } }, ann);
     expect(await response.json()).toMatchObject({
-      answer: {
-        callout_answer: "No information could be found in the provided sources to answer this question.",
-        positive_list: [],
-        negative_list: [],
-        info_list: [],
-        keywords: [],
-      },
+      answer: emptyAnswer,
       sources: {},
       query: "anything at all",
+      answer_mode: "empty-context",
+      abstained: true,
+      abstention_reason: "no_documents",
+      unsupported_citations: [],
     });
+  });
+
+  it("abstains with low_relevance when what was retrieved is not about the question", async () => {
+    const ann = await tokenFor("ann@a.example", orgA);
+    await upsert(h, ann, "ann@a.example", {
+      vacation: {
+        title: "Vacation policy",
+        content: "New employees receive 20 vacation days in their first year.",
+        metadata: { acl: "|user:_all_|" },
+      },
+    });
+    const response = await post(
+      h.app,
+      "/predict",
+      { query: "Which vacation destinations in Mongolia have the best hiking trails?", user_info: { user_name: "ann@a.example" } },
+      ann,
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ answer: emptyAnswer, sources: {}, abstained: true, abstention_reason: "low_relevance" });
+  });
+
+  it("abstains with not_answerable when the documents are on the subject but do not answer", async () => {
+    const ann = await tokenFor("ann@a.example", orgA);
+    await upsert(h, ann, "ann@a.example", {
+      vacation: {
+        title: "Vacation policy",
+        content: "New employees receive 20 vacation days in their first year.",
+        metadata: { acl: "|user:_all_|" },
+      },
+    });
+    // Everything matches but the year: the text says nothing about 2031.
+    const response = await post(
+      h.app,
+      "/predict",
+      { query: "How many vacation days do new employees get in 2031?", user_info: { user_name: "ann@a.example" } },
+      ann,
+    );
+    expect(await response.json()).toMatchObject({ answer: emptyAnswer, sources: {}, abstained: true, abstention_reason: "not_answerable" });
   });
 
   it("re-upserting a document replaces its chunks and skips unchanged ones", async () => {
@@ -632,6 +682,9 @@ describe("PERF lines", () => {
     });
     expect(Object.keys(end).sort()).toEqual(
       [
+        "abstained",
+        "abstention_check",
+        "abstention_reason",
         "answer_mode",
         "context_chars",
         "context_ms",
@@ -650,6 +703,7 @@ describe("PERF lines", () => {
         "retrieval_ms",
         "total_ms",
         "ts",
+        "unsupported_citations",
       ].sort(),
     );
     for (const event of h.perf) {
@@ -665,6 +719,9 @@ describe("PERF lines", () => {
       docs_count: 1,
       fallback_reason: null,
       prompt_version: null,
+      abstained: false,
+      abstention_reason: null,
+      unsupported_citations: 0,
     });
   });
 });

@@ -108,8 +108,30 @@ export const predictResponseSchema = z
     }),
     answer_mode: z.enum(["model", "extractive", "extractive-fallback", "empty-context"]).openapi({
       description:
-        "`model`: the language model's answer; `extractive`: no model configured; `extractive-fallback`: the model's output was unusable and the extractive answer replaced it (see `fallback_reason`); `empty-context`: nothing readable was retrieved.",
+        "`model`: the language model's answer; `extractive`: no model configured; `extractive-fallback`: the model's output was unusable and the extractive answer replaced it (see `fallback_reason`); `empty-context`: the service abstained before calling the answerer (see `abstention_reason`).",
     }),
+    abstained: z.boolean().openapi({
+      description:
+        "docqa addition: true when the answer is the spec's empty-context answer because the readable documents do not answer the question (the callout is the fixed sentence, the lists are empty, `sources` is `{}`).",
+      example: false,
+    }),
+    abstention_reason: z.enum(["no_documents", "not_answerable", "low_relevance"]).nullable().openapi({
+      description:
+        "docqa addition: why it abstained: `no_documents` (no readable chunk was retrieved), `low_relevance` (what was retrieved is not about the question), `not_answerable` (it is about the subject but does not answer; also when the model abstains); null when it answered.",
+      example: null,
+    }),
+    unsupported_citations: z
+      .array(
+        z.object({
+          key: z.string().openapi({ example: "doc_2" }),
+          text: z.string().openapi({ description: "The cited statement, without its marker." }),
+          overlap: z.number().min(0).max(1).openapi({ description: "Share of the statement's terms found in the cited source." }),
+        }),
+      )
+      .openapi({
+        description:
+          "docqa addition: cited statements that the cited source does not support (neither quoted from it nor sharing `CITATION_MIN_OVERLAP` of their terms with it); empty when every citation is supported.",
+      }),
     fallback_reason: z
       .enum(["empty_output", "unparseable_output", "empty_answer", "no_valid_citation", "stream_interrupted"])
       .nullable()

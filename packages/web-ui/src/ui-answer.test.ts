@@ -14,6 +14,9 @@ function result(answer: Partial<PredictResult["answer"]>, sources: PredictResult
     threadId: "7d1c1f0e-0000-4000-8000-000000000000",
     answerMode: "extractive",
     droppedCitations: [],
+    abstained: false,
+    abstentionReason: null,
+    unsupportedCitations: [],
     timings: { retrievalMs: 1, contextMs: 0, llmMs: 0, postMs: 0, totalMs: 2 },
   };
 }
@@ -75,8 +78,34 @@ describe("uiAnswer", () => {
     expect(answer.sources[0]?.fileName).toBe("summary of vacation.md, records.json");
   });
 
-  it("takes the service's abstention fields when present", () => {
-    const declared = { ...result({ callout_answer: "Not in the documents." }, {}), abstained: true, abstentionReason: "low_relevance" };
-    expect(uiAnswer(declared)).toMatchObject({ abstained: true, abstentionReason: "low_relevance", sources: [] });
+  it("takes the service's abstention fields", () => {
+    const declared: PredictResult = {
+      ...result({ callout_answer: "No information could be found in the provided sources to answer this question." }, {}),
+      answerMode: "empty-context",
+      abstained: true,
+      abstentionReason: "low_relevance",
+    };
+    expect(uiAnswer(declared)).toMatchObject({
+      abstained: true,
+      abstentionReason: "low_relevance",
+      sources: [],
+      callout: [{ text: declared.answer.callout_answer }],
+    });
+    // A model that abstains answers in its own words; the flag alone marks the abstention.
+    const byModel: PredictResult = {
+      ...result({ callout_answer: "The documents do not say." }, {}),
+      answerMode: "model",
+      abstained: true,
+      abstentionReason: "not_answerable",
+    };
+    expect(uiAnswer(byModel)).toMatchObject({ abstained: true, abstentionReason: "not_answerable" });
+    expect(
+      uiAnswer(
+        result({ callout_answer: "Twenty days [Source: doc_1]" }, { doc_1: source("Leave", "Twenty days.", { filename: "leave.md" }) }),
+      ),
+    ).toMatchObject({
+      abstained: false,
+      abstentionReason: null,
+    });
   });
 });

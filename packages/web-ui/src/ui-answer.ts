@@ -88,8 +88,9 @@ export function uiAnswer(result: PredictResult): UiAnswer {
   const positives = answer.positive_list.map(segments);
   const caveats = answer.negative_list.map(segments);
   const information = answer.info_list.map(segments);
-  const declared = result as PredictResult & { abstained?: boolean; abstentionReason?: string | null; abstention_reason?: string | null };
-  const abstained = declared.abstained ?? (result.answerMode === "empty-context" || answer.callout_answer.trim() === noInformationSentence);
+  // The service flags abstentions (`abstained`, `abstentionReason`); the spec's empty-context
+  // answer counts as one too, for results of services that predate the flag.
+  const abstained = result.abstained || result.answerMode === "empty-context" || answer.callout_answer.trim() === noInformationSentence;
   return {
     threadId: result.threadId,
     query: result.query,
@@ -100,7 +101,7 @@ export function uiAnswer(result: PredictResult): UiAnswer {
     sources,
     answerMode: result.answerMode,
     abstained,
-    abstentionReason: declared.abstentionReason ?? declared.abstention_reason ?? null,
+    abstentionReason: result.abstentionReason ?? null,
     totalMs: result.timings.totalMs,
   };
 }

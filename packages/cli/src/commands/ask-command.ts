@@ -58,9 +58,30 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 const usage = (message: string) => new DocqaError("invalid_request", message, { component: "ask" });
 
+/** Why the service abstained, as the service result (`abstentionReason`) or a `/predict` body (`abstention_reason`) names it. */
+type AbstentionReasonName = NonNullable<PredictResult["abstentionReason"]>;
+
+/** What each abstention reason tells the person asking. */
+const abstentionExplanations: Record<AbstentionReasonName, string> = {
+  no_documents: "no document you may read matched the question (no_documents)",
+  low_relevance: "the documents found are not about the question (low_relevance)",
+  not_answerable: "the documents are on the subject but do not answer the question (not_answerable)",
+};
+
+/** What {@link formatAnswer} reads: a service result or a `/predict` body. */
+export type FormattableAnswer = Pick<PredictResult, "answer" | "sources"> & {
+  abstained?: boolean;
+  abstentionReason?: AbstentionReasonName | null;
+  abstention_reason?: AbstentionReasonName | null;
+};
+
 /** Formats an answer and its sources for a terminal (a service result or a `/predict` body). */
-export function formatAnswer(result: Pick<PredictResult, "answer" | "sources">): string {
+export function formatAnswer(result: FormattableAnswer): string {
   const lines = [result.answer.callout_answer];
+  if (result.abstained) {
+    const reason = result.abstentionReason ?? result.abstention_reason ?? "not_answerable";
+    lines.push("", `Abstained: ${abstentionExplanations[reason]}`);
+  }
   const section = (title: string, items: string[]) => {
     if (items.length === 0) return;
     lines.push("", `${title}:`, ...items.map((item) => `  - ${item}`));
@@ -72,7 +93,9 @@ export function formatAnswer(result: Pick<PredictResult, "answer" | "sources">):
   const sources = Object.entries(result.sources);
   lines.push("", sources.length > 0 ? "Sources:" : "Sources: none");
   for (const [key, source] of sources) {
-    lines.push(`  [${key}] ${source.title} (${String(source.metadata.doc_id ?? "")}, chunk ${String(source.metadata.chunk_index ?? "?")})`);
+    lines.push(
+      `  [${key}] ${source.title} (${String(source.metadata.filename ?? source.metadata.doc_id ?? "")}, chunk ${String(source.metadata.chunk_index ?? "?")})`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -151,7 +174,7 @@ function parseChoice<T extends string>(value: string | undefined, choices: reado
 async function askOne(question: string, answering: Answering, options: AskOptions): Promise<void> {
   const body = await answering.predictor.predict({ orgId: answering.orgId, principal: answering.principal, query: question });
   if (options.json) process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
-  else process.stdout.write(formatAnswer(body as unknown as Pick<PredictResult, "answer" | "sources">));
+  else process.stdout.write(formatAnswer(body as unknown as FormattableAnswer));
 }
 
 async function askBatch(file: string, answering: Answering, options: AskOptions, note: (line: string) => void): Promise<number> {

@@ -1,11 +1,12 @@
 /**
  * `docqa eval <folder>`: evaluates retrieval on a BEIR-layout folder (nDCG@10, recall@10,
- * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder (gold paragraph
- * retrieved and cited, gold answer in the answer, abstention precision and recall), with
- * progress on standard error (documents embedded per second, queries per second, time left), a
- * table on standard output, `--json`, and `--report <file.html>`. The first hybrid row is the
- * service's own configuration; the index lives in a temporary directory, removed at the end,
- * unless `--data-dir` keeps it for the next run.
+ * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder or a JSONL question
+ * set with `--documents` (exact match and token F1 of the callout, gold answer in the callout,
+ * gold paragraph retrieved and cited, abstention precision and recall), with progress on standard
+ * error (documents embedded per second, queries per second, time left), a table on standard
+ * output, `--json`, and `--report <file.html>`. The first hybrid row is the service's own
+ * configuration; the index lives in a temporary directory, removed at the end, unless
+ * `--data-dir` keeps it for the next run.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -27,6 +28,7 @@ import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 import { createEvaluationProgress, type ProgressMode } from "../evaluation-progress.js";
 import { answerTable, htmlReport, type RetrievalRow, retrievalTable } from "../evaluation-report.js";
+import { evaluateQuestionSet } from "../question-set-evaluation.js";
 
 interface EvalOptions {
   configs?: string;
@@ -36,6 +38,7 @@ interface EvalOptions {
   report?: string;
   dataDir?: string;
   modelsDir?: string;
+  documents?: string[];
   progress: boolean;
   quiet: boolean;
 }
@@ -109,9 +112,9 @@ export function registerEvalCommand(program: Command): void {
   program
     .command("eval")
     .description(
-      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl)",
+      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl; or a questions .jsonl file with --documents)",
     )
-    .argument("<folder>", "data set folder")
+    .argument("<folder>", "data set folder, or a question set file (.jsonl)")
     .option(
       "--configs <names>",
       `retrieval configurations, comma-separated (${[serviceConfigurationName, ...retrievalConfigurations.map((configuration) => configuration.name)].join(", ")}; ${serviceConfigurationName} is the service's own configuration)`,
@@ -125,6 +128,7 @@ export function registerEvalCommand(program: Command): void {
       "where to index the data set, kept for the next run (default: a temporary directory, removed at the end)",
     )
     .option("--models-dir <directory>", "where to look for embedding models (default: $DOCQA_MODELS_DIR, then models/ beside the data set)")
+    .option("--documents <paths...>", "question set (.jsonl): files and folders to ingest and ask about")
     .option("--no-progress", "do not show progress")
     .option("--quiet", "do not show progress (same as --no-progress)", false)
     .action(async (folder: string, options: EvalOptions) => {
@@ -214,13 +218,30 @@ export function registerEvalCommand(program: Command): void {
             onProgress: (phase, done, total) => progress.update(phase, done, total, phase === "ingest" ? "documents" : "questions"),
           });
           progress.stop();
-          details.answerer = (await answerService.health()).answerer;
+          const answerHealth = await answerService.health();
+          details.answerer = answerHealth.answerer;
+          details["embedding model"] = answerHealth.embeddings.status === "ready" ? answerHealth.embeddings.model : "none (BM25 only)";
           if (options.json) process.stdout.write(`${JSON.stringify({ layout: "squad", details, ...result }, null, 2)}\n`);
+          else process.stdout.write(answerTable(result));
+          if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
+        } else if (folder.endsWith(".jsonl") && existsSync(folder)) {
+          const answerService = service(options.raptor);
+          const result = await evaluateQuestionSet(answerService, folder, {
+            documents: options.documents ?? [],
+            limit,
+            onProgress: (phase, done, total) => progress.update(phase, done, total, phase === "ingest" ? "documents" : "questions"),
+          });
+          progress.stop();
+          const answerHealth = await answerService.health();
+          details.answerer = answerHealth.answerer;
+          details["embedding model"] = answerHealth.embeddings.status === "ready" ? answerHealth.embeddings.model : "none (BM25 only)";
+          details.documents = (options.documents ?? []).join(", ");
+          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "questions", details, ...result }, null, 2)}\n`);
           else process.stdout.write(answerTable(result));
           if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
         } else {
           throw new Error(
-            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl)`,
+            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl) nor a question set (.jsonl)`,
           );
         }
       } finally {

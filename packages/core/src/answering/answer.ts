@@ -28,7 +28,10 @@ export interface Source {
   source: string;
   /** The retrieved chunk's text. */
   page_content: string;
-  /** The chunk's metadata, including `owner_id`, `acl`, `doc_id`, `chunk_id` and `score`. */
+  /**
+   * The chunk's metadata, including `filename` (the file the document came from, or its id when it
+   * has none), `owner_id`, `acl`, `doc_id`, `chunk_id` and `score`.
+   */
   metadata: Record<string, unknown>;
 }
 

@@ -4,6 +4,8 @@
  */
 import type { Answer } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
+import type { AbstentionReason } from "./decide-answerable.js";
+import type { Evidence } from "./rank-evidence.js";
 
 /** Input of {@link Answerer.answer}. */
 export interface AnswerRequest {
@@ -21,6 +23,13 @@ export interface AnswerRequest {
    * language model answers each part; ignored by the extractive answerer. Default none.
    */
   subqueries?: readonly string[] | undefined;
+  /**
+   * The context's sentences ranked against the question (`rankEvidence`), as the pipeline's
+   * `decide-answerable` stage computed them (with the dense signal when a model is loaded). The
+   * extractive answerer selects from them; given them, it leaves the abstention decision to the
+   * pipeline. Default none: the extractive answerer ranks and decides itself.
+   */
+  evidence?: Evidence | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -33,8 +42,13 @@ export interface GeneratedAnswer {
   mode: AnswerMode;
   /** Model name for PERF lines (`extractive` for the extractive answerer). */
   model: string;
-  /** True when the answerer decided the context does not answer the question. */
+  /** True when the answerer (or the pipeline before it) decided the context does not answer the question. */
   abstained: boolean;
+  /**
+   * Why it abstained (`no_documents`, `not_answerable`, `low_relevance`); null or absent when it
+   * answered. A model that abstains reports `not_answerable`.
+   */
+  abstentionReason?: AbstentionReason | null | undefined;
   /** Model generation settings for PERF lines; null when not applicable. */
   numPredict: number | null;
   numCtx: number | null;

@@ -103,7 +103,7 @@ describe("buildContext", () => {
     expect(context.text).toBe(`[Source: doc_1] Title a\n${text}`);
   });
 
-  it("puts owner_id, acl, doc_id, chunk_id and score into each source's metadata", () => {
+  it("puts filename, owner_id, acl, doc_id, chunk_id and score into each source's metadata", () => {
     const record = chunk("a", "Alpha text.", { metadata: { org_id: "org-1", department: "hr", owner_id: "stale@x.org" } });
     const context = buildContext([{ chunk: record, score: 0.75 }], wide);
     expect(context.sources.doc_1).toEqual({
@@ -113,6 +113,8 @@ describe("buildContext", () => {
       metadata: {
         org_id: "org-1",
         department: "hr",
+        // No file: the document id stands in.
+        filename: "a",
         owner_id: "a-owner@x.org",
         acl: "|user:a-reader@x.org|",
         doc_id: "a",
@@ -122,6 +124,10 @@ describe("buildContext", () => {
     });
     // The chunk's own metadata is not modified.
     expect(record.metadata).toEqual({ org_id: "org-1", department: "hr", owner_id: "stale@x.org" });
+    const fromFile = chunk("policy.json#3", "Record.", { metadata: { filename: "policy.json" } });
+    expect(buildContext([{ chunk: fromFile, score: 1 }], wide).sources.doc_1?.metadata.filename).toBe("policy.json");
+    const recordWithoutFile = chunk("records#3", "Record.");
+    expect(buildContext([{ chunk: recordWithoutFile, score: 1 }], wide).sources.doc_1?.metadata.filename).toBe("records");
   });
 
   it("returns an empty context for no chunks", () => {

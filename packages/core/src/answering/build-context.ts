@@ -36,6 +36,15 @@ export interface ContextLimits {
   maxContextChars: number;
 }
 
+/**
+ * The file a chunk's document was ingested from (`metadata.filename`); for a document stored
+ * through `/upsert`, which has no file, its document id stands in (without the `#<n>` of a record).
+ */
+export function fileNameOf(chunk: Pick<ChunkRecord, "docId" | "metadata">): string {
+  const filename = chunk.metadata.filename;
+  return typeof filename === "string" && filename !== "" ? filename : chunk.docId.replace(/#\d+$/, "");
+}
+
 /** Builds the context from ranked chunks. Chunks that no longer fit are left out, not cut mid-way. */
 export function buildContext(ranked: readonly { chunk: ChunkRecord; score: number }[], limits: ContextLimits): AnswerContext {
   const entries: ContextEntry[] = [];
@@ -54,7 +63,15 @@ export function buildContext(ranked: readonly { chunk: ChunkRecord; score: numbe
       title: chunk.title,
       source: chunk.source,
       page_content: chunk.text,
-      metadata: { ...chunk.metadata, owner_id: chunk.ownerId, acl: chunk.acl, doc_id: chunk.docId, chunk_id: chunk.id, score },
+      metadata: {
+        ...chunk.metadata,
+        filename: fileNameOf(chunk),
+        owner_id: chunk.ownerId,
+        acl: chunk.acl,
+        doc_id: chunk.docId,
+        chunk_id: chunk.id,
+        score,
+      },
     };
   }
   return { entries, sources, text: blocks.join("\n\n") };

@@ -56,6 +56,7 @@ describe("createModelAnswerer", () => {
       mode: "model",
       model: "gpt-4o-mini",
       abstained: false,
+      abstentionReason: null,
       numPredict: null,
       numCtx: null,
       fallbackReason: null,

@@ -30,6 +30,7 @@ import { answerJsonSchema, answerMessages, PROMPT_VERSION } from "../prompts/pro
 import { type Answer, emptyContextAnswer, noInformationSentence } from "./answer.js";
 import type { Answerer } from "./answerer.js";
 import { citedKeys } from "./citations.js";
+import type { AbstentionReason } from "./decide-answerable.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
 import type { ModelAnswerer, ModelAnswerRequest, ModelFallbackReason, ModelGeneratedAnswer } from "./model-answerer.js";
 import { type AnswerRepair, repairAnswer } from "./repair-answer.js";
@@ -79,11 +80,18 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
   const requireCitation = settings.requireCitation ?? true;
   const logger = settings.logger ?? silentLogger;
 
-  const base = (answer: Answer, attempts: number, repairs: AnswerRepair[], abstained: boolean): ModelGeneratedAnswer => ({
+  const base = (
+    answer: Answer,
+    attempts: number,
+    repairs: AnswerRepair[],
+    abstained: boolean,
+    abstentionReason: AbstentionReason | null = abstained ? "not_answerable" : null,
+  ): ModelGeneratedAnswer => ({
     answer,
     mode: "model",
     model: modelName,
     abstained,
+    abstentionReason,
     numPredict: settings.numPredict ?? null,
     numCtx: settings.numCtx ?? null,
     fallbackReason: null,
@@ -106,9 +114,14 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
       fallback_reason: reason,
       prompt_version: PROMPT_VERSION,
     });
-    const extracted = await fallback.answer({ question: request.question, context: request.context, signal: request.signal });
+    const extracted = await fallback.answer({
+      question: request.question,
+      context: request.context,
+      evidence: request.evidence,
+      signal: request.signal,
+    });
     return {
-      ...base(extracted.answer, attempts, repairs, extracted.abstained),
+      ...base(extracted.answer, attempts, repairs, extracted.abstained, extracted.abstentionReason ?? null),
       mode: "extractive-fallback",
       fallbackReason: reason,
       fallbackDetail: detail,

@@ -83,10 +83,8 @@ describe("createExtractiveAnswerer", () => {
   it("cites the chunk that answers, not simply the top-ranked one", async () => {
     const generated = await answerer.answer({ question: "How quickly are travel expenses reimbursed?", context });
     expect(generated.abstained).toBe(false);
-    // A callout shorter than twelve words takes its (non-caveat) successor along.
-    expect(generated.answer.callout_answer).toBe(
-      "Travel expenses are reimbursed within thirty days of submission. Receipts must be attached to every claim. [Source: doc_2]",
-    );
+    // The callout is the one answering sentence, however short.
+    expect(generated.answer.callout_answer).toBe("Travel expenses are reimbursed within thirty days of submission. [Source: doc_2]");
   });
 
   it("puts a caveat sentence from the callout's chunk into negative_list", async () => {
@@ -102,8 +100,9 @@ describe("createExtractiveAnswerer", () => {
 
   it("gives as keywords the question words found in the cited text, most specific first", async () => {
     const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context });
-    // employees and receive occur in one sentence (highest idf), days and annual in two, leave in three.
-    expect(generated.answer.keywords).toEqual(["employees", "receive", "days", "annual", "leave"]);
+    // employees and receive occur in one sentence (highest idf), days and annual in two, leave in
+    // three; "days", a common English word, weighs less than "annual" (backgroundWeight).
+    expect(generated.answer.keywords).toEqual(["employees", "receive", "annual", "days", "leave"]);
   });
 
   it("leaves out question words that the cited text does not contain", async () => {
@@ -140,6 +139,7 @@ describe("createExtractiveAnswerer", () => {
       mode: "extractive",
       model: "extractive",
       abstained: true,
+      abstentionReason: "low_relevance",
       numPredict: null,
       numCtx: null,
     });
@@ -163,22 +163,19 @@ describe("createExtractiveAnswerer", () => {
     expect(generated.answer.callout_answer).toMatch(/\[Source: doc_3\]$/);
   });
 
-  it("fills positive_list with other answering sentences and info_list with related documents", async () => {
+  it("adds supporting points only when they add an answer-bearing fact, and caveats only on the callout's subject", async () => {
     const richer = buildContext(
       [
         { chunk: leave, score: 0.9 },
         {
-          chunk: chunk(
-            "part-time",
-            "Part-time work",
-            "Part-time employees receive annual leave days in proportion to their contracted hours.",
-          ),
+          chunk: chunk("part-time", "Part-time work", "Part-time employees receive twelve days of annual leave each year."),
           score: 0.7,
         },
         {
-          chunk: chunk("requests", "Leave requests", "Annual leave requests for more than ten days are approved by your line manager."),
-          score: 0.5,
+          chunk: chunk("proportion", "Contracts", "Annual leave days of employees follow their contracted hours."),
+          score: 0.6,
         },
+        { chunk: chunk("printing", "Printing", "Colour printing is limited to 200 pages per employee each year."), score: 0.5 },
         { chunk: travel, score: 0.3 },
       ],
       { maxDocChars: 4000, maxContextChars: 16000 },
@@ -186,31 +183,60 @@ describe("createExtractiveAnswerer", () => {
     const generated = await answerer.answer({ question: "How many days of annual leave do employees receive?", context: richer });
     expect(generated.answer).toEqual({
       callout_answer: "Employees receive twenty days of paid annual leave each year. [Source: doc_1]",
-      positive_list: ["Part-time employees receive annual leave days in proportion to their contracted hours. [Source: doc_2]"],
+      // Gives a number of days: an answer-bearing fact. "Annual leave days of employees follow their
+      // contracted hours." covers the question as well but gives no number, so it is left out.
+      positive_list: ["Part-time employees receive twelve days of annual leave each year. [Source: doc_2]"],
+      // Qualifies the callout (same document, next to it); the printing limit is not about leave.
       negative_list: ["Unused annual leave cannot be carried over to the next year. [Source: doc_1]"],
-      info_list: ["Leave requests: Annual leave requests for more than ten days are approved by your line manager. [Source: doc_3]"],
-      keywords: ["employees", "receive", "days", "annual", "leave"],
+      info_list: [],
+      keywords: ["receive", "annual", "employees", "days", "leave"],
     });
     expect(resolveCitations(generated.answer, richer.sources).unknownKeys).toEqual([]);
   });
 
-  it("caps each list at maximumListItems", async () => {
+  it("does not support an answer about new employees with a fact about full-time employees", async () => {
+    const policy = buildContext(
+      [
+        {
+          chunk: chunk(
+            "vacation",
+            "Vacation",
+            "Full-time employees receive 25 days of paid vacation per calendar year. New employees receive 20 vacation days in their first calendar year.",
+          ),
+          score: 1,
+        },
+      ],
+      { maxDocChars: 4000, maxContextChars: 16000 },
+    );
+    const generated = await answerer.answer({ question: "How many vacation days do new employees get?", context: policy });
+    expect(generated.answer.callout_answer).toBe("New employees receive 20 vacation days in their first calendar year. [Source: doc_1]");
+    expect(generated.answer.positive_list).toEqual([]);
+  });
+
+  it("leaves every list empty when nothing else answers", async () => {
+    const generated = await answerer.answer({ question: "How quickly are travel expenses reimbursed?", context });
+    expect(generated.answer.positive_list).toEqual([]);
+    expect(generated.answer.negative_list).toEqual([]);
+    expect(generated.answer.info_list).toEqual([]);
+  });
+
+  it("caps each list at maximumListItems and gives info_list at most one other document", async () => {
     const many = buildContext(
       Array.from({ length: 6 }, (_, index) => ({
-        chunk: chunk(`d${index}`, `Doc ${index}`, `Employees in office ${index} receive annual leave days as agreed in contract ${index}.`),
+        chunk: chunk(`d${index}`, `Doc ${index}`, `Employees in office ${index} receive ${20 + index} annual leave days each year.`),
         score: 1 - index / 10,
       })),
       { maxDocChars: 4000, maxContextChars: 16000 },
     );
-    const capped = createExtractiveAnswerer({ maximumListItems: 2 });
+    const capped = createExtractiveAnswerer({ maximumListItems: 1 });
     const generated = await capped.answer({ question: "How many days of annual leave do employees receive?", context: many });
     expect(generated.answer.callout_answer).toMatch(/\[Source: doc_1\]$/);
-    expect(generated.answer.positive_list).toHaveLength(2);
+    expect(generated.answer.positive_list).toHaveLength(1);
     expect(generated.answer.info_list).toHaveLength(1);
-    // With the default of three, the same context fills three positive items and two info items.
+    // With the default of two, the same context fills two positive items and still one info item.
     const uncapped = await answerer.answer({ question: "How many days of annual leave do employees receive?", context: many });
-    expect(uncapped.answer.positive_list).toHaveLength(3);
-    expect(uncapped.answer.info_list).toHaveLength(2);
+    expect(uncapped.answer.positive_list).toHaveLength(2);
+    expect(uncapped.answer.info_list).toHaveLength(1);
   });
 
   // Bug: a short callout takes its successor along even when that successor is the heading of the

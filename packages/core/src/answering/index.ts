@@ -59,7 +59,33 @@ export {
   splitQuestion,
 } from "../query-planning/decompose-question.js";
 export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./build-context.js";
+export { type CitationCheckSettings, checkCitations, type UnsupportedCitation } from "./check-citations.js";
 export { citedKeys, formatCitation, replaceCitations, stripCitations } from "./citations.js";
+export {
+  type AbstentionCheck,
+  type AbstentionReason,
+  type AbstentionSettings,
+  type AnswerabilityDecision,
+  type AnswerabilitySignals,
+  decideAnswerable,
+} from "./decide-answerable.js";
+export { defaultDenseThreshold } from "./dense-thresholds.js";
+export {
+  type AnswerType,
+  contradiction,
+  expectedAnswerType,
+  isNegated,
+  offersAnswerType,
+  questionConstraints,
+} from "./question-cues.js";
+export {
+  contentWords,
+  type Evidence,
+  type EvidenceSentence,
+  type RankEvidenceOptions,
+  rankEvidence,
+  type WeightedTerm,
+} from "./rank-evidence.js";
 export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableReason } from "./repair-answer.js";
 export { type ResolvedCitations, resolveCitations } from "./resolve-citations.js";
 export { streamModelAnswer } from "./stream-model-answer.js";

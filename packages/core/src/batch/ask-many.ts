@@ -42,6 +42,8 @@ export interface AnswerLike {
   answer: { callout_answer: string };
   answerMode?: string | undefined;
   answer_mode?: string | undefined;
+  /** docqa's abstention flag (service result and `/predict` body). */
+  abstained?: boolean | undefined;
 }
 
 /** Options of {@link askMany}. */
@@ -87,8 +89,9 @@ export interface BatchAnswer<R> {
   latencyMs: number;
 }
 
-/** Whether `result` is the spec's empty-context answer (an abstention). */
+/** Whether `result` abstained: flagged `abstained`, or the spec's empty-context answer. */
 export function isAbstention(result: AnswerLike): boolean {
+  if (result.abstained === true) return true;
   const mode = result.answerMode ?? result.answer_mode;
   return mode === "empty-context" || result.answer.callout_answer === noInformationSentence;
 }

@@ -265,13 +265,40 @@ const retrievalSchema = z.object({
   maxQueryChars: setting("MAX_QUERY_CHARS", integer(4000, 1)),
 });
 
-/** Answering: the context, the extractive answerer, the empty-context rule. */
+/** Answering: the context, the extractive answerer, abstention, citation checks, the empty-context rule. */
 const answeringSchema = z.object({
   /**
    * `EXTRACTIVE_MIN_COVERAGE`, default 0.15: the extractive answerer abstains when no sentence
    * covers at least this IDF-weighted share of the question's content terms.
    */
   extractiveMinCoverage: setting("EXTRACTIVE_MIN_COVERAGE", fraction(0.15)),
+  /**
+   * `ABSTENTION_CHECKS`, default `auto`: which abstention checks run before the answerer
+   * (`decideAnswerable`). `all`: relevance (`low_relevance`) and answer (`not_answerable`) checks;
+   * `relevance`: only the relevance checks; `off`: none (only an empty context abstains);
+   * `auto`: `all` for the extractive answerer, `relevance` when a model answers (the model reads
+   * the text and abstains itself).
+   */
+  abstentionChecks: setting("ABSTENTION_CHECKS", z.enum(["auto", "all", "relevance", "off"]).default("auto")),
+  /**
+   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.3: without an embedding model (BM25 only), the
+   * answer abstains with `low_relevance` when no retrieved chunk (text and title) holds this
+   * idf-weighted share of the question's content terms. Chosen on the shared SQuAD v2 set and the
+   * out-of-corpus question sets (docs/answering.md).
+   */
+  abstainMinPassageCoverage: setting("ABSTAIN_MIN_PASSAGE_COVERAGE", fraction(0.3)),
+  /**
+   * `ABSTAIN_MIN_DENSE`: with an embedding model, the answer abstains with `low_relevance` when
+   * no sentence's dense signal (cosine with the question, relative to the question's own) reaches
+   * it. Default: the value measured for the model's family (`defaultDenseThreshold`: 0.5 for
+   * all-MiniLM, 0.64 for bge), 0.5 for other models.
+   */
+  abstainMinDense: setting("ABSTAIN_MIN_DENSE", z.coerce.number().min(-1).max(1).optional()),
+  /**
+   * `CITATION_MIN_OVERLAP`, default 0.6: a cited statement counts as supported by its source when
+   * it appears there or this share of its terms does (`unsupported_citations`).
+   */
+  citationMinOverlap: setting("CITATION_MIN_OVERLAP", fraction(0.6)),
   /** `SKIP_LLM_ON_EMPTY_CONTEXT`, default true: with no readable context, answer the empty-context answer without calling the answerer. */
   skipModelOnEmptyContext: setting("SKIP_LLM_ON_EMPTY_CONTEXT", flag(true)),
   /** `SUBQUERY_REASONING_ENABLED`, default true: a language model is shown the sub-queries of a decomposed question. */

@@ -2,6 +2,7 @@
  * @docqa/core/evaluation: data sets (BEIR, SQuAD), retrieval metrics (nDCG@10, recall@k, MRR),
  * answer and intent evaluation, and the retrieval configurations `docqa eval` compares.
  */
+export { containsAnswer, exactMatch, normalizeAnswer, tokenF1 } from "./answer-metrics.js";
 export { type BeirDataset, loadBeirDataset } from "./beir-dataset.js";
 export {
   checkDenseModel,
@@ -15,11 +16,13 @@ export {
   type AnswerOutcome,
   type EvaluateAnswersOptions,
   evaluateAnswers,
-  normalizeAnswer,
+  evaluateQuestions,
+  evaluationPrincipal,
 } from "./evaluate-answers.js";
 export { evaluateIntentClassifier, type IntentEvaluation, type IntentScore } from "./evaluate-intent-classifier.js";
 export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluate-retrieval.js";
 export { type IntentExample, intentExamples } from "./intent-examples.js";
+export { type EvaluationQuestion, loadQuestionSet } from "./question-set.js";
 export {
   type RetrievalConfiguration,
   retrievalConfigurations,

@@ -46,6 +46,17 @@ export interface RagEndEvent {
   prompt_version?: string | null;
   /** docqa addition: `unchanged`, `heuristic` or `model`: how a follow-up was made standalone. */
   query_rewrite?: string;
+  /** docqa addition: whether the answer abstained (the empty-context answer). */
+  abstained?: boolean;
+  /** docqa addition: `no_documents`, `low_relevance` or `not_answerable` when it abstained, else null. */
+  abstention_reason?: string | null;
+  /**
+   * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`,
+   * `dense`, `missing_constraint`, `negation`, `contradiction`, `sentence_coverage`, or `answerer` when the answerer itself abstained), else null.
+   */
+  abstention_check?: string | null;
+  /** docqa addition: number of cited statements their cited chunk does not support. */
+  unsupported_citations?: number;
 }
 
 /** Any PERF event. */

@@ -12,16 +12,22 @@
  * | 6 | `access-filter` | the seven ACL rules as the final word |
  * | 7 | `rerank` | the reranker, when `USE_RERANKER` |
  * | 8 | `select-top-k` | each query's top-k, merged |
- * | 9 | `build-context` | the context, keyed `doc_<n>` |
- * | 10 | `generate` | the answer (model or extractive), or the empty-context answer |
- * | 11 | `resolve-citations` | citations resolved, unknown ones dropped, uncited sources removed |
- * | 12 | `record-memory` | the turn written to memory in the background |
+ * | 9 | `expand-summaries` | each RAPTOR summary replaced by the best readable chunk under it |
+ * | 10 | `build-context` | the context, keyed `doc_<n>` |
+ * | 11 | `decide-answerable` | sentences ranked; abstain (`no_documents`, `low_relevance`, `not_answerable`) or answer |
+ * | 12 | `generate` | the answer (model or extractive), or the empty-context answer |
+ * | 13 | `resolve-citations` | citations resolved, unknown ones dropped, uncited sources removed |
+ * | 14 | `check-citations` | cited statements checked against their chunks (`unsupported_citations`) |
+ * | 15 | `record-memory` | the turn written to memory in the background |
  *
  * `search` runs stages 1 and 4 to 8 (planning the query alone).
  */
 import type { PredictState, RetrievalState } from "./request-state.js";
 import type { Stage } from "./stage.js";
 import { buildContext } from "./stages/build-context.js";
+import { checkCitations } from "./stages/check-citations.js";
+import { decideAnswerable } from "./stages/decide-answerable.js";
+import { expandSummaries } from "./stages/expand-summaries.js";
 import { filterAccess } from "./stages/filter-access.js";
 import { generateAnswer } from "./stages/generate-answer.js";
 import { loadConversation } from "./stages/load-conversation.js";
@@ -44,9 +50,12 @@ export const defaultPredictStages: readonly Stage<PredictState>[] = Object.freez
   filterAccess,
   rerankCandidates,
   selectTopK,
+  expandSummaries,
   buildContext,
+  decideAnswerable,
   generateAnswer,
   resolveCitations,
+  checkCitations,
   recordMemory,
 ]);
 

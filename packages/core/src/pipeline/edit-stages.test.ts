@@ -19,9 +19,12 @@ describe("stage list edits", () => {
       "access-filter",
       "rerank",
       "select-top-k",
+      "expand-summaries",
       "build-context",
+      "decide-answerable",
       "generate",
       "resolve-citations",
+      "check-citations",
       "record-memory",
     ]);
   });
@@ -34,7 +37,7 @@ describe("stage list edits", () => {
       "extra",
       "select-top-k",
     ]);
-    expect(names(insertBefore("generate", extra)(defaultPredictStages)).slice(8, 11)).toEqual(["build-context", "extra", "generate"]);
+    expect(names(insertBefore("generate", extra)(defaultPredictStages)).slice(10, 13)).toEqual(["decide-answerable", "extra", "generate"]);
     expect(names(defaultPredictStages)).toEqual(before);
   });
 
@@ -42,7 +45,7 @@ describe("stage list edits", () => {
     const edited = composeEdits(replaceStage<PredictState>("rerank", extra), removeStage("record-memory"))(defaultPredictStages);
     expect(names(edited)).toContain("extra");
     expect(names(edited)).not.toContain("rerank");
-    expect(names(edited).at(-1)).toBe("resolve-citations");
+    expect(names(edited).at(-1)).toBe("check-citations");
     expect(edited).toHaveLength(defaultPredictStages.length - 1);
   });
 

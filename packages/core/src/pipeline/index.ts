@@ -10,7 +10,10 @@ export { phaseMilliseconds, type RunStagesOptions, runStages, type StageHooks } 
 export type { Runtime } from "./runtime.js";
 export type { Stage, StagePhase, StageTiming } from "./stage.js";
 export { buildContext } from "./stages/build-context.js";
+export { checkCitations } from "./stages/check-citations.js";
+export { decideAnswerable, effectiveChecks } from "./stages/decide-answerable.js";
 export { type DiversifySettings, diversifyResults, maximalMarginalRelevance } from "./stages/diversify-results.js";
+export { expandSummaries, leavesPerSummary } from "./stages/expand-summaries.js";
 export { filterAccess } from "./stages/filter-access.js";
 export { generateAnswer } from "./stages/generate-answer.js";
 export { loadConversation } from "./stages/load-conversation.js";

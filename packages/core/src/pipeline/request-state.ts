@@ -11,6 +11,9 @@ import type { Principal } from "../acl/principal.js";
 import type { Answer, Source } from "../answering/answer.js";
 import type { GeneratedAnswer } from "../answering/answerer.js";
 import type { AnswerContext } from "../answering/build-context.js";
+import type { UnsupportedCitation } from "../answering/check-citations.js";
+import type { AnswerabilityDecision } from "../answering/decide-answerable.js";
+import type { Evidence } from "../answering/rank-evidence.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
 import type { ConversationTurn } from "../memory/memory-store.js";
 import type { RewriteMethod } from "../memory/rewrite-follow-up.js";
@@ -36,6 +39,8 @@ export interface QueryRetrieval {
   results: RetrievedChunk[];
   /** Whether the vector list took part (false in BM25-only mode or when the query embedding failed). */
   vectorUsed: boolean;
+  /** The query's embedding when the vector list took part (`retrieve`), reused by later stages. */
+  queryVector?: Float32Array | undefined;
 }
 
 /** The state shared by the `search` and `predict` pipelines. */
@@ -81,6 +86,10 @@ export interface PredictState extends RetrievalState {
   subqueries: string[];
   /** The context given to the answerer, keyed `doc_<n>` (`build-context`). */
   context: AnswerContext;
+  /** The context's sentences ranked against the question (`decide-answerable`). */
+  evidence: Evidence | undefined;
+  /** Whether the context answers the question, and the signals read (`decide-answerable`). */
+  answerability: AnswerabilityDecision | undefined;
   /** The answerer's output before citations are resolved (`generate`). */
   generated: GeneratedAnswer | undefined;
   /** The answer with resolved citations (`resolve-citations`). */
@@ -89,6 +98,8 @@ export interface PredictState extends RetrievalState {
   sources: Record<string, Source>;
   /** Keys cited that were not in the context (`resolve-citations`). */
   droppedCitations: string[];
+  /** Cited sentences that their cited chunk does not support (`check-citations`). */
+  unsupportedCitations: UnsupportedCitation[];
   /** The request's inputs the stages need besides the question. */
   readonly request: {
     /** Thread to continue, as sent. */

@@ -52,6 +52,9 @@ describe("the predict pipeline", () => {
     const end = events[2] as RagEndEvent;
     expect(Object.keys(end).sort()).toEqual(
       [
+        "abstained",
+        "abstention_check",
+        "abstention_reason",
         "answer_mode",
         "context_chars",
         "context_ms",
@@ -70,6 +73,7 @@ describe("the predict pipeline", () => {
         "retrieval_ms",
         "total_ms",
         "ts",
+        "unsupported_citations",
       ].sort(),
     );
     expect(end).toMatchObject({
@@ -78,6 +82,10 @@ describe("the predict pipeline", () => {
       answer_mode: "extractive",
       query_rewrite: "unchanged",
       docs_count: 2,
+      abstained: false,
+      abstention_reason: null,
+      abstention_check: null,
+      unsupported_citations: 0,
     });
     expect(Number.isInteger(end.total_ms) && Number.isInteger(end.retrieval_ms)).toBe(true);
     expect(result.stages?.map((timing) => timing.stage)).toEqual(stages.map((stage) => stage.name));
@@ -104,6 +112,8 @@ describe("the predict pipeline", () => {
         () => {},
       );
       expect(result.answerMode).toBe("empty-context");
+      expect(result.abstained).toBe(true);
+      expect(result.abstentionReason).toBe("no_documents");
       expect(result.sources).toEqual({});
       expect(result.answer.positive_list).toEqual([]);
       expect(calls).toEqual([]);

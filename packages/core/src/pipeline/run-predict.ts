@@ -151,6 +151,12 @@ async function predictInSpan(
     fallback_reason: fallbackReason,
     prompt_version: promptVersion,
     query_rewrite: state.rewriteMethod,
+    abstained: generated.abstained,
+    abstention_reason: generated.abstentionReason ?? null,
+    abstention_check: generated.abstained
+      ? (state.answerability?.check ?? (generated.mode === "empty-context" ? "no_context" : "answerer"))
+      : null,
+    unsupported_citations: state.unsupportedCitations.length,
   });
   return {
     answer: state.answer,
@@ -161,6 +167,10 @@ async function predictInSpan(
     threadId: state.threadId,
     answerMode: generated.mode,
     droppedCitations: state.droppedCitations,
+    abstained: generated.abstained,
+    abstentionReason: generated.abstained ? (generated.abstentionReason ?? "not_answerable") : null,
+    unsupportedCitations: state.unsupportedCitations,
+    answerability: state.answerability,
     timings: {
       retrievalMs: totals.retrieval,
       contextMs: totals.context,
@@ -244,10 +254,13 @@ export function createPredictState(runtime: Runtime, request: PredictRequest): P
     rewriteMethod: "unchanged",
     subqueries: [],
     context: { entries: [], sources: {}, text: "" },
+    evidence: undefined,
+    answerability: undefined,
     generated: undefined,
     answer: undefined,
     sources: {},
     droppedCitations: [],
+    unsupportedCitations: [],
     request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken, memory: request.memory },
   };
 }

@@ -4,6 +4,8 @@
 import type { Principal } from "../acl/principal.js";
 import type { Answer, Source } from "../answering/answer.js";
 import type { AnswerMode } from "../answering/answerer.js";
+import type { UnsupportedCitation } from "../answering/check-citations.js";
+import type { AbstentionReason, AnswerabilityDecision } from "../answering/decide-answerable.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import type { DocumentList, DocumentSummary, ListDocumentsOptions } from "../documents/list-documents.js";
 import type { DeleteDocumentsResult } from "../ingestion/delete-documents.js";
@@ -100,6 +102,25 @@ export interface PredictResult {
   answerMode: AnswerMode;
   /** Keys the model cited that were not in the context (dropped from the answer). */
   droppedCitations: string[];
+  /**
+   * True when the answer is the spec's empty-context answer because the service decided that the
+   * readable documents do not answer the question (or there are none); `sources` is then `{}`.
+   */
+  abstained: boolean;
+  /**
+   * Why it abstained: `no_documents` (no readable chunk was retrieved), `low_relevance` (what was
+   * retrieved is not about the question), `not_answerable` (it is about the subject but does not
+   * answer; also when a model abstains); null when it answered.
+   */
+  abstentionReason: AbstentionReason | null;
+  /** Cited statements that the chunk they cite does not support (`CITATION_MIN_OVERLAP`); empty when all are supported. */
+  unsupportedCitations: UnsupportedCitation[];
+  /**
+   * The abstention decision of the `decide-answerable` stage with the signals it read (context
+   * and sentence coverage, dense similarity), for evaluation and logs. Always set by
+   * `createRagService` unless the stage was removed.
+   */
+  answerability?: AnswerabilityDecision | undefined;
   /** Milliseconds spent per phase. */
   timings: { retrievalMs: number; contextMs: number; llmMs: number; postMs: number; totalMs: number };
   /** Each stage's name, PERF phase and milliseconds, in the order they ran. Always set by `createRagService`. */

@@ -122,10 +122,12 @@ describe("service telemetry", () => {
       defaultPredictStages.map((stage) => `predict/${stage.name}/ok`),
     );
     expect(events.answer).toEqual([{ mode: "extractive", abstained: false, abstentionReason: null }]);
-    // The upsert's one chunk, then the question.
+    // The upsert's one chunk, then the question; decide-answerable reuses the question's vector and
+    // embeds the question as a passage and the context's two sentences for the dense signal.
     expect(events.embedded.map((event) => [event.operation, event.texts, event.outcome])).toEqual([
       ["documents", 1, "ok"],
       ["query", 1, "ok"],
+      ["documents", 3, "ok"],
     ]);
   });
 

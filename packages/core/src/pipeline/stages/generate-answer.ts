@@ -1,7 +1,9 @@
 /**
  * Stage `generate` (spec `POST /predict` steps 7 and 8): with an empty context and
- * `SKIP_LLM_ON_EMPTY_CONTEXT`, the spec's empty-context answer without calling the answerer;
- * otherwise the answerer (model or extractive) answers from the context, shown the condensed
+ * `SKIP_LLM_ON_EMPTY_CONTEXT`, or when `decide-answerable` decided that the context does not
+ * answer the question, the spec's empty-context answer without calling the answerer, with
+ * `abstained: true` and the reason; otherwise the answerer (model or extractive) answers from the
+ * context and its ranked sentences (`evidence`), shown the condensed
  * history and, with `SUBQUERY_REASONING_ENABLED`, the sub-queries. With an `onToken` listener the
  * model is called in streaming mode; the result is the same.
  */
@@ -19,12 +21,15 @@ export const generateAnswer: Stage<PredictState> = {
   phase: "generation",
   async run(state, runtime) {
     const { config, answerer } = runtime;
-    if (state.context.entries.length === 0 && config.answering.skipModelOnEmptyContext) {
+    const empty = state.context.entries.length === 0;
+    const decision = state.answerability;
+    if ((empty && config.answering.skipModelOnEmptyContext) || (!empty && decision && !decision.answerable)) {
       state.generated = {
         answer: emptyContextAnswer(),
         mode: "empty-context",
         model: runtime.answererModel,
         abstained: true,
+        abstentionReason: empty ? "no_documents" : (decision?.reason ?? "not_answerable"),
         numPredict: null,
         numCtx: null,
         fallbackReason: null,
@@ -34,12 +39,16 @@ export const generateAnswer: Stage<PredictState> = {
     const request: AnswerRequest = {
       question: state.query,
       context: state.context,
+      evidence: state.evidence,
       history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
       subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
       signal: state.signal,
     };
     const onToken = state.request.onToken;
-    state.generated = onToken ? await streamedAnswer(answerer, request, onToken) : await answerer.answer(request);
+    const generated = onToken ? await streamedAnswer(answerer, request, onToken) : await answerer.answer(request);
+    state.generated = generated.abstained
+      ? { ...generated, abstentionReason: generated.abstentionReason ?? (empty ? "no_documents" : "not_answerable") }
+      : { ...generated, abstentionReason: null };
   },
 };
 

@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { buildContext } from "./build-context.js";
+import { type AbstentionSettings, decideAnswerable } from "./decide-answerable.js";
+import { rankEvidence } from "./rank-evidence.js";
+
+const analyzer = createEnglishAnalyzer();
+const settings: AbstentionSettings = { minPassageCoverage: 0.3, minDense: 0.5, minSentenceCoverage: 0.15 };
+
+function contextOf(...texts: string[]) {
+  return buildContext(
+    texts.map((text, index) => {
+      const record: ChunkRecord = {
+        id: chunkId(`d${index}`, 0),
+        docId: `d${index}`,
+        chunkIndex: 0,
+        text,
+        title: `D${index}`,
+        source: "",
+        ownerId: "",
+        acl: "",
+        metadata: {},
+        contentHash: `d${index}`,
+      };
+      return { chunk: record, score: 1 - index / 10 };
+    }),
+    { maxDocChars: 4000, maxContextChars: 16000 },
+  );
+}
+
+const handbook = contextOf(
+  "New employees receive 20 vacation days in their first year. Unused days can be carried over.",
+  "The most common form of travel is the train. The Normans built castles in Sicily.",
+);
+
+async function decide(question: string, context = handbook, overrides: Partial<AbstentionSettings> = {}) {
+  const evidence = await rankEvidence(question, context, { analyzer });
+  return decideAnswerable(question, evidence, { ...settings, ...overrides }, analyzer);
+}
+
+describe("decideAnswerable", () => {
+  it("answers when a sentence covers the question", async () => {
+    const decision = await decide("How many vacation days do new employees get?");
+    expect(decision).toMatchObject({ answerable: true, reason: null, check: null });
+    expect(decision.signals).toEqual({ contextCoverage: 1, passageCoverage: 1, sentenceCoverage: 1, dense: null });
+  });
+
+  it("abstains with no_documents on an empty context", async () => {
+    expect(await decide("How many vacation days?", contextOf())).toMatchObject({
+      answerable: false,
+      reason: "no_documents",
+      check: "no_context",
+    });
+  });
+
+  it("abstains with low_relevance when the context holds too little of the question", async () => {
+    const decision = await decide("How do I bake sourdough bread at home?");
+    expect(decision).toMatchObject({ answerable: false, reason: "low_relevance", check: "passage_coverage" });
+    expect(decision.signals.contextCoverage).toBe(0);
+  });
+
+  it("abstains with low_relevance when the best dense signal is below the threshold and the words state less than half", async () => {
+    // "employees" and "train" match; "contract", "renewal", "rules" do not: under half the weight.
+    const question = "What are the contract renewal rules for employees who travel by train?";
+    const evidence = await rankEvidence(question, handbook, { analyzer });
+    expect(evidence.sentences[0]?.coverage).toBeLessThan(0.5);
+    const lenient = { ...settings, minPassageCoverage: 0 };
+    for (const sentence of evidence.sentences) sentence.dense = 0.2;
+    expect(decideAnswerable(question, evidence, lenient, analyzer)).toMatchObject({ reason: "low_relevance", check: "dense" });
+    for (const sentence of evidence.sentences) sentence.dense = 0.6;
+    expect(decideAnswerable(question, evidence, lenient, analyzer).check).not.toBe("dense");
+  });
+
+  it("judges relevance by the dense signal, not the passage's words, when a model is loaded", async () => {
+    const question = "How do I bake sourdough bread at home?";
+    const evidence = await rankEvidence(question, handbook, { analyzer });
+    expect(decideAnswerable(question, evidence, settings, analyzer).check).toBe("passage_coverage");
+    for (const sentence of evidence.sentences) sentence.dense = 0.7;
+    expect(decideAnswerable(question, evidence, settings, analyzer).check).not.toBe("passage_coverage");
+  });
+
+  it("never abstains on the dense signal alone when the best sentence states the question", async () => {
+    const question = "How many vacation days do new employees get?";
+    const evidence = await rankEvidence(question, handbook, { analyzer });
+    for (const sentence of evidence.sentences) sentence.dense = 0.1;
+    expect(decideAnswerable(question, evidence, settings, analyzer)).toMatchObject({ answerable: true });
+  });
+
+  it("abstains with not_answerable when a name or number of the question occurs nowhere", async () => {
+    expect(await decide("Did the Normans build castles in Sicily in 1130?")).toMatchObject({
+      reason: "not_answerable",
+      check: "missing_constraint",
+      detail: "1130",
+    });
+    expect(await decide("Did the Vikings build castles in Sicily?")).toMatchObject({ check: "missing_constraint", detail: "vikings" });
+  });
+
+  it("asks the answering passage to meet a name only another passage mentions, but not the documents' subject", async () => {
+    const context = contextOf(
+      "Normans settled in Normandy. Rollo led the Norman raiders.",
+      "The Normans conquered England in 1066. William was crowned king.",
+      "Sicily was conquered by Roger. Vikings raided Paris.",
+    );
+    // "Vikings" is only in the third chunk; the best sentence is about Rollo: not met.
+    expect(await decide("Who led the Vikings raiders?", context)).toMatchObject({ check: "missing_constraint", detail: "vikings" });
+    // "Normans" is in two chunks: the subject, met wherever the answer is.
+    expect(await decide("Who was crowned king after the Normans conquered England?", context)).toMatchObject({ answerable: true });
+  });
+
+  it("abstains with not_answerable when the question is negated and the best sentence is not, 'whether or not' aside", async () => {
+    expect(await decide("Which days are not received by new employees?")).toMatchObject({ reason: "not_answerable", check: "negation" });
+    expect(await decide("How many vacation days do new employees get, whether or not they work part-time?")).toMatchObject({
+      answerable: true,
+    });
+  });
+
+  it("abstains with not_answerable when the best sentence states the question with the opposite polarity", async () => {
+    expect(await decide("Which unused days can not be carried over?")).toMatchObject({ reason: "not_answerable", check: "negation" });
+    expect(await decide("What is the least common form of travel?")).toMatchObject({
+      reason: "not_answerable",
+      check: "contradiction",
+      detail: "least",
+    });
+  });
+
+  it("abstains with not_answerable when the best sentence covers too little", async () => {
+    expect(await decide("How many vacation days do new contractors get?", handbook, { minSentenceCoverage: 0.95 })).toMatchObject({
+      reason: "not_answerable",
+      check: "sentence_coverage",
+    });
+  });
+
+  it("leaves the answer checks to a model when told to", async () => {
+    expect(await decide("What is the least common form of travel?", handbook, { checkAnswer: false })).toMatchObject({ answerable: true });
+    expect(await decide("How do I bake sourdough bread at home?", handbook, { checkAnswer: false })).toMatchObject({
+      reason: "low_relevance",
+    });
+  });
+});

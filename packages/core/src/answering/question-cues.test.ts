@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { constraintsOf, contradiction, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
+
+describe("expectedAnswerType", () => {
+  it("reads number, date and entity cues from the question's wording", () => {
+    expect(expectedAnswerType("How many vacation days do new employees get?")).toBe("number");
+    expect(expectedAnswerType("How long must passwords be?")).toBe("number");
+    expect(expectedAnswerType("When is the IT help desk open?")).toBe("date");
+    expect(expectedAnswerType("In what year did the Normans reach Italy?")).toBe("date");
+    expect(expectedAnswerType("Who approves a vacation request?")).toBe("entity");
+    expect(expectedAnswerType("Where is the help desk?")).toBe("entity");
+    expect(expectedAnswerType("What is the dress code?")).toBeNull();
+  });
+});
+
+describe("offersAnswerType", () => {
+  it("needs a value of the type that the question does not already state", () => {
+    expect(offersAnswerType("New employees receive 20 vacation days.", "How many vacation days?", "number")).toBe(true);
+    expect(offersAnswerType("Employees receive twenty days of leave.", "How many days of leave?", "number")).toBe(true);
+    expect(offersAnswerType("Vacation days are requested in the portal.", "How many vacation days?", "number")).toBe(false);
+    // The only number is the question's own.
+    expect(offersAnswerType("In 2019 the policy changed.", "How many days applied in 2019?", "number")).toBe(false);
+    expect(offersAnswerType("The help desk opens at 8:00 on Mondays.", "When does the help desk open?", "date")).toBe(true);
+    expect(offersAnswerType("Requests are approved by the Head of People.", "Who approves requests?", "entity")).toBe(true);
+    expect(offersAnswerType("requests are approved by your manager.", "Who approves requests?", "entity")).toBe(false);
+    expect(offersAnswerType("Anything.", "What is it?", null)).toBeNull();
+  });
+});
+
+describe("contradiction", () => {
+  it("finds a question word replaced by its opposite in the sentence", () => {
+    expect(contradiction("What is the least common form of art?", "The most common form of art is the mosaic.")).toBe("least");
+    expect(contradiction("What happened after the war?", "Before the war the town grew.")).toBe("after");
+  });
+
+  it("finds a negating prefix on either side", () => {
+    expect(contradiction("Which definitions are uncomplicated?", "Some classes have complicated definitions.")).toBe("uncomplicated");
+    expect(contradiction("Which classes are equal?", "The classes are unequal.")).toBe("equal");
+  });
+
+  it("finds nothing when the sentence keeps the question's words", () => {
+    expect(
+      contradiction("What is the most common form?", "The most common form is the mosaic, the least common the fresco."),
+    ).toBeUndefined();
+    expect(contradiction("How many vacation days do new employees get?", "New employees receive 20 vacation days.")).toBeUndefined();
+  });
+});
+
+describe("questionConstraints", () => {
+  it("lists the question's names and numbers, not its first word nor 'I'", () => {
+    expect(questionConstraints("Who led the Norman army in 1066?")).toEqual(["norman", "1066"]);
+    expect(questionConstraints("Can I carry over four days?")).toEqual(["four"]);
+    expect(questionConstraints("What is the capital city of Mongolia?")).toEqual(["mongolia"]);
+    expect(questionConstraints("how many days?")).toEqual([]);
+  });
+});
+
+describe("constraintsOf", () => {
+  const analyzer = createEnglishAnalyzer();
+  const met = (question: string, text: string) =>
+    constraintsOf(question, (value) => analyzer.analyze(value)).map((constraint) => [
+      constraint.word,
+      constraint.met(new Set(analyzer.analyze(text)), text),
+    ]);
+
+  it("meets numbers by their digits, also decades, ordinals and number words", () => {
+    expect(met("How many Huguenots fled by the 1700s?", "By 1700 the Huguenots had fled.")).toEqual([
+      ["huguenots", true],
+      ["1700s", true],
+    ]);
+    expect(met("Who played the Doctor in the 70's?", "In 1970 he played the Doctor.")).toEqual([
+      ["doctor", true],
+      ["70's", false],
+    ]);
+    expect(met("What happened in the 10th series?", "The 10th series began.")).toEqual([["10th", true]]);
+    expect(met("Which four classes exist?", "There are 4 classes.")).toEqual([["four", true]]);
+    expect(met("What happened in 1066?", "It happened in 1067.")).toEqual([["1066", false]]);
+  });
+
+  it("meets an acronym by the initials of capitalised words, and a name despite one typo or a shared stem", () => {
+    expect(met("Which UN secretary studied here?", "A United Nations secretary studied here.")).toEqual([["un", true]]);
+    // "it" is a stop word: the acronym is found in the text as written.
+    expect(met("When is the IT help desk open?", "The IT help desk is open from 8:00.")).toEqual([["it", true]]);
+    expect(met("When was the Maastrich Treaty signed?", "The Maastricht Treaty was signed in 1992.")).toEqual([
+      ["maastrich", true],
+      ["treaty", true],
+    ]);
+    expect(met("Which famous Indian practiced it?", "Gandhi led India to independence.")).toEqual([["indian", true]]);
+    expect(met("Who led the Vikings?", "Rollo led the Normans.")).toEqual([["vikings", false]]);
+  });
+});
+
+describe("isNegated", () => {
+  it("recognises negations", () => {
+    expect(isNegated("Alcohol is not reimbursed.")).toBe(true);
+    expect(isNegated("You can't carry over days.")).toBe(true);
+    expect(isNegated("Rust strings don\u2019t support indexing.")).toBe(true);
+    expect(isNegated("Meals are reimbursed.")).toBe(false);
+    // A disjunction mentions a negation without negating.
+    expect(isNegated("Can a problem be solved or not?")).toBe(false);
+    expect(isNegated("Whether or not the machine may or may not halt, it is not decidable.")).toBe(true);
+  });
+});

@@ -1,0 +1,289 @@
+/**
+ * Question-type cues for answer selection: what kind of answer a question asks for (a number, a
+ * date, a named entity), whether a sentence offers one that the question does not already state,
+ * and whether question and sentence disagree on negation.
+ *
+ * The cue words follow the answer-type taxonomy of open-domain QA systems (Li & Roth, 2002,
+ * "Learning Question Classifiers", coarse classes NUM, LOC, HUM) reduced to what a surface test
+ * can check without a tagger: digits and number words for NUM, years, months, weekdays and
+ * clock times for dates, capitalised words inside a sentence for HUM and LOC.
+ */
+
+/** The kind of answer a question asks for, or none recognised. */
+export type AnswerType = "number" | "date" | "entity" | null;
+
+const numberCue =
+  /\b(how (many|much|long|old|far|large|big|high|tall|deep|wide|often|fast|heavy)|what (number|percentage|percent|proportion|amount|size|share|rate|score|age)|which (number|percentage|amount))\b/i;
+const dateCue =
+  /\b(when|what (year|date|day|month|time|century|decade|period|era)|which (year|date|day|month|century|decade)|since when)\b/i;
+const entityCue =
+  /\b(who|whom|whose|where|which (person|people|company|organi[sz]ation|country|city|state|place|team|group|king|author)|what (country|city|state|place|company|organi[sz]ation|team|language|nationality))\b/i;
+
+const numberWords =
+  /\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|once|twice|single|double|triple)\b/gi;
+const digits = /\d+(?:[.,:]\d+)*%?/g;
+const months =
+  /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|century|centuries|decade|spring|summer|autumn|winter)\b/gi;
+const capitalised = /(?<=\S\s+)[\p{Lu}][\p{L}\p{M}'-]+/gu;
+const negation = /\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n['\u2019]t\b/i;
+
+/**
+ * The answer type a question asks for, from its wording: `number` for "how many/much/long…",
+ * `date` for "when/what year…", `entity` for "who/where/which country…"; null otherwise.
+ *
+ * @example
+ * ```ts
+ * expectedAnswerType("How many days of leave do I get?"); // "number"
+ * expectedAnswerType("When was the treaty signed?"); // "date"
+ * ```
+ */
+export function expectedAnswerType(question: string): AnswerType {
+  if (numberCue.test(question)) return "number";
+  if (dateCue.test(question)) return "date";
+  if (entityCue.test(question)) return "entity";
+  return null;
+}
+
+/** The lower-cased tokens of `pattern` in `text`. */
+function tokensOf(text: string, pattern: RegExp): string[] {
+  return [...text.matchAll(pattern)].map((match) => match[0].toLowerCase());
+}
+
+/**
+ * Whether `sentence` holds a candidate answer of `type` that `question` does not already state
+ * (an answer repeats no part of its question): digits or number words for `number`; a year,
+ * month, weekday, century or clock time for `date` (a bare number counts too); a capitalised word
+ * after the first for `entity`. Null when `type` is null.
+ */
+export function offersAnswerType(sentence: string, question: string, type: AnswerType): boolean | null {
+  if (type === null) return null;
+  const inQuestion = new Set(question.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []);
+  const novel = (tokens: string[]) => tokens.some((token) => !inQuestion.has(token.replace(/[.,:%]+$/, "")));
+  switch (type) {
+    case "number":
+      return novel(tokensOf(sentence, digits)) || novel(tokensOf(sentence, numberWords));
+    case "date":
+      return novel(tokensOf(sentence, digits)) || novel(tokensOf(sentence, months));
+    case "entity":
+      return novel(tokensOf(sentence, capitalised)) || novel(tokensOf(sentence, digits));
+  }
+}
+
+/**
+ * Pairs of opposites for the contradiction test: comparison, order, size, time and quantity
+ * words whose swap turns a statement into a different one. Words are compared after stemming.
+ */
+const oppositePairs: readonly (readonly [string, string])[] = [
+  ["most", "least"],
+  ["largest", "smallest"],
+  ["larger", "smaller"],
+  ["biggest", "smallest"],
+  ["first", "last"],
+  ["before", "after"],
+  ["more", "less"],
+  ["more", "fewer"],
+  ["higher", "lower"],
+  ["highest", "lowest"],
+  ["increase", "decrease"],
+  ["maximum", "minimum"],
+  ["best", "worst"],
+  ["better", "worse"],
+  ["earliest", "latest"],
+  ["earlier", "later"],
+  ["oldest", "youngest"],
+  ["oldest", "newest"],
+  ["longest", "shortest"],
+  ["longer", "shorter"],
+  ["begin", "end"],
+  ["start", "end"],
+  ["easier", "harder"],
+  ["easiest", "hardest"],
+  ["always", "never"],
+  ["include", "exclude"],
+  ["win", "lose"],
+  ["success", "failure"],
+  ["same", "different"],
+  ["above", "below"],
+  ["upper", "lower"],
+  ["inside", "outside"],
+  ["north", "south"],
+  ["east", "west"],
+  ["allow", "forbid"],
+  ["accept", "reject"],
+  ["fixed", "flexible"],
+  ["simple", "complex"],
+  ["rich", "poor"],
+  ["strong", "weak"],
+  ["major", "minor"],
+  ["common", "rare"],
+  ["many", "few"],
+  ["full", "empty"],
+  ["open", "closed"],
+  ["true", "false"],
+];
+/**
+ * Prefixes that negate a word ("unequal", "inefficient", "impossible", "nondeterministic"). "dis"
+ * is left out: it forms too many words that are not opposites ("discover", "display").
+ */
+const negatingPrefixes = ["un", "in", "im", "il", "ir", "non"];
+/** Shortest word a prefix is taken off or put on: shorter ones make accidental pairs ("inform", "form"). */
+const shortestPrefixedBase = 5;
+const lowerWordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
+
+/**
+ * Whether `sentence` says the opposite of `question` on one point: the question has a word that
+ * the sentence lacks while the sentence has its opposite ({@link oppositePairs}), or the negated
+ * form of it made with a prefix ("uncomplicated" against "complicated", "equal" against
+ * "unequal"). Returns the question word, or undefined.
+ *
+ * @example
+ * ```ts
+ * contradiction("What is the least common form?", "The most common form is the mosaic."); // "least"
+ * ```
+ */
+export function contradiction(question: string, sentence: string): string | undefined {
+  const questionWords = new Set(question.toLowerCase().match(lowerWordPattern) ?? []);
+  const sentenceWords = new Set(sentence.toLowerCase().match(lowerWordPattern) ?? []);
+  for (const word of questionWords) {
+    if (sentenceWords.has(word)) continue;
+    for (const [left, right] of oppositePairs) {
+      const opposite = word === left ? right : word === right ? left : undefined;
+      if (opposite !== undefined && sentenceWords.has(opposite) && !questionWords.has(opposite)) return word;
+    }
+    if (word.length < shortestPrefixedBase) continue;
+    for (const prefix of negatingPrefixes) {
+      const base = word.startsWith(prefix) ? word.slice(prefix.length) : undefined;
+      if (base !== undefined && base.length >= shortestPrefixedBase && sentenceWords.has(base) && !questionWords.has(base)) return word;
+      if (sentenceWords.has(prefix + word) && !questionWords.has(prefix + word)) return word;
+    }
+  }
+  return undefined;
+}
+
+const numberWordSet = new Set(
+  "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion".split(
+    " ",
+  ),
+);
+
+/**
+ * The specific constraints of a question: its names (capitalised words after the first, other
+ * than "I") and its numbers (digits and number words). An answer must be about them, so text
+ * that mentions none of one of them cannot answer the question.
+ *
+ * @example
+ * ```ts
+ * questionConstraints("Who led the Norman army in 1066?"); // ["norman", "1066"]
+ * ```
+ */
+export function questionConstraints(question: string): string[] {
+  const constraints: string[] = [];
+  const words = [...question.matchAll(lowerWordPattern)].map((match) => match[0]);
+  words.forEach((word, index) => {
+    const lower = word.toLowerCase();
+    const named = index > 0 && /^\p{Lu}/u.test(word) && word.length > 1;
+    const numeric = /^\d/.test(word) || numberWordSet.has(lower);
+    if ((named || numeric) && !constraints.includes(lower)) constraints.push(lower);
+  });
+  return constraints;
+}
+
+const numberWordDigits: Record<string, string> = {
+  two: "2",
+  three: "3",
+  four: "4",
+  five: "5",
+  six: "6",
+  seven: "7",
+  eight: "8",
+  nine: "9",
+  ten: "10",
+  eleven: "11",
+  twelve: "12",
+  twenty: "20",
+  thirty: "30",
+  forty: "40",
+  fifty: "50",
+  hundred: "100",
+};
+
+/** A constraint of the question and how a passage meets it. */
+export interface QuestionConstraint {
+  /** The word as the question writes it, lower-cased. */
+  word: string;
+  /**
+   * Whether a passage with these analysed terms and this text meets it: a number by its digits
+   * (also as a prefix: "1700s" and "the 1700s" meet "1700", "70's" meets "70"; a number word by its
+   * digits too); an acronym by its letters or by the initials of consecutive capitalised words
+   * ("UN" and "United Nations"); a name by each of its terms, allowing one typo in a term of five
+   * letters or more (Damerau–Levenshtein distance 1) and a shared stem of four letters or more
+   * ("Indian" and "India").
+   */
+  met(terms: ReadonlySet<string>, text: string): boolean;
+}
+
+/** The constraints of `question` ({@link questionConstraints}) with their matching rules. */
+export function constraintsOf(question: string, analyze: (text: string) => string[]): QuestionConstraint[] {
+  const original = new Map<string, string>();
+  for (const match of question.matchAll(lowerWordPattern)) original.set(match[0].toLowerCase(), match[0]);
+  return questionConstraints(question).map((word) => {
+    const written = original.get(word) ?? word;
+    const digits = /^\d/.test(word) ? word.replace(/['\u2019]?s$/, "").replace(/(st|nd|rd|th)$/, "") : numberWordDigits[word];
+    if (digits !== undefined) {
+      return {
+        word,
+        met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)),
+      };
+    }
+    if (/^\p{Lu}{2,6}$/u.test(written)) {
+      return {
+        word,
+        met: (terms, text) => terms.has(word) || new RegExp(`\\b${written}\\b`, "u").test(text) || initialsOf(text).includes(written),
+      };
+    }
+    const wanted = analyze(word);
+    return {
+      word,
+      met: (terms) => wanted.every((term) => terms.has(term) || [...terms].some((candidate) => resembles(term, candidate))),
+    };
+  });
+}
+
+/** The initials of each run of capitalised words of `text` ("the United Nations Council" → "UNC"). */
+function initialsOf(text: string): string {
+  return (text.match(/\p{Lu}[\p{L}\p{M}'-]*(?:\s+(?:of\s+|and\s+|for\s+)?\p{Lu}[\p{L}\p{M}'-]*)*/gu) ?? [])
+    .map((run) =>
+      run
+        .split(/\s+/)
+        .filter((word) => /^\p{Lu}/u.test(word))
+        .map((word) => word[0])
+        .join(""),
+    )
+    .join(" ");
+}
+
+/** Whether two analysed terms are one typo apart (five letters or more) or share a stem of four letters or more. */
+function resembles(wanted: string, candidate: string): boolean {
+  if (wanted.length >= 4 && candidate.length >= 4 && (wanted.startsWith(candidate) || candidate.startsWith(wanted))) return true;
+  return wanted.length >= 5 && Math.abs(wanted.length - candidate.length) <= 1 && withinOneEdit(wanted, candidate);
+}
+
+/** Damerau–Levenshtein distance at most 1 (one insertion, deletion, substitution or transposition). */
+function withinOneEdit(left: string, right: string): boolean {
+  if (left === right) return true;
+  let start = 0;
+  while (start < left.length && start < right.length && left[start] === right[start]) start++;
+  const leftRest = left.slice(start);
+  const rightRest = right.slice(start);
+  if (leftRest.slice(1) === rightRest.slice(1)) return true;
+  if (leftRest.slice(1) === rightRest || leftRest === rightRest.slice(1)) return true;
+  return leftRest.length >= 2 && leftRest[0] === rightRest[1] && leftRest[1] === rightRest[0] && leftRest.slice(2) === rightRest.slice(2);
+}
+
+/** Disjunctions that mention a negation without negating ("whether or not", "may or may not"). */
+const disjunction = /\b(or not|or no|or never|may or may not|can or cannot|whether or not)\b/gi;
+
+/** Whether `text` contains a negation ("not", "never", "no", "-n't", "without", ...); "whether or not" is none. */
+export function isNegated(text: string): boolean {
+  return negation.test(text.replace(disjunction, " "));
+}

@@ -1,0 +1,311 @@
+/**
+ * Sentence-level evidence for an answer: every sentence of the context scored against the
+ * question with the retrieval signals at hand, best first, plus the absolute signals the
+ * abstention decision reads (`decideAnswerable`).
+ *
+ * Method:
+ * 1. Each context chunk is split into sentences ({@link splitSentences}). A RAPTOR summary's
+ *    sentence that also appears in a retrieved chunk is dropped, so the chunk is cited.
+ * 2. Term weights are BM25's idf over the context's sentences, idf(t) = ln(1 + (N − n(t) + 0.5) /
+ *    (n(t) + 0.5)) (Robertson & Zaragoza, 2009, "The Probabilistic Relevance Framework: BM25 and
+ *    Beyond", eq. 3.3), with N at least {@link minimumCollectionSize}: in a context of one or two
+ *    sentences every present term would otherwise weigh almost nothing against an absent one.
+ *    The idf is multiplied by the question word's background weight in general English
+ *    ({@link backgroundWeight}), so that words every text uses ("best", "new", "day") count less
+ *    than the words that say what the question is about: a context of five passages is too
+ *    small a collection to tell them apart on its own.
+ *    A sentence's *coverage* is the idf-weighted share of the question's
+ *    content terms it contains, Σ_{t ∈ q ∩ s} idf(t) / Σ_{t ∈ q} idf(t): its BM25 score relative
+ *    to the highest score the question could attain (with term-frequency saturation k1 → 0, so
+ *    every matched term counts once). Question words such as "how many" are not content terms
+ *    ({@link questionStopWords}).
+ * 3. With an embedding model, the *dense* signal of a sentence is the cosine of the question's
+ *    embedding (as a query) with the sentence's (as a passage), rescaled by the question's own
+ *    score: cos(q, s) / cos(q, q as a passage), so that a sentence saying exactly what the
+ *    question says scores 1 whatever the model's query instruction does to the scale.
+ * 4. A sentence's score blends its coverage (0.7) with its chunk's coverage (0.3), averages that
+ *    with the dense signal when there is one, multiplies by 1.15 when it offers an answer of the
+ *    type the question asks for ({@link expectedAnswerType}, {@link offersAnswerType}) and by 0.8
+ *    when its chunk (text and title) lacks one of the question's names or numbers
+ *    ({@link questionConstraints}), by 1.1 when it shares the question's polarity (both negated),
+ *    adds a small prior for its chunk's retrieval rank, and halves
+ *    fragments (headings, table cells) and lowers lead-ins ending with a colon.
+ */
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
+import { isFragment } from "../raptor/summarizer.js";
+import type { Analyzer } from "../text/analyzer.js";
+import { questionStopWords } from "../text/english-stop-words.js";
+import { splitSentences } from "../text/split-sentences.js";
+import { backgroundWeight } from "../text/word-frequency.js";
+import type { AnswerContext, ContextEntry } from "./build-context.js";
+import { type AnswerType, constraintsOf, expectedAnswerType, isNegated, offersAnswerType } from "./question-cues.js";
+
+/** One sentence of the context with its signals. */
+export interface EvidenceSentence {
+  /** The context entry (chunk) it comes from. */
+  entry: ContextEntry;
+  /** The entry's rank in the context, 0-based. */
+  rank: number;
+  /** Position of the sentence in its entry, 0-based. */
+  position: number;
+  text: string;
+  /** Analysed terms of the sentence. */
+  terms: ReadonlySet<string>;
+  words: number;
+  /** A heading, table cell or other short line without closing punctuation ({@link isFragment}). */
+  fragment: boolean;
+  /** Idf-weighted share of the question's content terms in the sentence, in [0, 1]. */
+  coverage: number;
+  /** The same share for the sentence's whole chunk, in [0, 1]. */
+  chunkCoverage: number;
+  /** Dense signal cos(q, s) / cos(q, q as a passage), or null without an embedding model. */
+  dense: number | null;
+  /** Whether it offers an answer of the expected type that the question does not state; null when no type is expected. */
+  offersAnswer: boolean | null;
+  /** Whether it contains a negation. */
+  negated: boolean;
+  /** Whether its chunk (text and title) holds every name and number of the question. */
+  meetsConstraints: boolean;
+  /** Whether both it and the question are negated. */
+  samePolarity: boolean;
+  /** Ranking score (higher is better). */
+  score: number;
+}
+
+/** A content term of the question with its weight. */
+export interface WeightedTerm {
+  /** The analysed term. */
+  term: string;
+  /** The question word it comes from. */
+  word: string;
+  /** Idf over the context's sentences times the word's background weight in general English. */
+  weight: number;
+}
+
+/** The evidence for one question. */
+export interface Evidence {
+  /** The question's content terms, heaviest first. */
+  questionTerms: WeightedTerm[];
+  /** The answer type the question asks for. */
+  expectedType: AnswerType;
+  /** Whether the question contains a negation. */
+  questionNegated: boolean;
+  /** Every sentence of the context, best first. */
+  sentences: EvidenceSentence[];
+  /** Idf-weighted share of the question's content terms found anywhere in the context, in [0, 1]. */
+  contextCoverage: number;
+  /**
+   * The highest idf-weighted share of the question's content terms that one chunk (its text and
+   * title) holds, in [0, 1]: whether any single retrieved passage is about the question, rather
+   * than five passages matching a word each.
+   */
+  passageCoverage: number;
+  /** Whether the dense signal was computed. */
+  denseUsed: boolean;
+}
+
+/** Options of {@link rankEvidence}. */
+export interface RankEvidenceOptions {
+  analyzer: Analyzer;
+  /** An embedding model for the dense signal; default none (lexical signals only). */
+  embeddings?: EmbeddingsInterface | undefined;
+  /**
+   * The question's query embedding when retrieval already computed it with the same model
+   * (`QueryRetrieval.queryVector`); default none (the question is embedded here).
+   */
+  queryVector?: ArrayLike<number> | undefined;
+  /** Most sentences embedded (the best by lexical score); default 48. */
+  maxDenseSentences?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Smallest collection size N of the idf: a context has at least this many sentences' worth of
+ * background, as if padded with sentences holding none of the question's terms.
+ */
+export const minimumCollectionSize = 20;
+/** Weight of a sentence's own coverage against its chunk's coverage. */
+const sentenceWeight = 0.7;
+/** Factor of a sentence that offers an answer of the expected type. */
+const answerTypeBoost = 1.15;
+/** Factor of a negated sentence when the question is negated. */
+const polarityBoost = 1.1;
+/** Factor of a sentence whose chunk lacks a name or number of the question. */
+const unmetConstraintPenalty = 0.8;
+const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
+
+/**
+ * Scores every sentence of `context` against `question`, best first.
+ *
+ * @throws whatever the embedding model throws is caught: the dense signal is then left out.
+ */
+export async function rankEvidence(question: string, context: AnswerContext, options: RankEvidenceOptions): Promise<Evidence> {
+  const { analyzer } = options;
+  const expectedType = expectedAnswerType(question);
+  const questionNegated = isNegated(question);
+  const sentences = collectSentences(context, analyzer);
+  const words = contentWords(question, analyzer);
+  const questionTerms: WeightedTerm[] = [...words].map(([term, word]) => {
+    let documentFrequency = 0;
+    for (const sentence of sentences) if (sentence.terms.has(term)) documentFrequency++;
+    const collectionSize = Math.max(sentences.length, minimumCollectionSize);
+    const weight = Math.log(1 + (collectionSize - documentFrequency + 0.5) / (documentFrequency + 0.5)) * backgroundWeight(word);
+    return { term, word, weight };
+  });
+  questionTerms.sort((left, right) => right.weight - left.weight);
+  const totalWeight = questionTerms.reduce((sum, { weight }) => sum + weight, 0);
+  const coverageOf = (terms: ReadonlySet<string>) => {
+    if (totalWeight === 0) return 0;
+    let matched = 0;
+    for (const { term, weight } of questionTerms) if (terms.has(term)) matched += weight;
+    return matched / totalWeight;
+  };
+  const chunkTerms = new Map<ContextEntry, Set<string>>();
+  for (const sentence of sentences) {
+    let terms = chunkTerms.get(sentence.entry);
+    if (!terms) chunkTerms.set(sentence.entry, (terms = new Set()));
+    for (const term of sentence.terms) terms.add(term);
+  }
+  const allTerms = new Set<string>();
+  for (const terms of chunkTerms.values()) for (const term of terms) allTerms.add(term);
+  const constraints = constraintsOf(question, (text) => analyzer.analyze(text));
+  const meets = new Map<ContextEntry, boolean>();
+  let passageCoverage = 0;
+  for (const [entry, terms] of chunkTerms) {
+    const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title)]);
+    const text = `${entry.chunk.title}\n${entry.text}`;
+    meets.set(
+      entry,
+      constraints.every((constraint) => constraint.met(withTitle, text)),
+    );
+    passageCoverage = Math.max(passageCoverage, coverageOf(withTitle));
+  }
+  for (const sentence of sentences) {
+    sentence.coverage = coverageOf(sentence.terms);
+    sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
+    sentence.offersAnswer = offersAnswerType(sentence.text, question, expectedType);
+    sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
+    sentence.samePolarity = questionNegated && sentence.negated;
+    sentence.score = scoreOf(sentence);
+  }
+  const denseUsed = options.embeddings ? await addDenseSignal(question, sentences, options) : false;
+  sentences.sort((left, right) => right.score - left.score || left.rank - right.rank || left.position - right.position);
+  return {
+    questionTerms,
+    expectedType,
+    questionNegated,
+    sentences,
+    contextCoverage: coverageOf(allTerms),
+    passageCoverage,
+    denseUsed,
+  };
+}
+
+/** The sentences of the context, unscored. */
+function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceSentence[] {
+  const sentences: EvidenceSentence[] = [];
+  context.entries.forEach((entry, rank) => {
+    splitSentences(entry.text).forEach((text, position) => {
+      const terms = new Set(analyzer.analyze(text));
+      if (terms.size === 0) return;
+      sentences.push({
+        entry,
+        rank,
+        position,
+        text,
+        terms,
+        words: text.split(/\s+/).length,
+        fragment: isFragment(text),
+        coverage: 0,
+        chunkCoverage: 0,
+        dense: null,
+        offersAnswer: null,
+        negated: isNegated(text),
+        meetsConstraints: true,
+        samePolarity: false,
+        score: 0,
+      });
+    });
+  });
+  // A summary node repeats sentences of its chunks: keep the chunk's copy when both are in the context.
+  const leafSentences = new Set(sentences.filter((sentence) => !isSummaryChunk(sentence.entry.chunk)).map((sentence) => sentence.text));
+  return sentences.filter((sentence) => !isSummaryChunk(sentence.entry.chunk) || !leafSentences.has(sentence.text));
+}
+
+/** The score of a sentence from its signals (see the module comment). */
+function scoreOf(sentence: EvidenceSentence): number {
+  const lexical = sentenceWeight * sentence.coverage + (1 - sentenceWeight) * sentence.chunkCoverage;
+  const relevance = sentence.dense === null ? lexical : (lexical + Math.max(0, sentence.dense)) / 2;
+  const typed =
+    (sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance) *
+    (sentence.meetsConstraints ? 1 : unmetConstraintPenalty) *
+    (sentence.samePolarity ? polarityBoost : 1);
+  const rankPrior = 0.05 / (1 + sentence.rank);
+  const fragmentPenalty = sentence.fragment ? 0.5 : 1;
+  const leadInPenalty = sentence.text.endsWith(":") ? 0.7 : 1;
+  return (typed + rankPrior) * fragmentPenalty * leadInPenalty;
+}
+
+/**
+ * Embeds the question and the best `maxDenseSentences` sentences and rescores them with the
+ * dense signal. Returns false (and leaves the scores) when the model fails.
+ */
+async function addDenseSignal(question: string, sentences: EvidenceSentence[], options: RankEvidenceOptions): Promise<boolean> {
+  const embeddings = options.embeddings as EmbeddingsInterface;
+  const limit = options.maxDenseSentences ?? 48;
+  const chosen = [...sentences].sort((left, right) => right.score - left.score).slice(0, limit);
+  if (chosen.length === 0) return false;
+  try {
+    options.signal?.throwIfAborted();
+    const [queryVector, passageVectors] = await Promise.all([
+      options.queryVector ? Array.from(options.queryVector) : embeddings.embedQuery(question),
+      embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.text)]),
+    ]);
+    const self = cosine(queryVector, passageVectors[0] as number[]);
+    const scale = self > 0 ? self : 1;
+    chosen.forEach((sentence, index) => {
+      sentence.dense = cosine(queryVector, passageVectors[index + 1] as number[]) / scale;
+    });
+    // Sentences not embedded (lexically the weakest) get the lowest dense value measured.
+    const floor = Math.min(...chosen.map((sentence) => sentence.dense as number));
+    for (const sentence of sentences) {
+      sentence.dense ??= floor;
+      sentence.score = scoreOf(sentence);
+    }
+    return true;
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    for (const sentence of sentences) sentence.dense = null;
+    return false;
+  }
+}
+
+function cosine(left: readonly number[], right: readonly number[]): number {
+  let dot = 0;
+  let leftNorm = 0;
+  let rightNorm = 0;
+  for (let index = 0; index < left.length; index++) {
+    const a = left[index] as number;
+    const b = right[index] as number;
+    dot += a * b;
+    leftNorm += a * a;
+    rightNorm += b * b;
+  }
+  return leftNorm === 0 || rightNorm === 0 ? 0 : dot / Math.sqrt(leftNorm * rightNorm);
+}
+
+/**
+ * The question's content terms, each with the first question word it comes from (question words
+ * such as "how many" removed; all terms when nothing else is left).
+ */
+export function contentWords(question: string, analyzer: Analyzer): Map<string, string> {
+  const terms = new Map<string, string>();
+  for (const match of question.matchAll(wordPattern)) {
+    const word = match[0].toLowerCase();
+    if (questionStopWords.has(word)) continue;
+    for (const term of analyzer.analyze(word)) if (!terms.has(term)) terms.set(term, word);
+  }
+  if (terms.size === 0) for (const term of analyzer.analyze(question)) if (!terms.has(term)) terms.set(term, term);
+  return terms;
+}

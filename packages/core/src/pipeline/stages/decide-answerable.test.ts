@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Answerer } from "../../answering/answerer.js";
+import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
+import { defaultPredictStages } from "../default-stages.js";
+import { createPredictState } from "../run-predict.js";
+import { runStages } from "../run-stages.js";
+import type { Runtime } from "../runtime.js";
+import { decideAnswerable, effectiveChecks } from "./decide-answerable.js";
+
+const ann = { userName: "ann@example.org", roles: [], groups: [] };
+const documents = {
+  vacation: {
+    title: "Vacation policy",
+    content: "New employees receive 20 vacation days in their first year. The most common vacation request is a long weekend.",
+    metadata: { acl: "|user:_all_|" },
+  },
+};
+
+/** Runs the predict stages up to and including `decide-answerable`. */
+async function decide(runtime: Runtime, question: string) {
+  const stages = defaultPredictStages.slice(0, defaultPredictStages.findIndex((stage) => stage.name === "decide-answerable") + 1);
+  const state = createPredictState(runtime, { orgId: "org", principal: ann, query: question });
+  await runStages(stages, state, runtime);
+  return state;
+}
+
+describe("decide-answerable stage", () => {
+  let test: TestRuntime;
+  let bm25Only: TestRuntime;
+  beforeAll(async () => {
+    [test, bm25Only] = await Promise.all([createTestRuntime({ documents }), createTestRuntime({ documents, embeddings: null })]);
+  });
+  afterAll(async () => {
+    await Promise.all([test.close(), bm25Only.close()]);
+  });
+
+  it("ranks the context's sentences and lets an answerable question through, with the dense signal when a model is loaded", async () => {
+    const state = await decide(test.runtime, "How many vacation days do new employees get?");
+    expect(state.evidence?.sentences[0]?.text).toBe("New employees receive 20 vacation days in their first year.");
+    expect(state.evidence?.denseUsed).toBe(true);
+    expect(state.answerability).toMatchObject({ answerable: true, reason: null, check: null });
+    expect(state.answerability?.signals.dense).not.toBeNull();
+    const lexical = await decide(bm25Only.runtime, "How many vacation days do new employees get?");
+    expect(lexical.evidence?.denseUsed).toBe(false);
+    expect(lexical.answerability?.signals.dense).toBeNull();
+  });
+
+  it("decides no_documents, low_relevance and not_answerable", async () => {
+    const nothing = createPredictState(test.runtime, { orgId: "org", principal: ann, query: "anything" });
+    await decideAnswerable.run(nothing, test.runtime);
+    expect(nothing.answerability).toMatchObject({ answerable: false, reason: "no_documents", check: "no_context" });
+    expect((await decide(test.runtime, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
+      reason: "low_relevance",
+    });
+    expect((await decide(test.runtime, "What is the least common vacation request?")).answerability).toMatchObject({
+      reason: "not_answerable",
+      check: "contradiction",
+      detail: "least",
+    });
+  });
+
+  it("runs only the relevance checks before a model answerer, and none with ABSTENTION_CHECKS=off", async () => {
+    const model: Answerer = {
+      name: "openai",
+      answer: async () => ({ answer: {} as never, mode: "model", model: "m", abstained: false, numPredict: null, numCtx: null }),
+    };
+    expect(effectiveChecks({ config: test.runtime.config, answerer: model })).toBe("relevance");
+    expect(effectiveChecks(test.runtime)).toBe("all");
+    const beforeModel = { ...test.runtime, answerer: model };
+    expect((await decide(beforeModel, "What is the least common vacation request?")).answerability).toMatchObject({ answerable: true });
+    expect((await decide(beforeModel, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
+      reason: "low_relevance",
+    });
+    const off = {
+      ...test.runtime,
+      config: { ...test.runtime.config, answering: { ...test.runtime.config.answering, abstentionChecks: "off" as const } },
+    };
+    expect((await decide(off, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({ answerable: true });
+  });
+});
