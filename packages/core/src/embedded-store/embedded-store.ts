@@ -32,6 +32,17 @@ export interface EmbeddedStoreSettings {
    * 20,000 vectors.
    */
   vectorIndex?: Partial<Omit<VectorIndexSettings, "hnsw">> & { hnsw?: Partial<HnswSettings> };
+  /**
+   * Whether to hold in-memory BM25 and vector indexes; default true. `false` gives a store that
+   * only writes and reads the registry (`upsert`, `delete`, `contentHashes`,
+   * `derivedDocuments`), as ingestion worker threads use it: searches throw a `TypeError`.
+   */
+  inMemoryIndexes?: boolean;
+  /**
+   * Milliseconds of in-memory index work between yields to the event loop while applying writes
+   * made elsewhere ({@link EmbeddedStore.refresh}); default 5. 0 yields after every step.
+   */
+  refreshSliceMs?: number;
   logger?: Logger;
 }
 
@@ -46,6 +57,12 @@ export interface EmbeddedStore extends TransactionalStore {
   countWithoutEmbedding(orgId: string): Promise<number>;
   /** Vectors of `orgId` and the state of its HNSW graph (`none`, `building`, `ready`). */
   vectorIndexStatus(orgId: string): Promise<{ vectors: number; approximate: "none" | "building" | "ready" }>;
+  /**
+   * Applies writes committed to `orgId` by another connection (an ingestion worker thread,
+   * another process) to the in-memory indexes, in time slices that leave the event loop free.
+   * Searches and counts do this first on their own; call it to pay the cost before the next one.
+   */
+  refresh(orgId: string): Promise<void>;
 }
 
 /**
@@ -83,6 +100,8 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
         bm25,
         vectorIndex,
         logger,
+        inMemoryIndexes: settings.inMemoryIndexes,
+        refreshSliceMs: settings.refreshSliceMs,
       });
       organisations.set(orgId, store);
     }
@@ -106,21 +125,34 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
       return organisation(orgId).contentHashes(docIds);
     },
     async count(orgId: string) {
-      return organisation(orgId).count();
+      const store = organisation(orgId);
+      await store.refresh();
+      return store.count();
     },
     async countWithoutEmbedding(orgId: string) {
       return organisation(orgId).countWithoutEmbedding();
     },
     async vectorIndexStatus(orgId: string) {
-      return organisation(orgId).vectorIndexStatus();
+      const store = organisation(orgId);
+      await store.refresh();
+      return store.vectorIndexStatus();
+    },
+    async refresh(orgId: string) {
+      await organisation(orgId).refresh();
     },
     async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();
-      return organisation(orgId).searchByText(query, options.topK, options.filter);
+      const store = organisation(orgId);
+      await store.refresh();
+      options.signal?.throwIfAborted();
+      return store.searchByText(query, options.topK, options.filter);
     },
     async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();
-      return organisation(orgId).searchByVector(vector, model, options.topK, options.filter);
+      const store = organisation(orgId);
+      await store.refresh();
+      options.signal?.throwIfAborted();
+      return store.searchByVector(vector, model, options.topK, options.filter);
     },
     async close() {
       closed = true;

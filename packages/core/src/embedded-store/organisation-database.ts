@@ -196,6 +196,9 @@ export class OrganisationDatabase {
       });
     }
     const storedAnalyzer = read("analyzer");
+    // Write only when something is missing or changed: a write waits for the write lock, which
+    // an ingestion worker may hold for a long transaction.
+    if (storedOrg !== undefined && storedSchema !== undefined && storedAnalyzer === this.settings.analyzer.name) return;
     this.transaction(() => {
       if (storedOrg === undefined) this.statements.putInfo.run("org_id", this.settings.orgId);
       if (storedSchema === undefined) this.statements.putInfo.run("schema_version", schemaVersion);
@@ -236,6 +239,7 @@ function prepareStatements(database: DatabaseSync) {
       "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
     ),
     allChunks: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks ORDER BY id"),
+    chunksAfter: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
     chunkById: database.prepare(
       "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",
     ),

@@ -7,8 +7,14 @@
  * `synchronous=FULL`, so a crash (kill -9, power loss) leaves the last committed state and a
  * document is either wholly old or wholly new. Each transaction also appends the affected
  * document ids to a `changes` log; the in-memory indexes replay that log after their own
- * writes and before every search when another process has committed (`PRAGMA data_version`),
- * so `docqa ingest` and `docqa serve` can share a data directory.
+ * writes, and before every search when another connection has committed (`PRAGMA
+ * data_version`): an ingestion worker thread, or another process (`docqa ingest` beside
+ * `docqa serve`). That replay ({@link OrganisationStore.refresh}) runs in time slices, one
+ * document at a time, so a large write made elsewhere never holds the serving thread for long;
+ * the first load of the indexes is built the same way and swapped in when complete.
+ *
+ * A store opened with `inMemoryIndexes: false` (ingestion workers) only writes and reads the
+ * registry: it builds no in-memory index and cannot search.
  *
  * This file composes the parts: the database and its statements (`organisation-database.ts`),
  * the slot table and ACL masks (`slot-table.ts`), the background HNSW graph (`hnsw-builder.ts`)
@@ -26,10 +32,25 @@ import { ExactVectorIndex } from "./exact-vector-index.js";
 import { HnswBuilder, type VectorIndexSettings } from "./hnsw-builder.js";
 import { type ChunkRow, type IndexedChunkRow, OrganisationDatabase, toChunkRecord } from "./organisation-database.js";
 import { SlotTable } from "./slot-table.js";
+import { TimeSlice } from "./time-slice.js";
 
 export type { VectorIndexSettings } from "./hnsw-builder.js";
 
+/** Entries of the `changes` log kept after a write; a reader further behind reloads. */
 const changeLogKeep = 10_000;
+/** Chunk rows read per step of a gradual reload. */
+const reloadPageRows = 256;
+/** Documents with more chunks than this are staged in steps during a replay, then revealed at once. */
+const stagedDocumentRows = 64;
+/** Slots staged between checks of the time slice. */
+const stagingStep = 32;
+
+/** The in-memory indexes of an organisation, swapped as a whole by a reload. */
+interface MemoryIndexes {
+  slots: SlotTable;
+  bm25: Bm25Index;
+  vectors: ExactVectorIndex | undefined;
+}
 
 /** Settings of an {@link OrganisationStore}. */
 export interface OrganisationStoreSettings {
@@ -42,28 +63,40 @@ export interface OrganisationStoreSettings {
   /** Approximate vector index: mode and parameters; see {@link VectorIndexSettings}. */
   vectorIndex: VectorIndexSettings;
   logger: Logger;
+  /**
+   * Whether to hold in-memory BM25 and vector indexes; default true. `false` makes a store that
+   * writes and reads the registry only (ingestion worker threads), whose searches throw.
+   */
+  inMemoryIndexes?: boolean | undefined;
+  /** Milliseconds of work between yields in {@link OrganisationStore.refresh}; default 5. */
+  refreshSliceMs?: number | undefined;
 }
 
 /** The embedded store of one organisation. Synchronous: SQLite calls block briefly. */
 export class OrganisationStore {
   private readonly database: OrganisationDatabase;
-  private bm25!: Bm25Index;
-  private vectors: ExactVectorIndex | undefined;
-  private slots = new SlotTable();
+  private indexes: MemoryIndexes;
   private readonly hnsw: HnswBuilder;
+  /** Whether {@link indexes} hold the database as of {@link lastChange} (false until the first load). */
+  private loaded = false;
   private lastChange = 0;
   private dataVersion = -1;
+  /** Incremented by every synchronous catch-up or reload, so that a gradual one in progress stops. */
+  private generation = 0;
+  private refreshing: Promise<void> | undefined;
   private model: EmbeddingModelInfo | undefined;
+  private readonly writerOnly: boolean;
 
   constructor(private readonly settings: OrganisationStoreSettings) {
     this.database = new OrganisationDatabase(settings);
+    this.writerOnly = settings.inMemoryIndexes === false;
+    this.indexes = this.emptyIndexes();
     this.hnsw = new HnswBuilder(settings.vectorIndex, settings.logger, {
-      slotCount: () => this.slots.length,
-      vectors: () => this.vectors,
+      slotCount: () => this.indexes.slots.length,
+      vectors: () => this.indexes.vectors,
       isOpen: () => this.database.isOpen,
     });
     this.model = this.database.readStoredModel();
-    this.reload();
   }
 
   /** The embedding model recorded with this organisation's vectors, if any. */
@@ -137,7 +170,7 @@ export class OrganisationStore {
       }
     });
     if (hasVectors && embeddingModel) this.model ??= embeddingModel;
-    this.catchUp();
+    this.afterWrite();
   }
 
   /** Deletes documents in one transaction; missing ids are ignored. */
@@ -145,7 +178,23 @@ export class OrganisationStore {
     this.database.transaction(() => {
       for (const docId of docIds) this.deleteDocument(docId);
     });
-    this.catchUp();
+    this.afterWrite();
+  }
+
+  /**
+   * Brings the in-memory indexes up to date with writes committed by other connections (a
+   * worker thread, another process), in time slices: one document at a time, yielding the event
+   * loop every few milliseconds; the first load builds fresh indexes the same way and swaps them
+   * in when complete. Searches see each document wholly old or wholly new. Concurrent calls share
+   * one pass. Resolves at once when nothing changed (and for a store without in-memory indexes).
+   */
+  refresh(): Promise<void> {
+    if (this.writerOnly || !this.database.isOpen) return Promise.resolve();
+    if (this.loaded && this.refreshing === undefined && this.database.readDataVersion() === this.dataVersion) return Promise.resolve();
+    this.refreshing ??= this.refreshGradually().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
   }
 
   /** Ids of derived documents recorded as built from any of `sourceDocIds`. */
@@ -174,10 +223,10 @@ export class OrganisationStore {
     return hashes;
   }
 
-  /** Number of chunks stored. */
+  /** Number of chunks in the in-memory indexes (call {@link refresh} first to count writes made elsewhere). */
   count(): number {
-    this.refreshIfChanged();
-    return this.slots.length - this.slots.dead;
+    const { slots } = this.readableIndexes();
+    return slots.length - slots.dead - slots.staged;
   }
 
   /** Number of chunks without an embedding (ingested while no model was available). */
@@ -185,28 +234,27 @@ export class OrganisationStore {
     return Number((this.database.statements.countWithoutEmbedding.get() as { n: number }).n);
   }
 
-  /** BM25 search; see {@link KeywordIndex.searchByText}. */
+  /** BM25 search over the in-memory indexes (call {@link refresh} first); see {@link KeywordIndex.searchByText}. */
   searchByText(query: string, topK: number, filter: ChunkFilter): ScoredChunk[] {
-    this.refreshIfChanged();
+    const { bm25 } = this.readableIndexes();
     const terms = this.settings.analyzer.analyze(query);
     if (terms.length === 0) return [];
-    return this.hydrate(this.bm25.search(terms, topK, this.mask(filter)));
+    return this.hydrate(bm25.search(terms, topK, this.mask(filter)));
   }
 
-  /** Exact vector search; see {@link VectorIndex.searchByVector}. */
+  /** Exact (or HNSW) vector search over the in-memory indexes (call {@link refresh} first); see {@link VectorIndex.searchByVector}. */
   searchByVector(vector: Float32Array, model: EmbeddingModelInfo, topK: number, filter: ChunkFilter): ScoredChunk[] {
-    this.refreshIfChanged();
-    if (!this.model || !this.vectors) return [];
+    const { vectors, slots } = this.readableIndexes();
+    if (!this.model || !vectors) return [];
     this.assertModel(model);
     const mask = this.mask(filter);
-    const approximate = this.hnsw.search(this.vectors, vector, topK, mask, this.slots.maskAllowed);
-    return this.hydrate(approximate ?? this.vectors.search(vector, topK, mask));
+    const approximate = this.hnsw.search(vectors, vector, topK, mask, slots.maskAllowed);
+    return this.hydrate(approximate ?? vectors.search(vector, topK, mask));
   }
 
   /** Vectors held, and the state of the HNSW graph: `none`, `building` or `ready`. */
   vectorIndexStatus(): { vectors: number; approximate: "none" | "building" | "ready" } {
-    this.refreshIfChanged();
-    return { vectors: this.vectors?.size ?? 0, approximate: this.hnsw.status };
+    return { vectors: this.readableIndexes().vectors?.size ?? 0, approximate: this.hnsw.status };
   }
 
   /** Closes the database. */
@@ -215,76 +263,208 @@ export class OrganisationStore {
     this.database.close();
   }
 
-  /** Rebuilds the in-memory indexes from the database. */
+  /** The indexes searches read; throws for a store without in-memory indexes. */
+  private readableIndexes(): MemoryIndexes {
+    if (this.writerOnly)
+      throw new TypeError("this embedded store was opened without in-memory indexes (inMemoryIndexes: false) and cannot search");
+    if (!this.loaded) this.catchUp();
+    return this.indexes;
+  }
+
+  private emptyIndexes(): MemoryIndexes {
+    return {
+      slots: new SlotTable(),
+      bm25: new Bm25Index(this.settings.bm25),
+      vectors: this.model ? new ExactVectorIndex(this.model.dimension) : undefined,
+    };
+  }
+
+  /** After a write of this connection: trims the change log, and applies the write to the in-memory indexes. */
+  private afterWrite(): void {
+    const { seq, first } = this.database.statements.lastChange.get() as { seq: number; first: number };
+    if (Number(seq) - Number(first) > changeLogKeep * 2) this.database.statements.trimChanges.run(Number(seq) - changeLogKeep);
+    if (!this.writerOnly && this.loaded) this.catchUp();
+  }
+
+  /** Rebuilds the in-memory indexes from the database, in one step. */
   private reload(): void {
-    this.bm25 = new Bm25Index(this.settings.bm25);
-    this.vectors = this.model ? new ExactVectorIndex(this.model.dimension) : undefined;
-    this.hnsw.discard();
-    this.slots = new SlotTable();
+    this.generation++;
+    this.model ??= this.database.readStoredModel();
+    const dataVersion = this.database.readDataVersion();
     const last = this.database.statements.lastChange.get() as { seq: number };
-    this.lastChange = Number(last.seq);
-    for (const row of this.database.statements.allChunks.iterate() as Iterable<IndexedChunkRow>) {
-      this.addSlot(row);
-    }
-    this.dataVersion = this.database.readDataVersion();
+    const fresh = this.emptyIndexes();
+    for (const row of this.database.statements.allChunks.iterate() as Iterable<IndexedChunkRow>) this.addSlot(fresh, row, "fresh");
+    this.install(fresh, Number(last.seq), dataVersion);
+  }
+
+  /** Makes `indexes` the searched ones, as of change `lastChange` and `dataVersion`, and restarts the HNSW graph. */
+  private install(indexes: MemoryIndexes, lastChange: number, dataVersion: number): void {
+    this.hnsw.discard();
+    this.indexes = indexes;
+    this.loaded = true;
+    this.lastChange = lastChange;
+    this.dataVersion = dataVersion;
     this.hnsw.maybeStart();
   }
 
-  /** Gives a chunk row a slot and adds it to the BM25, vector and HNSW indexes. */
-  private addSlot(row: IndexedChunkRow): void {
-    const slot = this.slots.add(row);
-    this.bm25.add(slot, row.terms === "" ? [] : row.terms.split(" "));
+  /**
+   * Gives a chunk row a slot in `indexes` and adds it to the BM25 and vector indexes: `live` (and
+   * to the HNSW graph), `fresh` (indexes not searched yet), or `staged` (hidden until revealed).
+   */
+  private addSlot(indexes: MemoryIndexes, row: IndexedChunkRow, mode: "live" | "fresh" | "staged"): number {
+    const staged = mode === "staged";
+    const slot = indexes.slots.add(row, staged);
+    indexes.bm25.add(slot, row.terms === "" ? [] : row.terms.split(" "), staged);
     if (row.embedding && this.model) {
-      this.vectors ??= new ExactVectorIndex(this.model.dimension);
-      this.vectors.set(
+      indexes.vectors ??= new ExactVectorIndex(this.model.dimension);
+      indexes.vectors.set(
         slot,
         new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)),
+        staged,
       );
-      this.hnsw.added(slot);
+      if (mode === "live") this.hnsw.added(slot);
     }
+    return slot;
   }
 
-  /** Empties the slots of a document and removes them from the indexes. */
+  /** Empties the slots of a document in the searched indexes. */
   private removeDocumentSlots(docId: string): void {
-    for (const slot of this.slots.removeDocument(docId)) {
-      this.bm25.remove(slot);
-      this.vectors?.remove(slot);
+    const indexes = this.indexes;
+    for (const slot of indexes.slots.removeDocument(docId)) {
+      indexes.bm25.remove(slot);
+      indexes.vectors?.remove(slot);
       this.hnsw.removed(slot);
     }
   }
 
-  private refreshIfChanged(): void {
-    if (this.database.readDataVersion() === this.dataVersion) return;
-    this.model ??= this.database.readStoredModel();
-    this.catchUp();
+  /** Replaces the slots of a document by its current rows, in one step. */
+  private replaceDocument(docId: string, rows: readonly IndexedChunkRow[]): void {
+    this.removeDocumentSlots(docId);
+    for (const row of rows) this.addSlot(this.indexes, row, "live");
   }
 
-  /** Applies changes committed since the last catch-up, by this or another process. */
+  /**
+   * Replaces the slots of a large document: its rows are staged a few at a time (hidden from
+   * searches, the event loop running between steps), then its old slots are removed and the new
+   * ones revealed in one step, so searches see the document wholly old or wholly new. Returns
+   * false, leaving nothing behind, when a reload or a synchronous catch-up took over meanwhile.
+   */
+  private async replaceDocumentGradually(
+    docId: string,
+    rows: readonly IndexedChunkRow[],
+    slice: TimeSlice,
+    generation: number,
+  ): Promise<boolean> {
+    const indexes = this.indexes;
+    const staged: number[] = [];
+    for (const row of rows) {
+      staged.push(this.addSlot(indexes, row, "staged"));
+      if (staged.length % stagingStep !== 0) continue;
+      await slice.yieldIfDue();
+      if (generation !== this.generation || indexes !== this.indexes || !this.database.isOpen) {
+        for (const slot of staged) {
+          indexes.slots.discard(slot);
+          indexes.bm25.remove(slot);
+          indexes.vectors?.remove(slot);
+        }
+        return false;
+      }
+    }
+    this.removeDocumentSlots(docId);
+    for (const slot of staged) {
+      indexes.slots.reveal(slot);
+      indexes.bm25.reveal(slot);
+      indexes.vectors?.reveal(slot);
+      if (indexes.vectors?.has(slot)) this.hnsw.added(slot);
+    }
+    return true;
+  }
+
+  /** Whether so many slots are dead that a reload (which compacts) is due. */
+  private compactionDue(): boolean {
+    return this.indexes.slots.dead > Math.max(1000, this.indexes.slots.length * 0.3);
+  }
+
+  /** Applies every change committed since the last catch-up, by this or another connection, in one step. */
   private catchUp(): void {
     const { seq: latest, first } = this.database.statements.lastChange.get() as { seq: number; first: number };
-    if (Number(first) > this.lastChange + 1 || this.slots.dead > Math.max(1000, this.slots.length * 0.3)) {
+    if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue()) {
       this.reload();
-    } else {
-      const changed = new Set<string>();
-      for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
-        changed.add(row.doc_id);
-      }
-      for (const docId of changed) {
-        this.removeDocumentSlots(docId);
-        for (const row of this.database.statements.chunksOfDocument.iterate(docId) as Iterable<ChunkRow>) this.addSlot(row);
-      }
-      this.lastChange = Number(latest);
+      return;
     }
-    if (this.lastChange > changeLogKeep * 2) this.trimChangeLog();
-    this.dataVersion = this.database.readDataVersion();
+    this.generation++;
+    this.model ??= this.database.readStoredModel();
+    const dataVersion = this.database.readDataVersion();
+    const changed = new Set<string>();
+    for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
+      changed.add(row.doc_id);
+    }
+    for (const docId of changed) this.replaceDocument(docId, this.database.statements.chunksOfDocument.all(docId) as IndexedChunkRow[]);
+    this.lastChange = Number(latest);
+    this.dataVersion = dataVersion;
     this.hnsw.maybeStart();
   }
 
-  private trimChangeLog(): void {
-    const { first } = this.database.statements.lastChange.get() as { first: number };
-    if (this.lastChange - Number(first) > changeLogKeep * 2) {
-      this.database.statements.trimChanges.run(this.lastChange - changeLogKeep);
+  /** The passes of {@link refresh}: a gradual reload when needed, then gradual replays, until nothing new is committed. */
+  private async refreshGradually(): Promise<void> {
+    const slice = new TimeSlice(this.settings.refreshSliceMs);
+    for (let pass = 0; pass < 1000; pass++) {
+      if (!this.database.isOpen) return;
+      const dataVersion = this.database.readDataVersion();
+      if (this.loaded && dataVersion === this.dataVersion) return;
+      this.model ??= this.database.readStoredModel();
+      const { first } = this.database.statements.lastChange.get() as { first: number };
+      if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue()) await this.reloadGradually(slice, dataVersion);
+      else await this.replayGradually(slice, dataVersion);
     }
+  }
+
+  /**
+   * Builds fresh indexes from the database a page of rows at a time and swaps them in. Rows read
+   * across commits may hold two versions of a document changed meanwhile; the replay that follows
+   * (changes after the one read at the start) replaces such documents wholly.
+   */
+  private async reloadGradually(slice: TimeSlice, dataVersion: number): Promise<void> {
+    const generation = this.generation;
+    const { seq: start } = this.database.statements.lastChange.get() as { seq: number };
+    const fresh = this.emptyIndexes();
+    let after = -1;
+    for (;;) {
+      const rows = this.database.statements.chunksAfter.all(after, reloadPageRows) as IndexedChunkRow[];
+      if (rows.length === 0) break;
+      for (const row of rows) this.addSlot(fresh, row, "fresh");
+      after = Number((rows[rows.length - 1] as IndexedChunkRow).id);
+      await slice.yieldIfDue();
+      if (generation !== this.generation || !this.database.isOpen) return;
+    }
+    this.generation++;
+    this.install(fresh, Number(start), dataVersion);
+    // Commits made during the reload: force the replay of everything after `start`.
+    this.dataVersion = -1;
+  }
+
+  /** Replays the change log since the last catch-up, one document per step (a large one in several, see {@link replaceDocumentGradually}). */
+  private async replayGradually(slice: TimeSlice, dataVersion: number): Promise<void> {
+    const generation = this.generation;
+    let latest = this.lastChange;
+    const changed = new Set<string>();
+    for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
+      changed.add(row.doc_id);
+      latest = Math.max(latest, Number(row.seq));
+    }
+    for (const docId of changed) {
+      const rows = this.database.statements.chunksOfDocument.all(docId) as IndexedChunkRow[];
+      if (generation !== this.generation || !this.database.isOpen) return;
+      if (rows.length <= stagedDocumentRows) this.replaceDocument(docId, rows);
+      else if (!(await this.replaceDocumentGradually(docId, rows, slice, generation))) return;
+      await slice.yieldIfDue();
+      if (generation !== this.generation || !this.database.isOpen) return;
+    }
+    if (generation !== this.generation) return;
+    this.generation++;
+    this.lastChange = latest;
+    this.dataVersion = dataVersion;
+    this.hnsw.maybeStart();
   }
 
   private assertModel(model: EmbeddingModelInfo): void {
@@ -302,14 +482,14 @@ export class OrganisationStore {
    * {@link SlotTable.mask}.
    */
   private mask(filter: ChunkFilter): SlotMask | undefined {
-    return this.slots.mask(filter, (conditions) => this.database.rowsMatching(conditions));
+    return this.indexes.slots.mask(filter, (conditions) => this.database.rowsMatching(conditions));
   }
 
   /** The chunk records of search results, in order (slots removed meanwhile are skipped). */
   private hydrate(results: IdScore[]): ScoredChunk[] {
     const scored: ScoredChunk[] = [];
     for (const { id: slot, score } of results) {
-      const info = this.slots.info(slot);
+      const info = this.indexes.slots.info(slot);
       if (!info) continue;
       const row = this.database.statements.chunkById.get(info.rowId) as ChunkRow | undefined;
       if (row) scored.push({ chunk: toChunkRecord(row), score });

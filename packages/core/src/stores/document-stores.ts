@@ -55,6 +55,12 @@ export interface DocumentStores {
   write(orgId: string, documents: readonly DocumentVersion[], options?: UpsertOptions): Promise<void>;
   /** Keeps the results that belong to committed document versions, in order. */
   visible(orgId: string, results: readonly ScoredChunk[]): Promise<ScoredChunk[]>;
+  /**
+   * Brings what this process holds in memory for `orgId` up to date with writes made elsewhere
+   * (an ingestion worker thread, another process), in small steps that leave the event loop
+   * free; searches would otherwise do it first. A no-op for server engines, which hold nothing.
+   */
+  refresh(orgId: string): Promise<void>;
   /** Closes every store once. */
   close(): Promise<void>;
 }
@@ -69,6 +75,9 @@ export function transactionalDocumentStores(store: TransactionalStore): Document
     description: store.name,
     write: (orgId, documents, options) => store.upsert(orgId, documents, options),
     visible: async (_orgId, results) => [...results],
+    refresh: async (orgId) => {
+      await store.refresh?.(orgId);
+    },
     close: () => store.close(),
   };
 }
@@ -167,6 +176,7 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
       const committed = await parts.registry.contentHashes(orgId, [...new Set(results.map((result) => result.chunk.docId))]);
       return results.filter((result) => committed.get(result.chunk.docId) === result.chunk.contentHash);
     },
+    async refresh() {},
     async close() {
       await Promise.all(closeables.map((item) => item.close()));
     },
