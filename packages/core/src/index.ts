@@ -138,6 +138,7 @@ export {
   storedHash,
 } from "./ingestion/index-documents.js";
 export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingestion/ingest-files.js";
+export { assertJsonDepth, jsonDepth } from "./ingestion/json-depth.js";
 export { type DecodedText, decodeText } from "./ingestion/loaders/decode-text.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./ingestion/loaders/load-file.js";
 export {

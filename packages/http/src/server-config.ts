@@ -45,6 +45,22 @@ export const serverConfigSchema = z.object({
     .prefault({}),
   /** `ENABLE_TESTPREDICT`, default false: serve the unauthenticated development route `/testpredict`. */
   enableTestPredict: setting("ENABLE_TESTPREDICT", flag(false)),
+  /**
+   * Request size limits, checked while the body arrives (a `Content-Length` above the limit is
+   * refused before reading):
+   * - `MAX_REQUEST_BYTES`, default 16777216 (16 MiB): a JSON request body (`payload_too_large`, 413);
+   * - `MAX_UPLOAD_REQUEST_BYTES`, default 268435456 (256 MiB): a whole multipart upload
+   *   (`/api/ingest`), streamed to disk (`payload_too_large`, 413); each file is also limited by
+   *   `MAX_UPLOAD_BYTES` (`file_too_large`, 413);
+   * - `MAX_UPLOAD_FILES`, default 100: files in one upload (`too_many_files`, 413).
+   */
+  limits: z
+    .object({
+      maxRequestBytes: setting("MAX_REQUEST_BYTES", integer(16 * 1024 * 1024, 1024)),
+      maxUploadRequestBytes: setting("MAX_UPLOAD_REQUEST_BYTES", integer(256 * 1024 * 1024, 1024)),
+      maxUploadFiles: setting("MAX_UPLOAD_FILES", integer(100, 1)),
+    })
+    .prefault({}),
 });
 
 /** The server settings. Build them with {@link loadServerConfig} or {@link resolveServerConfig}. */
