@@ -103,7 +103,7 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
   let summaries: DocumentVersion[] = [];
   if (changed.length > 0 || deleteDocIds.size > 0) {
     request.signal?.throwIfAborted();
-    if (embeddings.status === "ready") await embedChunks(changed, embeddings.embeddings);
+    if (embeddings.status === "ready") await embedChunks(changed, embeddings.embeddings, request.signal);
     if (config.ingestion.useRaptor && changed.length > 0) {
       summaries = await buildRaptorNodes(
         request.orgId,

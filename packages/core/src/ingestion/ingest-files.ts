@@ -1,45 +1,31 @@
 /**
- * File ingestion as a job: each file is loaded (any of the six formats), skipped when its bytes
- * are unchanged since its last ingestion, and indexed atomically on its own, with up to
- * `MAX_INGESTION_THREADS` files in flight. A rejected file is recorded in the job with its error
- * code and the rest of the batch goes on; nothing of a rejected file is written.
+ * File ingestion as a job: each file is ingested on its own (`ingestFile`, in a worker thread or
+ * in this one), with up to `MAX_INGESTION_THREADS` files in flight. A rejected file is recorded in
+ * the job with its error code and the rest of the batch goes on; nothing of a rejected file is
+ * written. The job's state is saved after every file.
  */
-import { createHash } from "node:crypto";
-import { readFile, stat } from "node:fs/promises";
-import { basename } from "node:path";
 import pLimit from "p-limit";
-import { hashOf, type SourceDocument } from "../chunking/source-document.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
-import { type IndexingDependencies, indexDocuments, storedHash } from "./index-documents.js";
-import { loaderVersion, loadFile } from "./loaders/load-file.js";
+import type { Logger } from "../logging/logger.js";
+import type { FileSource, IngestedFile } from "./ingest-file.js";
 
-/** A file to ingest: a path to read, or bytes already in memory. */
-export interface FileSource {
-  /** File name with extension; decides the format. Default the path's base name. */
-  name?: string | undefined;
-  /** Path to read. */
-  path?: string | undefined;
-  /** Content, when not read from `path`. */
-  bytes?: Uint8Array | undefined;
-  /** Document id; default the name. A JSON record array adds `#<index>` per record. */
-  docId?: string | undefined;
-  lastModified?: Date | undefined;
-}
+export type { FileSource } from "./ingest-file.js";
 
 /** Progress of a running job, after each file. */
 export type IngestionProgressListener = (job: IngestionJob, file: string) => void;
 
 /** What one run of an ingestion job needs. */
 export interface IngestionRun {
-  dependencies: IndexingDependencies;
+  /** Ingests one file of the job (see `IngestionExecutor.ingestFile`). */
+  ingest(file: FileSource, signal: AbortSignal | undefined): Promise<IngestedFile>;
+  /** Files processed at once (`MAX_INGESTION_THREADS`). */
+  concurrency: number;
+  logger: Logger;
   jobStore: JobStore;
   job: IngestionJob;
   files: readonly FileSource[];
-  uploader: string;
-  /** Metadata applied to every document (`acl`, `owner_id`, `source`, ...). */
-  metadata: Record<string, unknown>;
   onProgress?: IngestionProgressListener | undefined;
   signal?: AbortSignal | undefined;
 }
@@ -55,7 +41,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   job.errors = [];
   job.warnings = [];
   await jobStore.save(job);
-  const limit = pLimit(Math.max(1, run.dependencies.config.ingestion.maxIngestionThreads));
+  const limit = pLimit(Math.max(1, run.concurrency));
   let saving = Promise.resolve();
   await Promise.all(
     run.files.map((file) =>
@@ -64,7 +50,7 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
         const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
-          const outcome = await ingestOne(run, file);
+          const outcome = await run.ingest(file, run.signal);
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -78,11 +64,14 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
             code: DocqaError.isInstance(error) ? error.code : "internal_error",
             message: DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message,
           });
-          if (!DocqaError.isInstance(error))
-            run.dependencies.logger.error("file ingestion failed", {
+          const internal = !DocqaError.isInstance(error) || error.code === "internal_error";
+          if (internal)
+            run.logger.error(`file ingestion failed: ${(error as Error).message}`, {
               component: "ingestion",
               file: label,
+              code: "internal_error",
               error: (error as Error).message,
+              stack: (error as Error).stack,
             });
         }
         job.files.processed++;
@@ -97,73 +86,4 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   job.finishedAt = new Date().toISOString();
   await jobStore.save(job);
   return job;
-}
-
-async function ingestOne(
-  run: IngestionRun,
-  file: FileSource,
-): Promise<{ unchanged: boolean; documents: number; chunks: number; warnings: string[] }> {
-  const { config, stores, embeddings } = run.dependencies;
-  const name = file.name ?? (file.path ? basename(file.path) : undefined);
-  if (!name) throw new DocqaError("invalid_request", "a file needs a name or a path", { component: "ingestion" });
-  let bytes = file.bytes;
-  let lastModified = file.lastModified;
-  if (!bytes) {
-    if (!file.path) throw new DocqaError("invalid_request", `${name}: a file needs bytes or a path`, { component: "ingestion" });
-    const info = await stat(file.path);
-    if (info.size > config.ingestion.maxUploadBytes) {
-      throw new DocqaError(
-        "file_too_large",
-        `${name} has ${info.size} bytes; the limit is ${config.ingestion.maxUploadBytes} (MAX_UPLOAD_BYTES)`,
-        {
-          component: "ingestion",
-        },
-      );
-    }
-    bytes = await readFile(file.path);
-    lastModified ??= info.mtime;
-  }
-  const baseId = file.docId ?? name;
-  const fileHash = createHash("sha256").update(bytes).digest("hex");
-  const contentHash = (suffix: string) => hashOf(fileHash, loaderVersion, suffix, run.metadata, config.ingestion.jsonRecordsAsDocuments);
-  const stored = await stores.registry.contentHashes(run.job.orgId, [baseId, `${baseId}#0`]);
-  if (
-    stored.get(baseId) === storedHash(config, embeddings, contentHash("")) ||
-    stored.get(`${baseId}#0`) === storedHash(config, embeddings, contentHash("#0"))
-  ) {
-    return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
-  }
-  const loaded = await loadFile(
-    { name, bytes, lastModified },
-    {
-      limits: { maxFileBytes: config.ingestion.maxUploadBytes, maxExtractedChars: config.ingestion.maxExtractedChars },
-      chunkSize: config.ingestion.chunkSize,
-      json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
-    },
-  );
-  const split = loaded.documents.length > 1 || loaded.documents.some((document) => document.idSuffix !== "");
-  const sources: SourceDocument[] = loaded.documents.map((document) => ({
-    docId: `${baseId}${document.idSuffix}`,
-    title: document.title,
-    metadata: { ...document.metadata, ...run.metadata },
-    sections: document.sections,
-    contentHash: contentHash(document.idSuffix),
-    derivedFrom: split ? [baseId] : undefined,
-  }));
-  // Documents an earlier version of this file produced and this one does not (fewer JSON records).
-  const previous = new Set([baseId, ...(await stores.registry.derivedDocuments(run.job.orgId, [baseId]))]);
-  for (const source of sources) previous.delete(source.docId);
-  const result = await indexDocuments(run.dependencies, {
-    orgId: run.job.orgId,
-    uploader: run.uploader,
-    documents: sources,
-    deleteDocIds: [...previous].filter((docId) => !docId.startsWith("raptor:")),
-    signal: run.signal,
-  });
-  return {
-    unchanged: false,
-    documents: result.documents.length,
-    chunks: result.documents.reduce((sum, document) => sum + document.chunks, 0) + result.summaries,
-    warnings: loaded.warnings,
-  };
 }

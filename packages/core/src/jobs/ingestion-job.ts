@@ -50,7 +50,13 @@ export interface IngestionJob {
    * metadata). Removed when the job finishes; never returned by HTTP adapters.
    */
   resume?:
-    | { uploader: string; metadata: Record<string, unknown>; files: { name: string; path: string; docId: string; lastModified?: string }[] }
+    | {
+        uploader: string;
+        metadata: Record<string, unknown>;
+        files: { name: string; path: string; docId: string; lastModified?: string }[];
+        /** A directory of received uploads to delete when the job finishes. */
+        uploadDirectory?: string | undefined;
+      }
     | undefined;
 }
 

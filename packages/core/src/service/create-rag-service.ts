@@ -1,7 +1,9 @@
 /**
  * `createRagService`: wires configuration, stores, models and the pipelines into a service. It
  * holds no request logic: `predict` and `search` run their stage lists (`pipeline/`), `upsert`
- * and the ingestion jobs live in `ingestion/`, parts are prepared by `prepareRuntime`.
+ * and the ingestion jobs live in `ingestion/` and run on an ingestion executor (worker threads,
+ * or this thread; decision record 0005) behind the admission of `INGESTION_QUEUE_SIZE`; parts are
+ * prepared by `prepareRuntime`.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { normalizePrincipal } from "../acl/principal.js";
@@ -9,8 +11,11 @@ import type { Answerer } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
+import { createIngestionAdmission } from "../ingestion/ingestion-admission.js";
+import { createInProcessExecutor, type IngestionExecutor } from "../ingestion/ingestion-executor.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
-import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
+import { assertUpsertDocumentCount } from "../ingestion/upsert-documents.js";
+import { createWorkerPoolExecutor, ingestionWorkerUrl } from "../ingestion/worker-pool-executor.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
@@ -55,7 +60,10 @@ export interface RagServiceOptions {
    * model then still decomposes questions and detects intents.
    */
   answerer?: Answerer;
-  /** Summariser of RAPTOR clusters; default the extractive summariser. */
+  /**
+   * Summariser of RAPTOR clusters; default the extractive summariser. A given summariser keeps
+   * ingestion in the calling thread (it cannot cross to a worker thread).
+   */
   summarizer?: Summarizer;
   /** Reranker used when `USE_RERANKER` is true. */
   reranker?: Reranker;
@@ -105,7 +113,20 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     const runtime = await prepared.runtime();
     return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
   };
-  const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  const executor = ingestionExecutor(config, options, logger, indexing, async (orgId) => {
+    await (await prepared.runtime()).stores.refresh(orgId);
+  });
+  const admission = createIngestionAdmission({ limit: config.ingestion.queueSize, concurrency: executor.threads });
+  const jobs = createIngestionJobs({
+    dataDir: config.stores.dataDir,
+    jobStore: prepared.jobStore,
+    executor,
+    // A job keeps at most as many files in flight as the pool has threads, so that other requests
+    // are not queued behind a whole job; in this thread, MAX_INGESTION_THREADS files interleave.
+    concurrency: executor.mode === "workers" ? executor.threads : config.ingestion.maxIngestionThreads,
+    admission,
+    logger,
+  });
 
   return {
     config,
@@ -115,13 +136,23 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async upsert(request) {
-      const documents = parseUpsertDocuments(request.documents);
-      return upsertDocuments(await indexing(), {
-        orgId: request.orgId,
-        uploader: request.uploader,
-        documents,
-        signal: request.signal,
-      });
+      assertUpsertDocumentCount(request.documents, config.ingestion.maxUpsertDocuments);
+      const release = admission.admit();
+      try {
+        await prepared.runtime();
+        return await executor.upsert({
+          orgId: request.orgId,
+          uploader: request.uploader,
+          documents: request.documents,
+          signal: request.signal,
+        });
+      } finally {
+        release();
+      }
+    },
+
+    checkIngestionCapacity() {
+      admission.check();
     },
 
     ingestFiles(request, ingestOptions) {
@@ -131,6 +162,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           files: request.files,
           uploader: request.uploader ?? request.principal.userName,
           metadata: request.metadata ?? {},
+          uploadDirectory: request.uploadDirectory,
         },
         ingestOptions?.onProgress,
       );
@@ -142,6 +174,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         files: request.files,
         uploader: request.uploader ?? request.principal.userName,
         metadata: request.metadata ?? {},
+        uploadDirectory: request.uploadDirectory,
       });
     },
 
@@ -174,9 +207,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async deleteDocuments(context, docIds) {
-      const { stores } = await prepared.runtime();
-      const derived = await stores.registry.derivedDocuments(context.orgId, docIds);
-      await stores.write(context.orgId, [], { deleteDocIds: [...new Set([...docIds, ...derived])] });
+      await prepared.runtime();
+      await executor.deleteDocuments(context.orgId, docIds);
     },
 
     async health() {
@@ -184,8 +216,37 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async close() {
-      await jobs.close();
+      // Together: closing the executor stops the tasks that jobs wait for.
+      await Promise.all([jobs.close(), executor.close()]);
       await prepared.close();
     },
   };
+}
+
+/**
+ * The service's ingestion executor: worker threads when `INGESTION_WORKERS` is true, the service
+ * builds its own stores and embeddings from the configuration (objects given in `options`
+ * cannot cross to another thread), and the worker entry is built; else the calling thread.
+ */
+function ingestionExecutor(
+  config: DocqaConfig,
+  options: RagServiceOptions,
+  logger: Logger,
+  indexing: () => Promise<IndexingDependencies>,
+  refresh: (orgId: string) => Promise<void>,
+): IngestionExecutor {
+  const ownParts =
+    options.stores === undefined &&
+    options.embeddings === undefined &&
+    options.embeddingModelId === undefined &&
+    options.summarizer === undefined;
+  if (!config.ingestion.workers || !ownParts) return createInProcessExecutor(indexing);
+  const workerUrl = ingestionWorkerUrl();
+  if (!workerUrl) {
+    logger.warn("the ingestion worker (dist/ingestion-worker.js) is not built; ingestion runs in the serving thread", {
+      component: "ingestion",
+    });
+    return createInProcessExecutor(indexing);
+  }
+  return createWorkerPoolExecutor({ config, logger, refresh, workerUrl });
 }

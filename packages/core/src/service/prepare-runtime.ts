@@ -11,8 +11,8 @@ import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
 import { type ChatModelChoice, chatModelFromConfig } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/config-schema.js";
-import { embeddingsFromProvider } from "../embeddings/embeddings-from-provider.js";
-import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
+import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
+import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import {
   createModelIntentClassifier,
@@ -158,32 +158,9 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     }
   };
 
-  /** Embeddings per `EMBED_PROVIDER`: provider embeddings for `openai`/`ollama`, else `prepareEmbeddings`' own choice. */
-  const prepareEmbeddingState = async (): Promise<EmbeddingState> => {
-    if (parts.embeddings === undefined && (config.embeddings.provider === "openai" || config.embeddings.provider === "ollama")) {
-      let reason: string | undefined;
-      const recording: Logger = {
-        ...logger,
-        warn: (message, fields) => {
-          reason = message;
-          logger.warn(message, fields);
-        },
-      };
-      const provided = await embeddingsFromProvider(config, { logger: recording });
-      if (!provided) {
-        return {
-          status: "unavailable",
-          reason: reason ?? `EMBED_PROVIDER is ${config.embeddings.provider} but no embeddings could be built`,
-        };
-      }
-      return prepareEmbeddings(
-        config,
-        { embeddings: provided, embeddingModelId: parts.embeddingModelId ?? config.embeddings.modelName },
-        logger,
-      );
-    }
-    return prepareEmbeddings(config, { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId }, logger);
-  };
+  /** Embeddings per `EMBED_PROVIDER` (`embeddingStateFromConfig`), or the caller's. */
+  const prepareEmbeddingState = (): Promise<EmbeddingState> =>
+    embeddingStateFromConfig(config, { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId }, logger);
 
   /**
    * Chooses the chat model once (`chatModelFromConfig`; it logs why when there is none) and

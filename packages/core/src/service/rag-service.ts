@@ -44,6 +44,11 @@ export interface IngestFilesRequest extends RequestContext {
   uploader?: string | undefined;
   /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
   metadata?: Record<string, unknown> | undefined;
+  /**
+   * A directory holding received uploads (the `path` of `files`), which the service deletes once
+   * the job has finished, also after a restart's resume. Default none.
+   */
+  uploadDirectory?: string | undefined;
 }
 
 /** Input of {@link RagService.predict} (spec `POST /predict`). */
@@ -182,19 +187,38 @@ export interface RagService {
    * @throws {DocqaError} `embedding_dimension_mismatch` when `EMBED_DIMENSION` is wrong.
    */
   ready(): Promise<void>;
-  /** Chunks, embeds and stores documents in one atomic write; each replaces its previous version. */
+  /**
+   * Chunks, embeds and stores documents in one atomic write; each replaces its previous version.
+   * Runs in an ingestion worker thread (decision record 0005); resolves once the write is durable
+   * and visible to this service's searches.
+   *
+   * @throws {DocqaError} `too_many_documents` above `MAX_UPSERT_DOCUMENTS`; `invalid_request`;
+   *   `payload_too_large` for a document above `MAX_EXTRACTED_CHARS`; `ingestion_busy` when
+   *   `INGESTION_QUEUE_SIZE` ingestion requests are in progress; `store_unavailable`.
+   */
   upsert(request: UpsertRequest): Promise<UpsertResult>;
   /**
    * Ingests files (PDF, DOCX, TXT, MD, JSON, CSV) as a job and waits for it to finish. Each file
    * is written atomically; rejected files are listed in the job's `errors`.
+   *
+   * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    */
   ingestFiles(request: IngestFilesRequest, options?: { onProgress?: IngestionProgressListener }): Promise<IngestionJob>;
   /**
    * Starts an ingestion job in the background and returns it queued. Files given as bytes are
    * first saved under `DATA_DIR/uploads/<jobId>/`, so a job interrupted by a restart resumes
    * (see {@link RagService.resumeIngestions}).
+   *
+   * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    */
   startIngestion(request: IngestFilesRequest): Promise<IngestionJob>;
+  /**
+   * Throws when a new ingestion request would be refused now, accepting nothing: lets an adapter
+   * refuse a large upload before reading its body.
+   *
+   * @throws {DocqaError} `ingestion_busy` (with `retryAfterSeconds`).
+   */
+  checkIngestionCapacity(): void;
   /** A job of the organisation, or undefined (also for another organisation's job id). */
   getIngestionJob(context: RequestContext, jobId: string): Promise<IngestionJob | undefined>;
   /**
