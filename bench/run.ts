@@ -5,7 +5,9 @@
  * exact-scan kernel comparison of the `speed` group (decision record 0004). `BENCH_ONLY=backends` compares the
  * embedded store with Milvus + OpenSearch + Redis (servers of `scripts/services/start-all.sh`). `BENCH_ONLY=load` runs the set B
  * load benchmark (autocannon on loopback, about a minute and both CPU cores), which the default
- * run leaves out.
+ * run leaves out. `BENCH_ONLY=serving` runs serving during ingestion and the hostile set
+ * (issue 14: a server process with ingestion worker threads, a few minutes), also left out of the
+ * default run.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -25,4 +27,5 @@ if (only === "kernel") rows.push(...(await benchmarkScanKernel()));
 if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
 if (only === "backends") rows.push(...(await (await import("./backends.ts")).benchmarkBackends(iterations)));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
+if (only === "serving") rows.push(...(await (await import("./serving-under-ingestion.ts")).benchmarkServingUnderIngestion()));
 printRows(rows);
