@@ -1,8 +1,18 @@
 /**
- * Vitest projects: `unit` (fast, no servers; the default `npm test`) and `integration`
- * (`*.int.test.ts`, real Redis, Milvus and OpenSearch started by `.ci/run`).
- * Workspace packages resolve to their sources, so tests need no build.
+ * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
+ * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them)
+ * and `integration-faults` (the integration tests that time a server's outage against `STORE_TIMEOUT_MS`).
+ * `npm test` runs unit and integration files together in one pool of workers, then the fault
+ * tests alone, so a busy CPU does not stretch the outages they time. Workspace packages resolve to
+ * their sources, so tests need no build (the CLI's end-to-end tests run the build).
+ *
+ * Workers: Vitest's default is one less than the CPUs, a single worker on a 2-core machine, which
+ * ran every file one after the other although many of the slow ones wait (on a `docqa` child
+ * process, a server or a model) rather than compute. The default here is max(2, CPUs);
+ * `DOCQA_TEST_WORKERS` overrides it. Integration tests run in parallel too: every collection,
+ * index and key they create carries the run id (`testName` from `@docqa/core/testing`).
  */
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -12,6 +22,12 @@ const alias = {
   "@docqa/core/testing": source("./packages/core/src/testing/index.ts"),
   "@docqa/core/pipeline": source("./packages/core/src/pipeline/index.ts"),
   "@docqa/core/contract": source("./packages/core/src/contract/index.ts"),
+  "@docqa/core/answering": source("./packages/core/src/answering/index.ts"),
+  "@docqa/core/evaluation": source("./packages/core/src/evaluation/index.ts"),
+  "@docqa/core/ingestion": source("./packages/core/src/ingestion/index.ts"),
+  "@docqa/core/retrieval": source("./packages/core/src/retrieval/index.ts"),
+  "@docqa/core/stores": source("./packages/core/src/stores/index.ts"),
+  "@docqa/core/telemetry": source("./packages/core/src/telemetry/index.ts"),
   "@docqa/core": source("./packages/core/src/index.ts"),
   "@docqa/http": source("./packages/http/src/index.ts"),
   "@docqa/milvus": source("./packages/milvus/src/index.ts"),
@@ -19,10 +35,17 @@ const alias = {
   "@docqa/redis": source("./packages/redis/src/index.ts"),
   "@docqa/predict-api": source("./packages/predict-api/src/index.ts"),
   "@docqa/chat-api": source("./packages/chat-api/src/index.ts"),
+  "@docqa/observability": source("./packages/observability/src/index.ts"),
+  "@docqa/web-ui": source("./packages/web-ui/src/index.ts"),
 };
+
+const maxWorkers = Number(process.env.DOCQA_TEST_WORKERS) || Math.max(2, availableParallelism());
+/** Integration tests that time an outage: run last, one at a time. */
+const faultTests = ["packages/predict-api/src/backend-faults.int.test.ts", "packages/redis/src/redis-unavailable.int.test.ts"];
 
 export default defineConfig({
   test: {
+    maxWorkers,
     projects: [
       {
         resolve: { alias },
@@ -32,6 +55,7 @@ export default defineConfig({
           exclude: ["**/*.int.test.ts", "**/node_modules/**", "**/dist/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          maxWorkers,
         },
       },
       {
@@ -39,9 +63,21 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["packages/*/src/**/*.int.test.ts"],
+          exclude: [...faultTests, "**/node_modules/**", "**/dist/**"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "integration-faults",
+          include: faultTests,
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

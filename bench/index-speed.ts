@@ -25,19 +25,10 @@ import { createRequire } from "node:module";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import {
-  buildContext,
-  type ChunkRecord,
-  createEmbeddedStore,
-  createRagService,
-  type DocumentVersion,
-  type EmbeddedStore,
-  ExactVectorIndex,
-  HnswVectorIndex,
-  type IdScore,
-  splitSentences,
-  TopK,
-} from "@docqa/core";
+import { createEmbeddedStore, createRagService, type EmbeddedStore } from "@docqa/core";
+import { buildContext } from "@docqa/core/answering";
+import { type IdScore, splitSentences, TopK } from "@docqa/core/retrieval";
+import { type ChunkRecord, type DocumentVersion, ExactVectorIndex, HnswVectorIndex } from "@docqa/core/stores";
 import { sharedDataPath } from "@docqa/core/testing";
 import { MemoryVectorStore } from "@langchain/classic/vectorstores/memory";
 import { BM25Retriever } from "@langchain/community/retrievers/bm25";

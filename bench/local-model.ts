@@ -25,3 +25,14 @@ export async function loadEmbeddings(model: LocalModel): Promise<TransformersEmb
   await embeddings.load();
   return embeddings;
 }
+
+/** The environment variables that make a docqa process (the CLI) use the model. */
+export function modelEnvironment(model: LocalModel): Record<string, string> {
+  return {
+    EMBED_PROVIDER: "transformers",
+    EMBED_MODEL_PATH: model.root,
+    EMBED_MODEL_NAME: model.id,
+    EMBED_DIMENSION: String(model.dimension),
+    EMBED_DTYPE: model.dtype,
+  };
+}

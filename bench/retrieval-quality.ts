@@ -13,16 +13,9 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type BeirDataset,
-  createRagService,
-  type EvaluateRetrievalOptions,
-  ExactVectorIndex,
-  evaluateRetrieval,
-  HnswVectorIndex,
-  loadBeirDataset,
-  type RagService,
-} from "@docqa/core";
+import { createRagService, type RagService } from "@docqa/core";
+import { type BeirDataset, type EvaluateRetrievalOptions, evaluateRetrieval, loadBeirDataset } from "@docqa/core/evaluation";
+import { ExactVectorIndex, HnswVectorIndex } from "@docqa/core/stores";
 import { sharedDataPath } from "@docqa/core/testing";
 import { CacheBackedEmbeddings } from "@langchain/classic/embeddings/cache_backed";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";

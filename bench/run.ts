@@ -2,7 +2,8 @@
  * `npm run bench`: runs every benchmark and prints one table of figures with their same-run
  * baselines. Needs `npm run build`. `BENCH_ITERATIONS` sets the latency sample count;
  * `BENCH_ONLY=predict|ingestion|speed|quality` runs one group; `BENCH_ONLY=kernel` runs only the
- * exact-scan kernel comparison of the `speed` group (decision record 0004). `BENCH_ONLY=backends` compares the
+ * exact-scan kernel comparison of the `speed` group (decision record 0004). `BENCH_ONLY=cli` times the command
+ * line (a single `docqa ask` start, `docqa ask --file` throughput in-process and over HTTP). `BENCH_ONLY=backends` compares the
  * embedded store with Milvus + OpenSearch + Redis (servers of `scripts/services/start-all.sh`). `BENCH_ONLY=load` runs the set B
  * load benchmark (autocannon on loopback, about a minute and both CPU cores), which the default
  * run leaves out. `BENCH_ONLY=serving` runs serving during ingestion and the hostile set
@@ -26,6 +27,7 @@ if (!only || only === "speed") rows.push(...(await benchmarkIndexSpeed()));
 if (only === "kernel") rows.push(...(await benchmarkScanKernel()));
 if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
 if (only === "backends") rows.push(...(await (await import("./backends.ts")).benchmarkBackends(iterations)));
+if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli()));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
 if (only === "serving") rows.push(...(await (await import("./serving-under-ingestion.ts")).benchmarkServingUnderIngestion()));
 printRows(rows);

@@ -1,25 +1,78 @@
 #!/usr/bin/env node
-// The README's quick start: ingest the example corpus into a fresh data directory with the
-// docqa CLI, then ask a question and print the answer with its citations. Needs `npm run build`.
-import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+// The README's quick start: build quietly, ingest the example corpus into a fresh data directory
+// with the docqa CLI, then ask a question and print the answer with its citations. Retrieval is BM25
+// only unless EMBED_PROVIDER (and EMBED_MODEL_PATH, docs/models.md) say otherwise.
+//
+//   node scripts/quickstart.mjs ["question"] [--no-build] [--data-dir DIR] [--update-readme | --check-readme]
+//
+// The build's output is shown only when it fails. --update-readme writes the answer it printed into
+// README.md between the quickstart-output markers, so the README shows a real run; --check-readme
+// exits 1 when the README's copy differs (the CLI tests run it).
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const docqa = join(root, "packages", "cli", "bin", "docqa.js");
-const dataDir = join(root, "data", "quickstart");
-const question = process.argv[2] ?? "How many vacation days do new employees get?";
+const readme = join(root, "README.md");
+const markers = ["<!-- quickstart-output:start -->", "<!-- quickstart-output:end -->"];
+const defaultQuestion = "How many vacation days do new employees get?";
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(name);
+const optionValue = (name) => {
+  const index = args.indexOf(name);
+  return index === -1 ? undefined : args[index + 1];
+};
+const question = args.find((arg, index) => !arg.startsWith("--") && args[index - 1] !== "--data-dir") ?? defaultQuestion;
+const dataDir = optionValue("--data-dir") ?? join(root, "data", "quickstart");
+
+if (!flag("--no-build")) {
+  process.stdout.write("building docqa (npm run build) ... ");
+  const started = Date.now();
+  const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, encoding: "utf8", shell: process.platform === "win32" });
+  if (build.status !== 0) {
+    process.stdout.write("failed\n");
+    process.stderr.write(`${build.stdout}${build.stderr}`);
+    process.exit(build.status ?? 1);
+  }
+  process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
 
 rmSync(dataDir, { recursive: true, force: true });
-const run = (...args) => {
-  process.stdout.write(`\n$ docqa ${args.map((arg) => (/\s/.test(arg) ? JSON.stringify(arg) : arg)).join(" ")}\n`);
-  execFileSync(process.execPath, [docqa, ...args], {
+const run = (...command) => {
+  process.stdout.write(`\n$ docqa ${command.map((arg) => (/[\s|]/.test(arg) ? `'${arg}'` : arg)).join(" ")}\n`);
+  const output = execFileSync(process.execPath, [docqa, ...command], {
     cwd: root,
-    stdio: "inherit",
-    env: { ...process.env, DATA_DIR: dataDir },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    // BM25 only unless an embedding model is configured: no download, and the same answer on every
+    // machine (the README shows it).
+    env: { ...process.env, DATA_DIR: dataDir, EMBED_PROVIDER: process.env.EMBED_PROVIDER ?? "none" },
   });
+  process.stdout.write(output);
+  return output;
 };
 
-run("ingest", "examples/corpus", "--org", "northwind", "--acl", "|user:_all_|", "--owner", "hr@northwind.example");
-run("ask", "--org", "northwind", "--user", "ann@northwind.example", question);
+run("ingest", "examples/corpus", "--org", "northwind", "--acl", "|user:_all_|", "--owner", "hr@northwind.example", "--quiet");
+const answer = run("ask", "--org", "northwind", "--user", "ann@northwind.example", question);
+
+if (flag("--update-readme") || flag("--check-readme")) {
+  if (question !== defaultQuestion) throw new Error("the README shows the answer to the default question only");
+  const text = readFileSync(readme, "utf8");
+  const start = text.indexOf(markers[0]);
+  const end = text.indexOf(markers[1]);
+  if (start === -1 || end < start) throw new Error(`README.md has no ${markers.join(" ... ")} block`);
+  const block = `${markers[0]}\n\`\`\`\n$ docqa ask --org northwind --user ann@northwind.example "${question}"\n${answer}\`\`\`\n`;
+  const updated = text.slice(0, start) + block + text.slice(end);
+  if (flag("--update-readme")) {
+    writeFileSync(readme, updated);
+    process.stdout.write("\nREADME.md: sample output updated\n");
+  } else if (updated !== text) {
+    process.stderr.write(
+      "README.md: the quick start's sample output differs from this run; run `node scripts/quickstart.mjs --update-readme`\n",
+    );
+    process.exit(1);
+  }
+}

@@ -1,17 +1,26 @@
 # shellcheck shell=bash
 # Source this file (do not execute it) after scripts/services/start-all.sh to point the integration
-# tests at the servers:
+# tests at the servers of this run:
 #   source scripts/services/env.sh
-# Exports DOCQA_TEST_REDIS_URL, DOCQA_TEST_MILVUS_URI, DOCQA_TEST_OPENSEARCH_URL (from the same port
-# variables the start scripts use) and DOCQA_TEST_ELASTICSEARCH_URL when an Elasticsearch was started
-# (marker file elasticsearch.ready in the state dir). Values already set in the environment win, so a
-# caller can point tests elsewhere. No `set -e` here: this runs inside the caller's shell.
+# The start scripts pick free ports unless DOCQA_REDIS_PORT, DOCQA_MILVUS_PORT or
+# DOCQA_OPENSEARCH_PORT is set, and write each server's URL to its ready file in the state dir
+# (${DOCQA_SERVICES_DIR:-$PWD/.services}/<service>.ready). This file exports DOCQA_TEST_REDIS_URL,
+# DOCQA_TEST_MILVUS_URI, DOCQA_TEST_OPENSEARCH_URL and, when an Elasticsearch was started,
+# DOCQA_TEST_ELASTICSEARCH_URL from those files. Values already set in the environment win, so a
+# caller can point tests elsewhere; a service without a ready file is left unset, and its tests
+# skip with a message saying so (they never fall back to a server someone else runs on 6379,
+# 19530 or 9200). No `set -e` here: this runs inside the caller's shell.
 
-export DOCQA_TEST_REDIS_URL="${DOCQA_TEST_REDIS_URL:-redis://127.0.0.1:${DOCQA_REDIS_PORT:-6379}}"
-export DOCQA_TEST_MILVUS_URI="${DOCQA_TEST_MILVUS_URI:-http://127.0.0.1:${DOCQA_MILVUS_PORT:-19530}}"
-export DOCQA_TEST_OPENSEARCH_URL="${DOCQA_TEST_OPENSEARCH_URL:-http://127.0.0.1:${DOCQA_OPENSEARCH_PORT:-9200}}"
-if [ -z "${DOCQA_TEST_ELASTICSEARCH_URL:-}" ] &&
-  [ -f "${DOCQA_SERVICES_DIR:-$PWD/.services}/elasticsearch.ready" ]; then
-  DOCQA_TEST_ELASTICSEARCH_URL="$(cat "${DOCQA_SERVICES_DIR:-$PWD/.services}/elasticsearch.ready")"
-  export DOCQA_TEST_ELASTICSEARCH_URL
-fi
+docqa_env_state_dir="${DOCQA_SERVICES_DIR:-$PWD/.services}"
+docqa_env_export() {
+  # docqa_env_export VARIABLE SERVICE: export VARIABLE from SERVICE's ready file unless it is set.
+  if [ -z "${!1:-}" ] && [ -f "$docqa_env_state_dir/$2.ready" ]; then
+    export "$1=$(cat "$docqa_env_state_dir/$2.ready")"
+  fi
+}
+docqa_env_export DOCQA_TEST_REDIS_URL redis
+docqa_env_export DOCQA_TEST_MILVUS_URI milvus
+docqa_env_export DOCQA_TEST_OPENSEARCH_URL opensearch
+docqa_env_export DOCQA_TEST_ELASTICSEARCH_URL elasticsearch
+unset -f docqa_env_export
+unset docqa_env_state_dir

@@ -240,3 +240,43 @@ docqa_refuse_other_port() {
     return 1
   fi
 }
+
+# docqa_free_port: print a TCP port of 127.0.0.1 that nothing listens on (the kernel's pick for
+# bind(0), so it is outside the well-known ports 6379, 19530 and 9200 another run may own). The port
+# is free when printed; a server started right after gets it, barring a rare race.
+docqa_free_port() {
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+    return
+  fi
+  local port i
+  for ((i = 0; i < 100; i++)); do
+    port=$((20000 + RANDOM % 40000))
+    if ! docqa_port_open "$port"; then
+      printf '%s\n' "$port"
+      return
+    fi
+  done
+  docqa_log "found no free port"
+  return 1
+}
+
+# docqa_service_port GIVEN PIDFILE PATTERN: the port a start script uses: GIVEN (its DOCQA_*_PORT
+# variable) when set; else the port recorded for this state dir's server when it is alive (so a
+# second start is a no-op); else a free port (docqa_free_port). The port chosen is written to the
+# service's ready file (docqa_mark_ready), which scripts/services/env.sh reads.
+docqa_service_port() {
+  local given="$1" pidfile="$2" pattern="$3" recorded
+  if [ -n "$given" ]; then
+    printf '%s' "$given"
+    return
+  fi
+  if docqa_pidfile_alive "$pidfile" "$pattern"; then
+    recorded="$({ tr -dc '0-9' <"${pidfile%.pid}.port"; } 2>/dev/null || true)"
+    if [ -n "$recorded" ]; then
+      printf '%s' "$recorded"
+      return
+    fi
+  fi
+  docqa_free_port
+}

@@ -4,8 +4,9 @@
 #
 # Usage (from the repository root):  scripts/services/start-all.sh && source scripts/services/env.sh
 # Ports and the state directory come from the same variables as the single start scripts:
-# DOCQA_REDIS_PORT (6379), DOCQA_MILVUS_PORT (19530), DOCQA_OPENSEARCH_PORT (9200),
-# DOCQA_SERVICES_DIR ($PWD/.services). DOCQA_SERVICES_TIMEOUT bounds the whole start (seconds,
+# DOCQA_REDIS_PORT, DOCQA_MILVUS_PORT, DOCQA_OPENSEARCH_PORT (default: free ports, written to the
+# ready files env.sh reads), DOCQA_SERVICES_DIR ($PWD/.services). Two runs on one machine need only
+# two state dirs: DOCQA_SERVICES_DIR=/tmp/run-2/.services scripts/services/start-all.sh. DOCQA_SERVICES_TIMEOUT bounds the whole start (seconds,
 # default 900: enough for cold caches, i.e. apt, pip and Maven downloads; warm starts take ~15 s).
 set -euo pipefail
 

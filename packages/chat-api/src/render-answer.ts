@@ -2,7 +2,8 @@
  * Renders the spec's Answer object and its cited sources as the plain text of
  * `POST /api/chat`'s `response`, with numbered citations and a list of the files they point to.
  */
-import { type Answer, replaceCitations, type Source } from "@docqa/core";
+import type { Answer, Source } from "@docqa/core";
+import { replaceCitations } from "@docqa/core/answering";
 
 /** Output of {@link renderAnswer}. */
 export interface RenderedAnswer {

@@ -2,7 +2,7 @@
  * Translates the `filters` of `POST /api/search` into the core's metadata conditions
  * (`MetadataCondition`: `eq`, `in`, `gte`, `lte` on one metadata key).
  */
-import type { MetadataCondition } from "@docqa/core";
+import type { MetadataCondition } from "@docqa/core/stores";
 import type { SearchFilters } from "./schemas.js";
 
 type Scalar = string | number | boolean;

@@ -7,15 +7,8 @@ import { mkdtempSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import {
-  createEmbeddedStore,
-  createInMemoryJobStore,
-  createRagService,
-  findFiles,
-  mintAccessToken,
-  type RagService,
-  supportedFormats,
-} from "@docqa/core";
+import { createEmbeddedStore, createInMemoryJobStore, createRagService, mintAccessToken, type RagService } from "@docqa/core";
+import { findFiles, supportedFormats } from "@docqa/core/ingestion";
 import { DeterministicEmbeddings, isContinuousIntegration, sharedDataPath } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, describe, expect, it } from "vitest";

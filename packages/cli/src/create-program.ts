@@ -1,9 +1,10 @@
 /**
- * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`.
+ * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`, `forget`, `documents`.
  */
 import { Command } from "commander";
 import packageJson from "../package.json" with { type: "json" };
 import { registerAskCommand } from "./commands/ask-command.js";
+import { registerDocumentsCommand } from "./commands/documents-command.js";
 import { registerEvalCommand } from "./commands/eval-command.js";
 import { registerForgetCommand } from "./commands/forget-command.js";
 import { registerIngestCommand } from "./commands/ingest-command.js";
@@ -23,5 +24,6 @@ export function createProgram(): Command {
   registerTokenCommand(program);
   registerEvalCommand(program);
   registerForgetCommand(program);
+  registerDocumentsCommand(program);
   return program;
 }

@@ -2,7 +2,7 @@
  * Rendering of `docqa eval` results: a text table for terminals and a self-contained HTML report
  * with an inline SVG bar chart (no scripts, no external resources).
  */
-import type { AnswerEvaluation, RetrievalMetrics } from "@docqa/core";
+import type { AnswerEvaluation, RetrievalMetrics } from "@docqa/core/evaluation";
 
 /** One evaluated retrieval configuration. */
 export interface RetrievalRow {

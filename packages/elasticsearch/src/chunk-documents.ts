@@ -3,7 +3,8 @@
  * `_id`, the metadata entries filters run on, and the batches of a bulk write.
  */
 import { createHash } from "node:crypto";
-import { type ChunkRecord, chunkAccessTokens, DocqaError } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import { type ChunkRecord, chunkAccessTokens } from "@docqa/core/stores";
 import { maximumFilterableLength } from "./index-definitions.js";
 
 /** One scalar metadata value, as filters see it: exactly one of `string`, `number`, `boolean`. */

@@ -3,20 +3,15 @@
  * `opensearch.int.test.ts` and `elasticsearch.int.test.ts`: the document stores contract of
  * `@docqa/core/contract` (BM25 only: no vector index), then this backend's own cases (index
  * layout, analyzer parity with core, BM25 parameters, partial bulk failures, ACL pre-filtering
- * that fills top-k, hostile metadata keys). Each run uses a random `FULLTEXT_INDEX` base and
- * deletes its indexes afterwards. Not part of the package's exports.
+ * that fills top-k, hostile metadata keys). Each run uses a `FULLTEXT_INDEX` base with the run id
+ * (`testName`) and deletes its indexes afterwards. Not part of the package's exports.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type ChunkRecord,
-  chunkId,
-  createEnglishAnalyzer,
-  DocqaError,
-  type DocumentVersion,
-  type Principal,
-  stagedDocumentStores,
-} from "@docqa/core";
+import { DocqaError, type Principal } from "@docqa/core";
 import { describeDocumentStoresContract } from "@docqa/core/contract";
+import { createEnglishAnalyzer } from "@docqa/core/retrieval";
+import { type ChunkRecord, chunkId, type DocumentVersion, stagedDocumentStores } from "@docqa/core/stores";
+import { testName } from "@docqa/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createElasticsearchClient } from "./elasticsearch-client.js";
 import { analyzerName } from "./index-definitions.js";
@@ -109,7 +104,7 @@ export async function describeSearchEngineIntegration(target: SearchEngineTarget
     return;
   }
   const url = target.url;
-  const base = `docqa_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_test");
   const settings: SearchEngineIndexSettings = { node: url, engine: target.engine, indexBase: base, replicas: 0, requestTimeoutMs: 30_000 };
 
   describeDocumentStoresContract(

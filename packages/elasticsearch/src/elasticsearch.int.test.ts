@@ -10,10 +10,9 @@ import { afterAll } from "vitest";
 import { describeSearchEngineIntegration } from "./describe-search-engine-integration.js";
 import { startElasticsearchCompatibilityProxy } from "./testing/start-elasticsearch-compatibility-proxy.js";
 
-const direct = process.env.DOCQA_TEST_ELASTICSEARCH_URL;
-const proxy = direct
-  ? undefined
-  : await startElasticsearchCompatibilityProxy(process.env.DOCQA_TEST_OPENSEARCH_URL ?? "http://127.0.0.1:9200");
+const direct = process.env.DOCQA_TEST_ELASTICSEARCH_URL || undefined;
+const openSearch = process.env.DOCQA_TEST_OPENSEARCH_URL || undefined;
+const proxy = direct || !openSearch ? undefined : await startElasticsearchCompatibilityProxy(openSearch);
 afterAll(() => proxy?.close());
 
 await describeSearchEngineIntegration({

@@ -1,4 +1,4 @@
-import { englishStopWords } from "@docqa/core";
+import { englishStopWords } from "@docqa/core/retrieval";
 import { describe, expect, it } from "vitest";
 import { analyzerName, chunkIndexDefinition, registryIndexDefinition, similarityName } from "./index-definitions.js";
 
@@ -75,12 +75,28 @@ describe("chunkIndexDefinition", () => {
 });
 
 describe("registryIndexDefinition", () => {
-  it("maps document id, version and sources as keywords", () => {
+  it("maps document id, version, sources, filters and ACL tokens as keywords, display fields stored only", () => {
+    const keyword = { type: "keyword" };
+    const stored = { type: "keyword", index: false, doc_values: false };
     expect(registryIndexDefinition({ k1: 1.2, b: 0.75, shards: 2, replicas: 0 }, "r")).toEqual({
       settings: { index: { number_of_shards: 2, number_of_replicas: 0 } },
       mappings: {
         dynamic: "strict",
-        properties: { doc_id: { type: "keyword" }, content_hash: { type: "keyword" }, derived_from: { type: "keyword" } },
+        properties: {
+          doc_id: keyword,
+          content_hash: keyword,
+          derived_from: keyword,
+          title: stored,
+          source: keyword,
+          type: keyword,
+          owner_id: keyword,
+          acl: stored,
+          grants: keyword,
+          denied: keyword,
+          text_hash: stored,
+          chunk_count: { type: "integer" },
+          updated_at: { type: "date", format: "epoch_millis" },
+        },
       },
       aliases: { r: {} },
     });

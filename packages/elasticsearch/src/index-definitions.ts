@@ -50,7 +50,7 @@
  * {@link maximumFilterableLength} characters are stored but not filterable (a keyword term is
  * limited to 32,766 bytes).
  */
-import { englishStopWords } from "@docqa/core";
+import { englishStopWords } from "@docqa/core/retrieval";
 
 /** Name of the analyzer defined in every chunk index. */
 export const analyzerName = "docqa_english";
@@ -159,15 +159,33 @@ export function chunkIndexDefinition(settings: IndexDefinitionSettings, alias: s
 }
 
 /**
- * The body of `PUT /<base>_<suffix>_registry_v1`: one document per committed document
- * (`doc_id`, `content_hash`, `derived_from`), and the alias `alias`.
+ * The body of `PUT /<base>_<suffix>_registry_v1`: one document per committed document, and the
+ * alias `alias`. Fields: `doc_id` (sorted on: listings page by it), `content_hash`,
+ * `derived_from`, and what the document is: `title`, `acl` and `text_hash` (stored, not
+ * indexed), `source`, `type`, `owner_id` (filters of listings), `grants`/`denied` (the ACL
+ * pre-filter tokens, as on chunks), `chunk_count`, `updated_at` (epoch milliseconds).
  */
 export function registryIndexDefinition(settings: IndexDefinitionSettings, alias: string): Record<string, unknown> {
+  const stored = { type: "keyword", index: false, doc_values: false } as const;
   return {
     settings: { index: indexSettings(settings) },
     mappings: {
       dynamic: "strict",
-      properties: { doc_id: keyword, content_hash: keyword, derived_from: keyword },
+      properties: {
+        doc_id: keyword,
+        content_hash: keyword,
+        derived_from: keyword,
+        title: stored,
+        source: keyword,
+        type: keyword,
+        owner_id: keyword,
+        acl: stored,
+        grants: keyword,
+        denied: keyword,
+        text_hash: stored,
+        chunk_count: { type: "integer" },
+        updated_at: { type: "date", format: "epoch_millis" },
+      },
     },
     aliases: { [alias]: {} },
   };

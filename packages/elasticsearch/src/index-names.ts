@@ -13,7 +13,8 @@
  * dynamic mappings (where ACL tokens would be analysed text, not exact keywords). The `_v1`
  * indexes also leave room to migrate mappings later by reindexing and moving the alias.
  */
-import { DocqaError, organisationSuffix } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import { organisationSuffix } from "@docqa/core/stores";
 
 /** The indexes of one organisation. */
 export interface OrganisationIndexNames {

@@ -2,7 +2,8 @@
  * The entry point `@docqa/core`'s `storesFromConfig` loads when `FULLTEXT_URI` selects a search
  * engine (`KEYWORD_STORE=auto|elasticsearch|opensearch`).
  */
-import type { DocqaConfig, Logger, ServerKeywordStore } from "@docqa/core";
+import type { DocqaConfig, Logger } from "@docqa/core";
+import type { ServerKeywordStore } from "@docqa/core/stores";
 import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine-index.js";
 
 /**
@@ -14,12 +15,12 @@ import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine
  */
 export function searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger): ServerKeywordStore & SearchEngineIndex {
   return createSearchEngineIndex({
-    node: config.stores.fullText.uri,
-    engine: config.stores.fullTextEngine,
-    indexBase: config.stores.fullText.index,
-    apiKey: config.stores.fullText.apiKey,
-    username: config.stores.fullText.username,
-    password: config.stores.fullText.password,
+    node: config.stores.searchEngine.uri,
+    engine: config.stores.searchEngine.engine,
+    indexBase: config.stores.searchEngine.index,
+    apiKey: config.stores.searchEngine.apiKey,
+    username: config.stores.searchEngine.username,
+    password: config.stores.searchEngine.password,
     requestTimeoutMs: config.stores.timeoutMs,
     k1: config.retrieval.bm25K1,
     b: config.retrieval.bm25B,

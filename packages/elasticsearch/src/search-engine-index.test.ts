@@ -1,4 +1,5 @@
-import { type ChunkRecord, chunkId, DocqaError, type DocumentVersion } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import { type ChunkRecord, chunkId, type DocumentVersion } from "@docqa/core/stores";
 import { describe, expect, it } from "vitest";
 import type { SearchEngineClient, SearchEngineRequest, SearchEngineRequestOptions, SearchEngineResponse } from "./search-engine-client.js";
 import { createSearchEngineIndex } from "./search-engine-index.js";
@@ -267,14 +268,29 @@ describe("createSearchEngineIndex", () => {
     const names = index.indexNames(orgId);
     await index.commit(orgId, { write: [], remove: ["x"] });
     expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([`HEAD /${names.registry}`]);
-    await index.commit(orgId, { write: [{ docId: "a", contentHash: "h1", derivedFrom: ["s"] }], remove: ["b"] });
+    const info = { title: "A", source: "upload", type: "pdf", ownerId: "Ann@x.org", acl: "|role:hr|deny:bob@x.org|", textHash: "t1" };
+    await index.commit(orgId, { write: [{ docId: "a", contentHash: "h1", derivedFrom: ["s"], info, chunkCount: 3 }], remove: ["b"] });
     expect(requests.slice(1).map((request) => `${request.method} ${request.path}`)).toEqual([
       `PUT /${names.registryIndex}`,
       `POST /${names.registry}/_bulk`,
     ]);
     expect(requests[2]?.bulkBody).toEqual([
       { index: { _id: "d:a" } },
-      { doc_id: "a", content_hash: "h1", derived_from: ["s"] },
+      {
+        doc_id: "a",
+        content_hash: "h1",
+        derived_from: ["s"],
+        title: "A",
+        source: "upload",
+        type: "pdf",
+        owner_id: "ann@x.org",
+        acl: "|role:hr|deny:bob@x.org|",
+        grants: ["user:ann@x.org", "role:hr"],
+        denied: ["bob@x.org"],
+        text_hash: "t1",
+        chunk_count: 3,
+        updated_at: expect.any(Number),
+      },
       { delete: { _id: "d:b" } },
     ]);
     expect(await index.contentHashes(orgId, ["a", "b", "a"])).toEqual(new Map([["a", "h1"]]));

@@ -8,16 +8,8 @@
  * it composes the index lifecycle (`index-lifecycle.ts`), bulk sending (`send-bulk.ts`) and the
  * registry (`search-engine-registry.ts`).
  */
-import {
-  type ChunkRecord,
-  DocqaError,
-  type DocumentVersion,
-  type Logger,
-  type ScoredChunk,
-  type SearchOptions,
-  type ServerKeywordStore,
-  silentLogger,
-} from "@docqa/core";
+import { DocqaError, type Logger, silentLogger } from "@docqa/core";
+import type { ChunkRecord, DocumentVersion, ScoredChunk, SearchOptions, ServerKeywordStore } from "@docqa/core/stores";
 import {
   type BulkLimits,
   type BulkOperation,
@@ -32,7 +24,7 @@ import { createIndexLifecycle } from "./index-lifecycle.js";
 import { type OrganisationIndexNames, organisationIndexNames, validateIndexBase } from "./index-names.js";
 import { encodePathSegment, isMissingIndex, redactUrl, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
 import { createSearchEngineRegistry } from "./search-engine-registry.js";
-import { pruneBodies, textSearchBody } from "./search-queries.js";
+import { documentChunksBody, maximumResultWindow, pruneBodies, textSearchBody } from "./search-queries.js";
 import { sendBulk } from "./send-bulk.js";
 
 /** Settings of {@link createSearchEngineIndex}. Each names its environment variable. */
@@ -222,8 +214,33 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
       }
     },
 
+    async documentChunks(orgId, docId, contentHash) {
+      const search = await connection();
+      const names = organisationIndexNames(base, orgId);
+      const chunks: ChunkRecord[] = [];
+      let after: unknown[] | undefined;
+      for (;;) {
+        const response = await search.request(
+          {
+            method: "POST",
+            path: `/${encodePathSegment(names.chunks)}/_search`,
+            body: documentChunksBody(docId, contentHash, maximumResultWindow, after),
+          },
+          { allowStatus: [404] },
+        );
+        if (isMissingIndex(response)) return [];
+        const hits = (response.body as { hits?: { hits?: unknown } }).hits?.hits;
+        if (!Array.isArray(hits)) throw unexpectedAnswer(search, "_search", response.body);
+        for (const hit of hits as { _source?: unknown }[]) chunks.push(chunkFromSource(hit._source, search.engine));
+        if (hits.length < maximumResultWindow) return chunks;
+        after = (hits.at(-1) as { sort?: unknown[] }).sort;
+      }
+    },
+
     contentHashes: (orgId, docIds) => registry.contentHashes(orgId, docIds),
     derivedDocuments: (orgId, sourceDocIds) => registry.derivedDocuments(orgId, sourceDocIds),
+    describeDocuments: (orgId, docIds) => registry.describeDocuments(orgId, docIds),
+    listDocuments: (orgId, query) => registry.listDocuments(orgId, query),
     commit: (orgId, change) => registry.commit(orgId, change),
 
     async close() {

@@ -1,13 +1,5 @@
-import {
-  type ChunkFilter,
-  type ChunkRecord,
-  chunkId,
-  DocqaError,
-  type MetadataCondition,
-  matchesChunkFilter,
-  normalizePrincipal,
-  type Principal,
-} from "@docqa/core";
+import { DocqaError, normalizePrincipal, type Principal } from "@docqa/core";
+import { type ChunkFilter, type ChunkRecord, chunkId, type MetadataCondition, matchesChunkFilter } from "@docqa/core/stores";
 import { describe, expect, it } from "vitest";
 import { type StoredChunk, storedChunk } from "./chunk-documents.js";
 import {

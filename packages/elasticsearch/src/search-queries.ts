@@ -7,7 +7,14 @@
  * fragments cannot change the shape of a query. Metadata keys in particular are values of the
  * `meta.key` field, not field paths.
  */
-import { type ChunkFilter, DocqaError, type MetadataCondition, type Principal, principalAccessTokens } from "@docqa/core";
+import { DocqaError, type Principal } from "@docqa/core";
+import {
+  type ChunkFilter,
+  type DocumentQuery,
+  type MetadataCondition,
+  principalAccessTokens,
+  summaryDocumentPrefix,
+} from "@docqa/core/stores";
 import { chunkSourceFields, documentVersionKey } from "./chunk-documents.js";
 
 /** A query DSL clause. */
@@ -237,6 +244,48 @@ export function derivedDocumentsBody(sourceDocIds: readonly string[], pageSize: 
     _source: ["doc_id"],
     query: { bool: { filter: [termsClause("derived_from", [...new Set(sourceDocIds)])] } },
     sort: [{ doc_id: { order: "asc" } }],
+    ...(after ? { search_after: [...after] } : {}),
+  };
+}
+
+/**
+ * A page of the registry search of a documents listing: `source`, `type` and `owner_id` terms,
+ * the principal's ACL pre-filter (as on chunks), summary nodes (`raptor:` ids) excluded, ids after
+ * `query.after`, sorted by document id (Lucene compares keyword bytes, the UTF-8 order of every
+ * registry); `query.limit + 1` hits, so the caller knows whether a next page exists.
+ */
+export function documentListBody(query: DocumentQuery, sourceFields: readonly string[]): QueryClause {
+  const filter: QueryClause[] = [];
+  const mustNot: QueryClause[] = [{ prefix: { doc_id: summaryDocumentPrefix } }];
+  if (query.source !== undefined) filter.push({ term: { source: query.source } });
+  if (query.type !== undefined) filter.push({ term: { type: query.type } });
+  if (query.ownerId !== undefined) filter.push({ term: { owner_id: query.ownerId.trim().toLowerCase() } });
+  if (query.after !== undefined) filter.push({ range: { doc_id: { gt: query.after } } });
+  if (query.principal) {
+    const access = accessClauses(query.principal);
+    filter.push(...access.filter);
+    mustNot.push(...access.mustNot);
+  }
+  return {
+    size: Math.min(Math.max(1, Math.floor(query.limit) + 1), maximumResultWindow),
+    track_total_hits: false,
+    _source: [...sourceFields],
+    query: { bool: { filter, must_not: mustNot } },
+    sort: [{ doc_id: { order: "asc" } }],
+  };
+}
+
+/**
+ * A page of the chunks of one stored version of a document (`doc_version` term), in chunk order;
+ * pass the last `sort` value of the previous page as `after`.
+ */
+export function documentChunksBody(docId: string, contentHash: string, pageSize: number, after?: readonly unknown[]): QueryClause {
+  return {
+    size: Math.min(pageSize, maximumResultWindow),
+    track_total_hits: false,
+    _source: [...chunkSourceFields],
+    query: { bool: { filter: [{ term: { doc_version: documentVersionKey(docId, contentHash) } }] } },
+    sort: [{ chunk_index: { order: "asc" } }],
     ...(after ? { search_after: [...after] } : {}),
   };
 }

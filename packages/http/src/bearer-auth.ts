@@ -1,9 +1,18 @@
 /**
  * Bearer-JWT authentication middleware (spec "Authentication"): 503 when `JWT_SECRET` is unset,
  * 401 for a missing, malformed, invalid or expired token; on success the verified claims and
- * the principal are available as `c.var.auth`.
+ * the principal (roles and groups from the token, or from a `PrincipalResolver`) are available
+ * as `c.var.auth`.
  */
-import { type AccessTokenClaims, DocqaError, type JwtSettings, type Principal, verifyAccessToken } from "@docqa/core";
+import {
+  type AccessTokenClaims,
+  DocqaError,
+  type JwtSettings,
+  type Principal,
+  type PrincipalResolver,
+  principalFromClaims,
+  verifyAccessToken,
+} from "@docqa/core";
 import { createMiddleware } from "hono/factory";
 
 /** What a verified request carries. */
@@ -11,7 +20,10 @@ export interface AuthenticatedUser {
   claims: AccessTokenClaims;
   /** The organisation: the token's `org_id`. */
   orgId: string;
-  /** The token's user: `email`, roles from `role` and `roles`, groups from `groups`. */
+  /**
+   * The token's user: `email`, and the roles and groups of the principal resolver (default
+   * `principalFromClaims`: roles from `role` and `roles`, groups from `groups`).
+   */
   principal: Principal;
 }
 
@@ -24,10 +36,12 @@ export interface AuthVariables {
  * Middleware verifying `Authorization: Bearer <token>` with the access-token settings (`JwtSettings`), which are
  * read per request, so the secret may be provided after the app is built.
  *
+ * @param resolvePrincipal - where roles and groups come from; default `principalFromClaims`.
  * @throws {DocqaError} `auth_not_configured`, `missing_token`, `invalid_token`, `token_expired`
- *   (mapped to 503 or 401 by the adapter's error handler).
+ *   (mapped to 503 or 401 by the adapter's error handler); `store_unavailable` when the
+ *   resolver fails.
  */
-export function bearerAuth(settings: () => JwtSettings) {
+export function bearerAuth(settings: () => JwtSettings, resolvePrincipal: PrincipalResolver = principalFromClaims) {
   return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
     const jwt = settings();
     if (!jwt.secret) {
@@ -43,14 +57,20 @@ export function bearerAuth(settings: () => JwtSettings) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new DocqaError("missing_token", "the Authorization header must be 'Bearer <token>'", { component: "auth" });
     const claims = await verifyAccessToken(match[1] as string, jwt);
+    let attributes: Awaited<ReturnType<PrincipalResolver>>;
+    try {
+      attributes = await resolvePrincipal(claims);
+    } catch (error) {
+      if (DocqaError.isInstance(error)) throw error;
+      throw new DocqaError("store_unavailable", `resolving the roles and groups of the user failed: ${(error as Error).message}`, {
+        component: "auth",
+        cause: error,
+      });
+    }
     c.set("auth", {
       claims,
       orgId: claims.org_id,
-      principal: {
-        userName: claims.email,
-        roles: [...(claims.role ? [claims.role] : []), ...(claims.roles ?? [])],
-        groups: claims.groups ?? [],
-      },
+      principal: { userName: claims.email, roles: [...attributes.roles], groups: [...attributes.groups] },
     });
     await next();
   });

@@ -22,7 +22,15 @@
  * when you mount a set in your own app (`app.route("/qa", predictRoutes(service))`), your app
  * answers paths it does not know.
  */
-import { assertJsonDepth, DocqaError, type DocqaErrorCode, type JwtSettings, type Logger, silentLogger } from "@docqa/core";
+import {
+  assertJsonDepth,
+  DocqaError,
+  type DocqaErrorCode,
+  type JwtSettings,
+  type Logger,
+  type PrincipalResolver,
+  silentLogger,
+} from "@docqa/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -80,6 +88,11 @@ export interface RequestLimits {
 export interface DocqaAppOptions {
   /** The access-token settings, read per request (the secret may be set after the app is built). */
   jwt: () => JwtSettings;
+  /**
+   * Where an authenticated principal's roles and groups come from; default the token's claims
+   * (`principalFromClaims`: `role` and `roles`, `groups`).
+   */
+  resolvePrincipal?: PrincipalResolver | undefined;
   /** The request limits, read per request (like `jwt`, from settings loaded on first use). */
   limits: () => RequestLimits;
   /** Component named in logs and error messages, for example `predict-api`. */
@@ -96,6 +109,12 @@ export interface DocqaAppOptions {
   referencePages?: ReferencePagesInfo | false | undefined;
   /** Where server errors and rate-limit store failures are logged; default silent. */
   logger?: Logger | undefined;
+  /**
+   * Middleware run first on every request of the app, in order, before the body limit,
+   * authentication and the routes (so it also sees 401, 404, 413 and 429 answers): for example
+   * request tracing and metrics from `@docqa/observability`. Default none.
+   */
+  middleware?: readonly MiddlewareHandler[] | undefined;
 }
 
 /** What a route needs to be authenticated: spread it into `createRoute({ ...authenticated, ... })`. */
@@ -204,6 +223,7 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
     return respond(c, new DocqaError("not_found", `no route ${c.req.method} ${c.req.path}`, { component }));
   });
 
+  for (const handler of options.middleware ?? []) app.use("*", handler);
   app.use("*", (c, next) => {
     const limits = options.limits();
     const upload = c.req.header("Content-Type")?.trim().toLowerCase().startsWith("multipart/form-data") === true;
@@ -227,7 +247,7 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   const limiters = rateLimitersFor(options.rateLimit ?? false);
-  const middleware: MiddlewareHandler<DocqaEnv>[] = [bearerAuth(options.jwt)];
+  const middleware: MiddlewareHandler<DocqaEnv>[] = [bearerAuth(options.jwt, options.resolvePrincipal)];
   if (limiters.length > 0) {
     middleware.push(
       rateLimit({ limiters, logger, onLimited: (c, decision) => c.json(errors.body("rate_limited", rateLimitedMessage(decision)), 429) }),

@@ -22,6 +22,7 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   token_expired: 401,
   auth_not_configured: 503,
   principal_mismatch: 403,
+  forbidden: 403,
   payload_too_large: 413,
   unsupported_media_type: 415,
   not_found: 404,

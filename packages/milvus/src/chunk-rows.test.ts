@@ -1,4 +1,5 @@
-import { type ChunkRecord, DocqaError } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import type { ChunkRecord } from "@docqa/core/stores";
 import { describe, expect, it } from "vitest";
 import {
   chunkRowId,

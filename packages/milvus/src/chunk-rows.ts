@@ -2,7 +2,8 @@
  * Conversion between docqa chunks and rows of a Milvus chunk collection (see
  * `collection-schemas.ts` for the fields), with the size limits of Milvus fields.
  */
-import { type ChunkRecord, chunkAccessTokens, DocqaError } from "@docqa/core";
+import { DocqaError } from "@docqa/core";
+import { type ChunkRecord, chunkAccessTokens } from "@docqa/core/stores";
 
 /**
  * Largest value of a VarChar field and of each element of an Array<VarChar> field, in UTF-8

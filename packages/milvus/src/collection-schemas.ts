@@ -9,7 +9,7 @@
  * What a chunk collection was built with (embedding model, text analysis) is recorded in its
  * collection properties (keys `docqa.*`) and checked on every write and vector search.
  */
-import type { EmbeddingModelInfo } from "@docqa/core";
+import type { EmbeddingModelInfo } from "@docqa/core/stores";
 import { DataType, type FieldType, type FunctionObject, FunctionType, type KeyValuePair } from "@zilliz/milvus2-sdk-node";
 import { maximumArrayCapacity, maximumVarCharBytes } from "./chunk-rows.js";
 
@@ -62,21 +62,25 @@ export function analyzerParameters(tokenizer: string): Record<string, unknown> {
   return tokenizer === "english" ? { type: "english" } : { tokenizer };
 }
 
+/** A VarChar field of the largest length. */
+const varChar = (name: string, extra: Partial<FieldType> = {}): FieldType => ({
+  name,
+  data_type: DataType.VarChar,
+  max_length: maximumVarCharBytes,
+  ...extra,
+});
+
+/** An Array<VarChar> field of the largest capacity (ACL tokens, document ids). */
+const tokens = (name: string): FieldType => ({
+  name,
+  data_type: DataType.Array,
+  element_type: DataType.VarChar,
+  max_capacity: maximumArrayCapacity,
+  max_length: maximumVarCharBytes,
+});
+
 /** The fields of a chunk collection with `dimension`-dimensional embeddings. */
 export function chunkCollectionFields(dimension: number, tokenizer: string): FieldType[] {
-  const varChar = (name: string, extra: Partial<FieldType> = {}): FieldType => ({
-    name,
-    data_type: DataType.VarChar,
-    max_length: maximumVarCharBytes,
-    ...extra,
-  });
-  const tokens = (name: string): FieldType => ({
-    name,
-    data_type: DataType.Array,
-    element_type: DataType.VarChar,
-    max_capacity: maximumArrayCapacity,
-    max_length: maximumVarCharBytes,
-  });
   return [
     varChar("id", { is_primary_key: true, autoID: false }),
     varChar("doc_id"),
@@ -141,21 +145,48 @@ export function chunkIndexes(
   };
 }
 
-/** The fields of a registry collection (a 2-dimensional placeholder vector: Milvus needs one). */
+/** Version of the registry collection's layout, recorded as its `docqa.registry` property. */
+export const registryLayoutVersion = "2";
+
+/**
+ * The fields of a registry collection: the committed version, the derivation, and what the
+ * document is (title, source, type, owner, ACL and its `grants`/`denied` tokens for listing by
+ * principal, text hash, chunk count, commit time in milliseconds); a 2-dimensional placeholder
+ * vector, because Milvus needs one.
+ */
 export function registryCollectionFields(): FieldType[] {
   return [
-    { name: "doc_id", data_type: DataType.VarChar, max_length: maximumVarCharBytes, is_primary_key: true, autoID: false },
-    { name: "content_hash", data_type: DataType.VarChar, max_length: maximumVarCharBytes },
-    {
-      name: "derived_from",
-      data_type: DataType.Array,
-      element_type: DataType.VarChar,
-      max_capacity: maximumArrayCapacity,
-      max_length: maximumVarCharBytes,
-    },
+    varChar("doc_id", { is_primary_key: true, autoID: false }),
+    varChar("content_hash"),
+    tokens("derived_from"),
+    varChar("title"),
+    varChar("source"),
+    varChar("type"),
+    varChar("owner_id"),
+    varChar("acl"),
+    tokens("grants"),
+    tokens("denied"),
+    varChar("text_hash"),
+    { name: "chunk_count", data_type: DataType.Int64 },
+    { name: "updated_at", data_type: DataType.Int64 },
     { name: "placeholder", data_type: DataType.FloatVector, dim: 2 },
   ];
 }
+
+/** The registry fields a query reads back. */
+export const registryOutputFields = [
+  "doc_id",
+  "content_hash",
+  "derived_from",
+  "title",
+  "source",
+  "type",
+  "owner_id",
+  "acl",
+  "text_hash",
+  "chunk_count",
+  "updated_at",
+];
 
 /** The index of the registry's placeholder vector. */
 export const registryIndex: IndexDefinition = { field_name: "placeholder", index_type: "FLAT", metric_type: "L2" };

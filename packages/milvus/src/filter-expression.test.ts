@@ -1,4 +1,5 @@
-import { DocqaError, type Principal, principalAccessTokens } from "@docqa/core";
+import { DocqaError, type Principal } from "@docqa/core";
+import { principalAccessTokens } from "@docqa/core/stores";
 import { describe, expect, it } from "vitest";
 import {
   afterPrimaryKey,

@@ -18,7 +18,14 @@
  * Grammar reference: Milvus `internal/parser/planparserv2/Plan.g4` (`StringLiteral`,
  * `DoubleSChar`, `TemplateVariable`, `JSONIdentifier`).
  */
-import { type ChunkFilter, DocqaError, type MetadataCondition, principalAccessTokens } from "@docqa/core";
+import { DocqaError, type Principal } from "@docqa/core";
+import {
+  type ChunkFilter,
+  type DocumentQuery,
+  type MetadataCondition,
+  principalAccessTokens,
+  summaryDocumentPrefix,
+} from "@docqa/core/stores";
 
 /** How user values reach Milvus; see the module documentation. */
 export type FilterValueMode = "template" | "literal";
@@ -180,16 +187,43 @@ export function chunkFilterExpression(
     if (filter.docIds.length === 0) return undefined;
     parts.push(`doc_id in ${builder.list(unique(filter.docIds))}`);
   }
-  if (filter.principal) {
-    parts.push(`array_contains_any(grants, ${builder.list(principalAccessTokens(filter.principal))})`);
-    const user = filter.principal.userName.trim().toLowerCase();
-    if (user !== "") parts.push(`not (array_contains(denied, ${builder.value(user)}))`);
-  }
+  if (filter.principal) parts.push(...accessExpressions(filter.principal, builder));
   for (const condition of filter.metadata ?? []) {
     const part = conditionExpression(condition, builder);
     if (part === undefined) return undefined;
     parts.push(part);
   }
+  return builder.build(conjunction(parts));
+}
+
+/**
+ * The ACL pre-filter of `principal` over a collection with `grants` and `denied` token arrays:
+ * `array_contains_any(grants, <principal tokens>)`, and, when the user name is not empty,
+ * `not (array_contains(denied, <user>))`.
+ */
+function accessExpressions(principal: Principal, builder: ExpressionBuilder): string[] {
+  const parts = [`array_contains_any(grants, ${builder.list(principalAccessTokens(principal))})`];
+  const user = principal.userName.trim().toLowerCase();
+  if (user !== "") parts.push(`not (array_contains(denied, ${builder.value(user)}))`);
+  return parts;
+}
+
+/**
+ * The expression of a documents listing over a registry collection (`DocumentQuery` without its
+ * paging): summary nodes excluded by an id range (`doc_id < "raptor:" or doc_id >= "raptor;"`,
+ * which needs no `like` pattern), `source`, `type` and `owner_id` equalities, and the ACL
+ * pre-filter of the principal. Uses placeholders `{l<n>}`, so it combines with
+ * {@link afterPrimaryKey}.
+ */
+export function documentListExpression(query: Omit<DocumentQuery, "limit" | "after">, mode: FilterValueMode): FilterExpression {
+  const builder = new ExpressionBuilder(mode, "l");
+  const prefix = summaryDocumentPrefix;
+  const pastPrefix = `${prefix.slice(0, -1)}${String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)}`;
+  const parts = [`doc_id < ${builder.value(prefix)} or doc_id >= ${builder.value(pastPrefix)}`];
+  if (query.source !== undefined) parts.push(`source == ${builder.value(query.source)}`);
+  if (query.type !== undefined) parts.push(`type == ${builder.value(query.type)}`);
+  if (query.ownerId !== undefined) parts.push(`owner_id == ${builder.value(query.ownerId.trim().toLowerCase())}`);
+  if (query.principal) parts.push(...accessExpressions(query.principal, builder));
   return builder.build(conjunction(parts));
 }
 
@@ -215,6 +249,12 @@ function conditionExpression(condition: MetadataCondition, builder: ExpressionBu
 export function documentIdsExpression(docIds: readonly string[], mode: FilterValueMode): FilterExpression {
   const builder = new ExpressionBuilder(mode);
   return builder.build(`doc_id in ${builder.list(unique(docIds))}`);
+}
+
+/** `doc_id == <id> and content_hash == <hash>`: the chunks of one version of one document. */
+export function documentVersionExpression(docId: string, contentHash: string, mode: FilterValueMode): FilterExpression {
+  const builder = new ExpressionBuilder(mode);
+  return builder.build(`doc_id == ${builder.value(docId)} and content_hash == ${builder.value(contentHash)}`);
 }
 
 /** `array_contains_any(derived_from, <ids>)` over a non-empty list (registry collection). */

@@ -4,7 +4,9 @@
  * collections are opened once and cached; when Milvus reports one missing or unloaded (dropped,
  * or the server restarted) it is opened again. Schemas themselves are in `collection-schemas.ts`.
  */
-import { type Analyzer, DocqaError, type EmbeddingModelInfo, type Logger, organisationCollectionName } from "@docqa/core";
+import { DocqaError, type Logger } from "@docqa/core";
+import type { Analyzer } from "@docqa/core/retrieval";
+import { type EmbeddingModelInfo, organisationCollectionName } from "@docqa/core/stores";
 import type { MilvusClient } from "@zilliz/milvus2-sdk-node";
 import {
   type Bm25IndexParameters,

@@ -1,14 +1,31 @@
 /**
  * The document registry of the Milvus store: per organisation a collection
- * `<chunk collection>_registry` with one row per committed document (its content hash and the
- * documents it was derived from). Committing a version here is what makes it current in the
- * staged protocol of `@docqa/core` (write chunks → commit → prune); chunk versions not committed
- * here are pruned later. The collection is created on the first commit that writes.
+ * `<chunk collection>_registry` with one row per committed document (its content hash, the
+ * documents it was derived from, and what it is: title, source, type, owner, ACL with its access
+ * tokens, text hash, chunk count, commit time). Committing a version here is what makes it
+ * current in the staged protocol of `@docqa/core` (write chunks → commit → prune); chunk versions
+ * not committed here are pruned later. The collection is created on the first commit that writes.
+ * Listings page through it in primary key (document id) order, filtered inside Milvus by
+ * principal (`grants`/`denied`, as chunk searches are), source, type and owner.
  */
-import { DocqaError, type RegisteredDocument } from "@docqa/core";
-import { maximumArrayCapacity, maximumVarCharBytes, utf8Length } from "./chunk-rows.js";
-import { registryCollectionFields, registryIndex, registryPlaceholderVector } from "./collection-schemas.js";
-import { afterPrimaryKey, derivedFromExpression, documentIdsExpression } from "./filter-expression.js";
+import { canRead, DocqaError, normalizePrincipal } from "@docqa/core";
+import {
+  chunkAccessTokens,
+  compareUtf8,
+  type DocumentPage,
+  type DocumentQuery,
+  type DocumentRecord,
+  type RegisteredDocument,
+} from "@docqa/core/stores";
+import { maximumArrayCapacity, maximumVarCharBytes, truncateUtf8, utf8Length } from "./chunk-rows.js";
+import {
+  registryCollectionFields,
+  registryIndex,
+  registryLayoutVersion,
+  registryOutputFields,
+  registryPlaceholderVector,
+} from "./collection-schemas.js";
+import { afterPrimaryKey, derivedFromExpression, documentIdsExpression, documentListExpression } from "./filter-expression.js";
 import type { MilvusCapabilities } from "./milvus-capabilities.js";
 import { collectionGone, type MilvusCollections } from "./milvus-collections.js";
 import { asStatusError, type CallOptions, checkStatus, type MilvusConnection, MilvusStatusError } from "./milvus-connection.js";
@@ -55,10 +72,31 @@ export class MilvusRegistry {
           { component: "milvus" },
         );
       }
+      const { info } = document;
+      const { grants, denied } = chunkAccessTokens(info.ownerId, info.acl);
+      for (const value of [info.ownerId, info.acl, info.type, info.textHash, ...grants, ...denied]) {
+        if (utf8Length(value) > maximumVarCharBytes || grants.length > maximumArrayCapacity || denied.length > maximumArrayCapacity) {
+          throw new DocqaError(
+            "payload_too_large",
+            `the owner, type or ACL of document ${JSON.stringify(document.docId.slice(0, 200))} exceeds Milvus's limits (${maximumVarCharBytes} bytes per value, ${maximumArrayCapacity} ACL entries)`,
+            { component: "milvus" },
+          );
+        }
+      }
       return {
         doc_id: document.docId,
         content_hash: document.contentHash,
         derived_from: derivedFrom,
+        title: truncateUtf8(info.title, maximumVarCharBytes),
+        source: truncateUtf8(info.source, maximumVarCharBytes),
+        type: info.type,
+        owner_id: info.ownerId.toLowerCase(),
+        acl: info.acl,
+        grants,
+        denied,
+        text_hash: info.textHash,
+        chunk_count: document.chunkCount,
+        updated_at: Date.now(),
         placeholder: registryPlaceholderVector,
       };
     });
@@ -83,24 +121,8 @@ export class MilvusRegistry {
    * @throws {DocqaError} `store_unavailable`.
    */
   async contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>> {
-    if (docIds.length === 0) return new Map();
-    return this.withRegistry(orgId, false, new Map<string, string>(), async (name) => {
-      const hashes = new Map<string, string>();
-      const mode = await this.capabilities.filterValueMode(name);
-      for (const batch of chunksOf([...new Set(docIds)], listBatchSize)) {
-        const expression = documentIdsExpression(batch, mode);
-        const rows = await queryRows(
-          this.connection,
-          name,
-          expression,
-          ["doc_id", "content_hash"],
-          batch.length,
-          "read committed versions",
-        );
-        for (const row of rows) hashes.set(String(row.doc_id), String(row.content_hash));
-      }
-      return hashes;
-    });
+    const rows = await this.rowsOf(orgId, docIds, ["doc_id", "content_hash"], "read committed versions");
+    return new Map(rows.map((row) => [String(row.doc_id), String(row.content_hash)]));
   }
 
   /**
@@ -128,6 +150,61 @@ export class MilvusRegistry {
         }
       }
       return [...found].sort();
+    });
+  }
+
+  /**
+   * The records of the registered documents among `docIds`; see
+   * `DocumentRegistry.describeDocuments`.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async describeDocuments(orgId: string, docIds: readonly string[]): Promise<Map<string, DocumentRecord>> {
+    const rows = await this.rowsOf(orgId, docIds, registryOutputFields, "read document records");
+    return new Map(rows.map((row) => [String(row.doc_id), toDocumentRecord(row)]));
+  }
+
+  /** The registry rows of the registered documents among `docIds`, with `fields`, in batches. */
+  private async rowsOf(orgId: string, docIds: readonly string[], fields: string[], operation: string): Promise<Record<string, unknown>[]> {
+    if (docIds.length === 0) return [];
+    return this.withRegistry(orgId, false, [] as Record<string, unknown>[], async (name) => {
+      const mode = await this.capabilities.filterValueMode(name);
+      const rows: Record<string, unknown>[] = [];
+      for (const batch of chunksOf([...new Set(docIds)], listBatchSize)) {
+        rows.push(...(await queryRows(this.connection, name, documentIdsExpression(batch, mode), fields, batch.length, operation)));
+      }
+      return rows;
+    });
+  }
+
+  /**
+   * One page of registered documents in id order (UTF-8 bytes, as Milvus orders VarChar primary
+   * keys), filtered inside Milvus; see `DocumentRegistry.listDocuments`. Each record is checked
+   * again with the seven rules.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async listDocuments(orgId: string, query: DocumentQuery): Promise<DocumentPage> {
+    return this.withRegistry(orgId, false, { documents: [], next: null } as DocumentPage, async (name) => {
+      const mode = await this.capabilities.filterValueMode(name);
+      const principal = query.principal ? normalizePrincipal(query.principal) : undefined;
+      const base = documentListExpression(query, mode);
+      const documents: DocumentRecord[] = [];
+      let after = query.after;
+      for (;;) {
+        const expression = after === undefined ? base : afterPrimaryKey(base, "doc_id", after, mode);
+        const limit = Math.min(maximumTopK, query.limit + 1);
+        const rows = (await queryRows(this.connection, name, expression, registryOutputFields, limit, "list documents"))
+          .map(toDocumentRecord)
+          .sort((left, right) => compareUtf8(left.docId, right.docId));
+        for (const record of rows) {
+          if (principal && !canRead(principal, record)) continue;
+          if (documents.length === query.limit) return { documents, next: documents.at(-1)?.docId ?? null };
+          documents.push(record);
+        }
+        if (rows.length < limit) return { documents, next: null };
+        after = rows.at(-1)?.docId;
+      }
     });
   }
 
@@ -197,7 +274,7 @@ export class MilvusRegistry {
                   description: "docqa registry: the committed version of each document of one organisation",
                   consistency_level: "Strong",
                   fields: registryCollectionFields(),
-                  properties: { "docqa.schema": "1", "docqa.role": "registry" },
+                  properties: { "docqa.schema": "1", "docqa.role": "registry", "docqa.registry": registryLayoutVersion },
                   timeout,
                 }),
               );
@@ -212,13 +289,45 @@ export class MilvusRegistry {
         const cause = DocqaError.isInstance(error) ? error.cause : undefined;
         if (!(cause instanceof MilvusStatusError && cause.alreadyExists)) throw error;
       }
+    } else {
+      await this.checkLayout(name, options);
     }
     await this.collections.ensureLoaded(name);
     return true;
   }
+
+  /** Fails when an existing registry collection has an older layout (created before document records). */
+  private async checkLayout(name: string, options: CallOptions): Promise<void> {
+    const described = await this.connection.call(
+      "describe a collection",
+      async (client, timeout) => checkStatus("describe a collection", await client.describeCollection({ collection_name: name, timeout })),
+      options,
+    );
+    const layout = described.properties?.find((property) => String(property.key) === "docqa.registry")?.value;
+    if (String(layout) !== registryLayoutVersion) {
+      throw new DocqaError(
+        "store_corrupt",
+        `registry collection ${name} has layout ${layout === undefined ? "1" : String(layout)}; this docqa needs layout ${registryLayoutVersion} (document owners and ACLs): drop the organisation's two collections and ingest its documents again, or use another VECTORDB_COLLECTION`,
+        { component: "milvus" },
+      );
+    }
+  }
 }
 
-/** Orders strings by their UTF-8 bytes, as Milvus orders VarChar values. */
-function compareUtf8(left: string, right: string): number {
-  return Buffer.compare(Buffer.from(left, "utf8"), Buffer.from(right, "utf8"));
+/** The document record of a registry row read with `registryOutputFields`. */
+function toDocumentRecord(row: Record<string, unknown>): DocumentRecord {
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  return {
+    docId: String(row.doc_id),
+    contentHash: text(row.content_hash),
+    derivedFrom: Array.isArray(row.derived_from) ? row.derived_from.map(String).sort(compareUtf8) : [],
+    title: text(row.title),
+    source: text(row.source),
+    type: text(row.type),
+    ownerId: text(row.owner_id),
+    acl: text(row.acl),
+    textHash: text(row.text_hash),
+    chunkCount: Number(row.chunk_count ?? 0),
+    updatedAt: new Date(Number(row.updated_at ?? 0)).toISOString(),
+  };
 }

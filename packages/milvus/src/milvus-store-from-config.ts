@@ -2,7 +2,8 @@
  * The Milvus store a docqa configuration describes: the entry point `@docqa/core` loads when
  * `VECTORDB_URI` selects Milvus (see `storesFromConfig`).
  */
-import type { DocqaConfig, Logger, ServerVectorStore } from "@docqa/core";
+import type { DocqaConfig, Logger } from "@docqa/core";
+import type { ServerVectorStore } from "@docqa/core/stores";
 import { createMilvusStore, type MilvusStore } from "./milvus-store.js";
 
 /** HNSW efConstruction of new collections (Milvus's documented default range is 8 to 512). */

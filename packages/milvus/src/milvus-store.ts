@@ -13,32 +13,41 @@
  * collection lifecycle (`milvus-collections.ts`), the registry (`milvus-registry.ts`) and the
  * probing of server capabilities (`milvus-capabilities.ts`).
  */
+import { DocqaError, type Logger, silentLogger } from "@docqa/core";
+import { type Analyzer, createEnglishAnalyzer } from "@docqa/core/retrieval";
 import {
-  type Analyzer,
   type ChunkFilter,
-  createEnglishAnalyzer,
-  DocqaError,
+  type ChunkRecord,
+  compareUtf8,
+  type DocumentPage,
+  type DocumentQuery,
+  type DocumentRecord,
   type DocumentVersion,
   type EmbeddingModelInfo,
   indexedText,
-  type Logger,
   matchesChunkFilter,
   type RegisteredDocument,
   type ScoredChunk,
   type SearchOptions,
   type ServerVectorStore,
-  silentLogger,
   type WriteOptions,
-} from "@docqa/core";
+} from "@docqa/core/stores";
 import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
 import { type ChunkRow, chunkOutputFields, chunkToRow, maximumVarCharBytes, rowToChunk, utf8Length } from "./chunk-rows.js";
 import type { Bm25IndexParameters, HnswBuildParameters } from "./collection-schemas.js";
-import { chunkFilterExpression, type FilterExpression, type FilterValueMode, pruneExpression } from "./filter-expression.js";
+import {
+  afterPrimaryKey,
+  chunkFilterExpression,
+  documentVersionExpression,
+  type FilterExpression,
+  type FilterValueMode,
+  pruneExpression,
+} from "./filter-expression.js";
 import { MilvusCapabilities } from "./milvus-capabilities.js";
 import { type ChunkCollection, MilvusCollections } from "./milvus-collections.js";
 import { checkStatus, MilvusConnection } from "./milvus-connection.js";
 import { MilvusRegistry } from "./milvus-registry.js";
-import { chunksOf, deleteRows, filterRequest, maximumTopK } from "./milvus-requests.js";
+import { chunksOf, deleteRows, filterRequest, maximumTopK, queryRows } from "./milvus-requests.js";
 
 /** Settings of {@link createMilvusStore}. Every setting has a default. */
 export interface MilvusStoreSettings {
@@ -330,6 +339,50 @@ export class MilvusStore implements ServerVectorStore {
 
   async derivedDocuments(orgId: string, sourceDocIds: readonly string[]): Promise<string[]> {
     return this.registry.derivedDocuments(orgId, sourceDocIds);
+  }
+
+  async describeDocuments(orgId: string, docIds: readonly string[]): Promise<Map<string, DocumentRecord>> {
+    return this.registry.describeDocuments(orgId, docIds);
+  }
+
+  async listDocuments(orgId: string, query: DocumentQuery): Promise<DocumentPage> {
+    return this.registry.listDocuments(orgId, query);
+  }
+
+  /**
+   * The chunks of one stored version of a document, with their embeddings (none for chunks
+   * stored without one); see `ChunkIndex.documentChunks`. Text longer than Milvus's field limit
+   * comes back truncated, as it was stored.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async documentChunks(orgId: string, docId: string, contentHash: string): Promise<ChunkRecord[]> {
+    return this.collections.withChunkCollection(orgId, [], async (collection) => {
+      const mode = await this.capabilities.filterValueMode(collection.name);
+      const base = documentVersionExpression(docId, contentHash, mode);
+      const rows: Record<string, unknown>[] = [];
+      for (let expression = base; ; ) {
+        // Pages in primary key order (Milvus sorts query results with a limit by primary key).
+        const page = await queryRows(
+          this.connection,
+          collection.name,
+          expression,
+          [...chunkOutputFields, "has_embedding", "embedding"],
+          maximumTopK,
+          "read a document's chunks",
+        );
+        rows.push(...page);
+        if (page.length < maximumTopK) break;
+        const last = page.map((row) => String(row.id)).reduce((left, right) => (compareUtf8(right, left) > 0 ? right : left));
+        expression = afterPrimaryKey(base, "id", last, mode);
+      }
+      return rows
+        .map((row) => ({
+          ...rowToChunk(row),
+          embedding: row.has_embedding === true && Array.isArray(row.embedding) ? Float32Array.from(row.embedding as number[]) : undefined,
+        }))
+        .sort((left, right) => left.chunkIndex - right.chunkIndex);
+    });
   }
 
   /**

@@ -1,36 +1,28 @@
 /**
- * The Milvus store against a real server at DOCQA_TEST_MILVUS_URI (default
- * http://127.0.0.1:19530): the shared document stores contract, injection safety with hostile
+ * The Milvus store against a real server at DOCQA_TEST_MILVUS_URI (set by
+ * scripts/services/env.sh; no default port): the shared document stores contract, injection safety with hostile
  * document ids, metadata values and principals in both filter modes, and ACL pre-filtering that
- * fills top-k. Collections use a random base name per run and are dropped afterwards. Without a
+ * fills top-k. Collections use a base name with the run id (`testName`) and are dropped afterwards. Without a
  * server the file skips, except in CI (`CI=true`), where it fails.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type ChunkFilter,
-  canRead,
-  type DocumentVersion,
-  type MetadataCondition,
-  normalizePrincipal,
-  type Principal,
-  silentLogger,
-  stagedDocumentStores,
-} from "@docqa/core";
+import { canRead, normalizePrincipal, type Principal, silentLogger } from "@docqa/core";
 import { contractDocument, contractEmbeddingModel, describeDocumentStoresContract } from "@docqa/core/contract";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
+import { type ChunkFilter, type DocumentVersion, type MetadataCondition, stagedDocumentStores } from "@docqa/core/stores";
+import { DeterministicEmbeddings, integrationServer, testName } from "@docqa/core/testing";
 import { ConsistencyLevelEnum, MilvusClient } from "@zilliz/milvus2-sdk-node";
 import { afterAll, describe, expect, it } from "vitest";
 import { chunkFilterExpression, type FilterValueMode } from "./filter-expression.js";
 import { createMilvusStore, type MilvusStore, type MilvusStoreSettings } from "./milvus-store.js";
 
-const address = process.env.DOCQA_TEST_MILVUS_URI ?? "http://127.0.0.1:19530";
-const base = `docqa_test_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-const serverVersion = await versionOf(address);
-if (serverVersion === undefined && process.env.CI === "true") {
-  throw new Error(`Milvus is not reachable at ${address} (DOCQA_TEST_MILVUS_URI); CI=true requires it`);
-}
-if (serverVersion === undefined) {
-  console.warn(`[milvus.int.test] skipped: no Milvus at ${address}; start one or set DOCQA_TEST_MILVUS_URI`);
+const milvusServer = await integrationServer("milvus", "Milvus store integration tests");
+const address = milvusServer.url ?? "";
+const base = testName("docqa_test");
+const serverVersion = milvusServer.available ? await versionOf(address) : undefined;
+if (milvusServer.available && serverVersion === undefined) {
+  const reason = `${address} accepts connections but answers no Milvus GetVersion within 5 s (DOCQA_TEST_MILVUS_URI)`;
+  if (process.env.CI === "true") throw new Error(`Milvus store integration tests: ${reason}; CI=true requires it`);
+  console.warn(`[docqa] Milvus store integration tests skipped: ${reason}`);
 }
 const embeddings = new DeterministicEmbeddings({ dimension: contractEmbeddingModel.dimension });
 

@@ -5,30 +5,26 @@
  * and upserts get 503 `store_unavailable` within the configured `STORE_TIMEOUT_MS`; nothing
  * acknowledged before is lost; the service recovers by itself when the server returns.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRagService, loadConfig, mintAccessToken, type RagService } from "@docqa/core";
-import {
-  DeterministicEmbeddings,
-  isContinuousIntegration,
-  isTcpReachable,
-  startTcpFaultProxy,
-  type TcpFaultProxy,
-} from "@docqa/core/testing";
+import { DeterministicEmbeddings, integrationServer, startTcpFaultProxy, type TcpFaultProxy, testName } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
+import { deleteSearchIndexes, dropMilvusCollections } from "./testing/remove-server-test-data.js";
 
-const milvusUri = process.env.DOCQA_TEST_MILVUS_URI ?? "http://127.0.0.1:19530";
-const openSearchUrl = process.env.DOCQA_TEST_OPENSEARCH_URL ?? "http://127.0.0.1:9200";
+const milvusServer = await integrationServer("milvus", "backend fault test");
+const openSearchServer = await integrationServer("opensearch", "backend fault test");
+const milvusUri = milvusServer.url ?? "";
+const openSearchUrl = openSearchServer.url ?? "";
 const secret = "backend-faults-test-secret-0123456789abcdef";
 const storeTimeoutMs = 2000;
 /** Time allowed beyond the store timeout for the request around it (scheduling on 2 shared cores). */
 const slackMs = 1500;
-const orgId = randomUUID();
+const orgId = testName("faults");
 const user = "ops@example.org";
 
 function hostPort(url: string): string {
@@ -36,9 +32,7 @@ function hostPort(url: string): string {
   return `${hostname}:${port}`;
 }
 
-const available = (await Promise.all([milvusUri, openSearchUrl].map((url) => isTcpReachable(url)))).every(Boolean);
-if (!available && isContinuousIntegration()) throw new Error("backend fault test: Milvus or OpenSearch not reachable in CI");
-if (!available) console.warn("skipping backend fault test: start scripts/services/start-all.sh");
+const available = milvusServer.available && openSearchServer.available;
 
 describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault proxies)", () => {
   let milvus: TcpFaultProxy;
@@ -46,7 +40,7 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
   let service: RagService;
   let app: ReturnType<typeof predictRoutes>;
   let dataDir: string;
-  const base = `docqa_faults_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_faults");
 
   beforeAll(async () => {
     milvus = await startTcpFaultProxy(hostPort(milvusUri));
@@ -71,6 +65,8 @@ describe.skipIf(!available)("backend faults (Milvus and OpenSearch behind fault 
     await milvus?.close();
     await openSearch?.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await dropMilvusCollections(milvusUri, base);
+    await deleteSearchIndexes(openSearchUrl, base);
   });
 
   const post = async (path: string, body: unknown) => {

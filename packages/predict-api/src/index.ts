@@ -3,5 +3,5 @@
  */
 
 export { type ValidationDetail, validationDetails } from "./error-responses.js";
-export { extractQuery, type PredictRoutesOptions, predictRoutes } from "./predict-routes.js";
+export { extractQuery, type PredictRoutesOptions, predictResponse, predictRoutes } from "./predict-routes.js";
 export * from "./schemas.js";

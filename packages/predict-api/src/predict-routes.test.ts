@@ -9,9 +9,9 @@ import {
   type EmbeddedStore,
   type JobStore,
   mintAccessToken,
-  type PerfEvent,
   type RagService,
 } from "@docqa/core";
+import type { PerfEvent } from "@docqa/core/telemetry";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { SignJWT } from "jose";
@@ -55,6 +55,7 @@ function harness(overrides: { secret?: string | undefined; enableTestPredict?: b
   const server = resolveServerConfig({
     jwt: { secret: "secret" in overrides ? (overrides.secret ?? "") : secret },
     enableTestPredict: overrides.enableTestPredict ?? false,
+    testPredictOrgId: orgA,
   });
   return { app: predictRoutes(service, { server }), service, store, upserts, perf };
 }
@@ -216,7 +217,8 @@ describe("the seven ACL rules through /predict", () => {
     finance = await tokenFor("fay@a.example", orgA, { role: "Finance" });
     engineer = await tokenFor("eve@a.example", orgA, { groups: ["Engineering"] });
     carol = await tokenFor("carol@b.example", orgB);
-    const ownerToken = await tokenFor(owner, orgA);
+    // An administrator: the fixture names other owners (metadata.owner_id), which the write rules allow only to administrators.
+    const ownerToken = await tokenFor(owner, orgA, { role: "admin" });
     const document = (topic: string, metadata: Record<string, string>) => ({
       title: `${topic} memo`,
       content: `The ${topic} memo says the ${topic} budget is confidential.`,
@@ -273,7 +275,8 @@ describe("the seven ACL rules through /predict", () => {
 
   it("rule 7: without an ACL only the owner may read", async () => {
     expect(await citedDocuments(h, ann, "ann@a.example", "marmot budget memo")).not.toContain("no-acl");
-    const ownerToken = await tokenFor(owner, orgA);
+    // An administrator: the fixture names other owners (metadata.owner_id), which the write rules allow only to administrators.
+    const ownerToken = await tokenFor(owner, orgA, { role: "admin" });
     expect(await citedDocuments(h, ownerToken, owner, "marmot budget memo")).toContain("no-acl");
   });
 
@@ -650,7 +653,7 @@ describe("other routes", () => {
   it("serves the OpenAPI document and reference pages without a CDN", async () => {
     h = harness();
     const openApi = (await (await h.app.request("/openapi.json")).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openApi.paths).sort()).toEqual(["/healthz", "/predict", "/query", "/upsert"]);
+    expect(Object.keys(openApi.paths).sort()).toEqual(["/documents", "/documents/{doc_id}", "/healthz", "/predict", "/query", "/upsert"]);
     const docs = await (await h.app.request("/docs")).text();
     expect(docs).toContain('src="docs/assets/swagger-ui-bundle.js"');
     expect(docs).not.toMatch(/https?:\/\//);

@@ -1,15 +1,25 @@
 /**
  * Endpoint set A as Hono routes: `GET /healthz`, `POST /query`, `POST /predict`,
- * `POST /upsert`, and, only when enabled, the development route `POST /testpredict`; plus
- * `/openapi.json`, `/docs` and `/redoc`. Routes parse and validate, call one service method, and
+ * `POST /upsert`, the documents API (`GET /documents`, `GET` and `DELETE /documents/{doc_id}`),
+ * and, only when enabled, the development route `POST /testpredict`; plus `/openapi.json`,
+ * `/docs` and `/redoc`. Routes parse and validate, call one service method, and
  * map the result; all logic lives in `@docqa/core`, and errors, unknown routes, the body limit,
  * authentication, rate limits and the reference pages are `@docqa/http`'s `createDocqaApp`.
  * `/predict` and `/testpredict` also answer as Server-Sent Events (see `stream-prediction.ts`).
  */
-import { DocqaError, type Logger, type PredictResult, type Principal, type RagService } from "@docqa/core";
+import {
+  DocqaError,
+  type DocumentSummary,
+  type Logger,
+  type PredictResult,
+  type Principal,
+  type PrincipalResolver,
+  type RagService,
+} from "@docqa/core";
 import {
   type AuthVariables,
   createDocqaApp,
+  type DocqaAppOptions,
   defaultJsonContentType,
   loadServerConfig,
   type RateLimitSetting,
@@ -20,12 +30,17 @@ import type { Hono } from "hono";
 import packageJson from "../package.json" with { type: "json" };
 import { setAErrors } from "./error-responses.js";
 import {
+  deleteDocumentResponseSchema,
+  documentListQuerySchema,
+  documentListResponseSchema,
+  documentParamsSchema,
   errorResponseSchema,
   healthResponseSchema,
   intentRequestSchema,
   intentResponseSchema,
   predictRequestSchema,
   predictResponseSchema,
+  storedDocumentSchema,
   testPredictRequestSchema,
   testPredictResponseSchema,
   upsertRequestSchema,
@@ -40,10 +55,22 @@ export interface PredictRoutesOptions {
    * `loadServerConfig()` (the environment), read when the first request needs it.
    */
   server?: ServerConfig | undefined;
-  /** Serve `POST /testpredict` (no authentication; development only). Default `ENABLE_TESTPREDICT`. */
+  /**
+   * Serve `POST /testpredict` (no authentication; development only). Default
+   * `ENABLE_TESTPREDICT`. Refused (`config_invalid`) when the server settings' `NODE_ENV` is
+   * `production`.
+   */
   enableTestPredict?: boolean;
-  /** Organisation queried by `/testpredict` when the body names none; default `development`. */
+  /**
+   * The one organisation `/testpredict` answers from (a body naming another gets 403
+   * `forbidden`); default `TESTPREDICT_ORG_ID` (`development`).
+   */
   testPredictOrgId?: string;
+  /**
+   * Where an authenticated principal's roles and groups come from (a directory lookup, see
+   * `createCachedPrincipalResolver`); default the token's `role`, `roles` and `groups` claims.
+   */
+  resolvePrincipal?: PrincipalResolver | undefined;
   /** Serve `/openapi.json`, `/docs` and `/redoc`; default true. */
   referencePages?: boolean;
   /**
@@ -53,6 +80,8 @@ export interface PredictRoutesOptions {
    */
   rateLimit?: RateLimitSetting | undefined;
   logger?: Logger;
+  /** Middleware run first on every request (`DocqaAppOptions.middleware`), for example request metrics and tracing; default none. */
+  middleware?: DocqaAppOptions["middleware"];
 }
 
 const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
@@ -61,7 +90,9 @@ const authErrors = {
     "Invalid request parameters (FastAPI-style `detail` list for body validation errors); a JSON body nested deeper than `MAX_JSON_DEPTH` (`json_too_deep`).",
   ),
   401: errorContent("Missing, invalid or expired bearer token."),
-  403: errorContent("`user_info.user_name` (or `user_email`) differs from the token's `email`."),
+  403: errorContent(
+    "`principal_mismatch`: `user_info.user_name` (or `user_email`) differs from the token's `email`; `forbidden`: the write rules refuse the request (docs/access-control.md).",
+  ),
   413: errorContent(
     "Request body larger than `MAX_REQUEST_BYTES` (`payload_too_large`); for `/upsert`, more documents than `MAX_UPSERT_DOCUMENTS` (`too_many_documents`) or a document longer than `MAX_EXTRACTED_CHARS` (`payload_too_large`).",
   ),
@@ -131,8 +162,26 @@ function principalFor(
   return { ...tokenPrincipal, userName: config.trustUserInfo ? userName : tokenPrincipal.userName, realName };
 }
 
-/** The `/predict` body: the spec's fields, then docqa's additions (docs/http-api.md). */
-function predictResponse(result: PredictResult) {
+/** A document of the documents API in set A's field names. */
+function storedDocument(document: DocumentSummary) {
+  return {
+    doc_id: document.docId,
+    title: document.title,
+    owner_id: document.ownerId,
+    acl: document.acl,
+    source: document.source,
+    type: document.type,
+    num_chunks: document.chunkCount,
+    updated_at: document.updatedAt,
+  };
+}
+
+/**
+ * The `/predict` body for a service result: the spec's fields, then docqa's additions
+ * (docs/http-api.md). Exported so that other clients of the service (`docqa ask --file`) write
+ * exactly what set A answers.
+ */
+export function predictResponse(result: PredictResult) {
   return {
     answer: result.answer,
     sources: result.sources,
@@ -167,6 +216,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
   const server = (): ServerConfig => (loaded ??= loadServerConfig());
   const { app, authenticated, describeError } = createDocqaApp({
     jwt: () => server().jwt,
+    resolvePrincipal: options.resolvePrincipal,
     limits: () => ({ ...server().limits, maxJsonDepth: service.config.ingestion.maxJsonDepth }),
     component: "predict-api",
     errors: setAErrors,
@@ -178,6 +228,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
         'Question answering over an organisation\'s documents, with citations and per-document access control. Authenticate with `Authorization: Bearer <JWT>`; errors are `{"detail": ..., "code": ...}`.',
     },
     logger: options.logger,
+    middleware: options.middleware,
   });
   const errorEvent = (error: unknown) => {
     const { code, message } = describeError(error);
@@ -267,7 +318,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       path: "/upsert",
       summary: "Insert or update documents",
       description:
-        "Chunks, embeds and stores documents in the token's organisation. Each document replaces its previous version atomically. Documents without `metadata.owner_id` are owned by `user_email`.",
+        "Chunks, embeds and stores documents in the token's organisation. Each document replaces its previous version atomically. A new document is owned by `user_email`; a stored one may be replaced only by its owner or an administrator (`ADMIN_ROLES`), and only administrators may set `metadata.owner_id` to somebody else. One refused document refuses the request (403 `forbidden`, nothing written). A change of `acl` or `owner_id` alone re-stamps the stored chunks without re-embedding.",
       ...authenticated,
       request: { body: jsonBody(upsertRequestSchema) },
       responses: { 200: jsonResponse(upsertResponseSchema, "The documents are stored."), ...authErrors },
@@ -281,18 +332,105 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
     },
   );
 
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/documents",
+      summary: "List documents",
+      description:
+        "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `doc_id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
+      ...authenticated,
+      request: { query: documentListQuerySchema },
+      responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...authErrors },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const auth = c.get("auth");
+      const page = await service.listDocuments({
+        orgId: auth.orgId,
+        principal: auth.principal,
+        source: query.source,
+        type: query.type,
+        ownerId: query.owner,
+        limit: query.limit,
+        cursor: query.cursor,
+        requestId: c.req.header("X-Request-Id"),
+      });
+      return c.json({ documents: page.documents.map(storedDocument), next_cursor: page.nextCursor }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/documents/{doc_id}",
+      summary: "Show a document",
+      description:
+        "A document the user may read (any for administrators). A document the user may not read answers 404, like a missing one.",
+      ...authenticated,
+      request: { params: documentParamsSchema },
+      responses: {
+        200: jsonResponse(storedDocumentSchema, "The document."),
+        404: errorContent("No such document, or one the user may not read (`not_found`)."),
+        ...authErrors,
+      },
+    }),
+    async (c) => {
+      const { doc_id: docId } = c.req.valid("param");
+      const auth = c.get("auth");
+      const document = await service.getDocument({ orgId: auth.orgId, principal: auth.principal }, docId);
+      if (!document)
+        throw new DocqaError("not_found", `no document ${JSON.stringify(docId)} in this organisation`, { component: "predict-api" });
+      return c.json(storedDocument(document), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/documents/{doc_id}",
+      summary: "Delete a document",
+      description:
+        "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
+      ...authenticated,
+      request: { params: documentParamsSchema },
+      responses: {
+        200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
+        404: errorContent("No such document (`not_found`)."),
+        ...authErrors,
+      },
+    }),
+    async (c) => {
+      const { doc_id: docId } = c.req.valid("param");
+      const auth = c.get("auth");
+      const result = await service.deleteDocument(
+        { orgId: auth.orgId, principal: auth.principal, requestId: c.req.header("X-Request-Id") },
+        docId,
+      );
+      return c.json({ status: "success" as const, doc_id: docId, num_chunks: result.chunks, num_summaries: result.summaries }, 200);
+    },
+  );
+
   if (options.enableTestPredict ?? server().enableTestPredict) {
+    if (server().nodeEnv?.trim().toLowerCase() === "production") {
+      throw new DocqaError("config_invalid", "/testpredict answers without a token and is refused when NODE_ENV=production", {
+        component: "predict-api",
+      });
+    }
+    const testOrgId = options.testPredictOrgId ?? server().testPredictOrgId;
     app.openapi(
       createRoute({
         method: "post",
         path: "/testpredict",
         summary: "Development variant of /predict (no authentication)",
         description:
-          "For development only: answers without checking a token, as the user named in `user_info`. Served only when `ENABLE_TESTPREDICT=true`; never enable it in production.",
+          "For development only: answers without checking a token, as the user named in `user_info` (no roles or groups), from the one development organisation (`TESTPREDICT_ORG_ID`; a body naming another gets 403 `forbidden`), without conversation memory (nothing read or written; `thread_id` is echoed). Same body limits as `/predict`. Served only when `ENABLE_TESTPREDICT=true`, never with `NODE_ENV=production`.",
         request: { body: jsonBody(testPredictRequestSchema) },
         responses: {
           200: predictionContent(testPredictResponseSchema, "The answer, its sources and the time taken."),
           400: authErrors[400],
+          403: errorContent("`forbidden`: `org_id` names another organisation than `TESTPREDICT_ORG_ID`."),
+          413: authErrors[413],
           500: authErrors[500],
           ...modelErrors,
         },
@@ -300,12 +438,18 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       async (c) => {
         const body = c.req.valid("json");
         const started = performance.now();
+        if (body.org_id !== undefined && body.org_id !== testOrgId) {
+          throw new DocqaError("forbidden", "/testpredict answers only from its development organisation (TESTPREDICT_ORG_ID)", {
+            component: "predict-api",
+          });
+        }
         const predict = async (onToken?: (text: string) => void) => {
           const result = await service.predict({
-            orgId: body.org_id ?? options.testPredictOrgId ?? "development",
+            orgId: testOrgId,
             principal: { userName: body.user_info.user_name, realName: body.user_info.real_name, roles: [], groups: [] },
             query: extractQuery(body.query),
             threadId: body.thread_id,
+            memory: false,
             signal: c.req.raw.signal,
             onToken,
           });

@@ -11,11 +11,11 @@ import {
   createInMemoryMemoryStore,
   createRagService,
   type DocumentInput,
-  type MemoryStore,
   mintAccessToken,
   type RagService,
   silentLogger,
 } from "@docqa/core";
+import type { MemoryStore } from "@docqa/core/stores";
 import { resolveServerConfig } from "@docqa/http";
 import { afterEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";

@@ -17,11 +17,11 @@ import {
   type DocumentInput,
   type EmbeddedStore,
   mintAccessToken,
-  type PerfEvent,
-  PROMPT_VERSION,
   type RagService,
   resolveConfig,
 } from "@docqa/core";
+import { PROMPT_VERSION } from "@docqa/core/answering";
+import type { PerfEvent } from "@docqa/core/telemetry";
 import { type OllamaWireServer, type OpenAIWireServer, startOllamaWireServer, startOpenAIWireServer } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -143,7 +143,9 @@ async function post(app: Harness["app"], path: string, body: unknown, headers: R
 }
 
 async function upsert(h: Harness, documents: Record<string, DocumentInput> = handbook) {
-  const response = await post(h.app, "/upsert", { user_email: ann, documents });
+  // As an administrator: fixtures may name other owners (metadata.owner_id).
+  const admin = await mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email: ann, orgId: orgA, role: "admin" });
+  const response = await post(h.app, "/upsert", { user_email: ann, documents }, { Authorization: `Bearer ${admin}` });
   expect(response.status).toBe(200);
 }
 

@@ -7,7 +7,6 @@
  * Needs the servers of `scripts/services/start-all.sh` (addresses from `scripts/services/env.sh`);
  * skipped with a message outside CI when they are absent, failing in CI.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,21 +14,27 @@ import { join } from "node:path";
 import { createRagService, type DocumentInput, loadConfig, mintAccessToken, type RagService } from "@docqa/core";
 import {
   DeterministicEmbeddings,
+  integrationServer,
   isContinuousIntegration,
-  isTcpReachable,
   sharedDataPath,
   sharedDocumentInputs,
+  testName,
 } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
+import { deleteRedisKeys, deleteSearchIndexes, dropMilvusCollections } from "./testing/remove-server-test-data.js";
 
-const redisUrl = process.env.DOCQA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const milvusUri = process.env.DOCQA_TEST_MILVUS_URI ?? "http://127.0.0.1:19530";
-const openSearchUrl = process.env.DOCQA_TEST_OPENSEARCH_URL ?? "http://127.0.0.1:9200";
+const testFile = "production backends test";
+const backends = [
+  await integrationServer("redis", testFile),
+  await integrationServer("milvus", testFile),
+  await integrationServer("opensearch", testFile),
+];
+const [redisUrl, milvusUri, openSearchUrl] = backends.map((server) => server.url ?? "") as [string, string, string];
 const documentsDirectory = sharedDataPath("documents");
 const secret = "production-backends-test-secret-0123456789";
-const orgId = randomUUID();
+const orgId = testName("e2e");
 const user = "analyst@example.org";
 
 /** Questions over the shared documents, each answered by one file. */
@@ -41,14 +46,10 @@ const questions = [
   { question: "Where does Norwich City football club play its home games?", file: "norwich-city-wikipedia.txt" },
 ];
 
-const servers = await Promise.all([redisUrl, milvusUri, openSearchUrl].map((url) => isTcpReachable(url)));
-const available = servers.every(Boolean) && documentsDirectory !== undefined;
-if (!available && isContinuousIntegration()) {
-  throw new Error(
-    `production backends test: servers or shared data missing in CI (redis ${servers[0]}, milvus ${servers[1]}, opensearch ${servers[2]}, documents ${documentsDirectory})`,
-  );
-}
-if (!available) console.warn("skipping production backends test: start scripts/services/start-all.sh and provide ../shared/data");
+const available = backends.every((server) => server.available) && documentsDirectory !== undefined;
+if (documentsDirectory === undefined && isContinuousIntegration())
+  throw new Error(`${testFile}: ../shared/data/documents is missing in CI`);
+if (documentsDirectory === undefined) console.warn(`[docqa] ${testFile} skipped: ../shared/data/documents is missing`);
 
 interface Deployment {
   name: string;
@@ -89,7 +90,7 @@ async function cited(target: Deployment, question: string): Promise<string[]> {
 }
 
 describe.skipIf(!available)("production backends end to end (Milvus + OpenSearch + Redis)", () => {
-  const base = `docqa_e2e_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_e2e");
   let embedded: Deployment;
   let servers: Deployment;
   let documents: Record<string, DocumentInput>;
@@ -109,6 +110,11 @@ describe.skipIf(!available)("production backends end to end (Milvus + OpenSearch
   afterAll(async () => {
     await embedded?.cleanup();
     await servers?.cleanup();
+    if (available) {
+      await dropMilvusCollections(milvusUri, base);
+      await deleteSearchIndexes(openSearchUrl, base);
+      await deleteRedisKeys(redisUrl, orgId);
+    }
   });
 
   it("ingests the shared documents through /upsert into both deployments", async () => {

@@ -13,7 +13,7 @@
  * | `<prefix>rate:<points>-per-<seconds>s:<key>` | string | request counter of one window (rate-limiter-flexible) | the window |
  */
 
-import type { ConversationKey } from "@docqa/core";
+import type { ConversationKey } from "@docqa/core/stores";
 import { escapeKeyPart } from "./escape-key-part.js";
 
 /** Default key prefix of every docqa key: `docqa:`. */

@@ -3,7 +3,7 @@
  * trimmed and expired atomically by Lua scripts, and a per-user index for privacy deletion.
  * Conversation contents are personal data: this module never logs them.
  */
-import type { AppendOptions, Conversation, ConversationKey, ConversationTurn, MemoryStore } from "@docqa/core";
+import type { AppendOptions, Conversation, ConversationKey, ConversationTurn, MemoryStore } from "@docqa/core/stores";
 import type { Redis } from "ioredis";
 import { callRedis } from "./call-redis.js";
 import { defaultKeyPrefix, redisKeyLayout } from "./redis-key-layout.js";

@@ -2,7 +2,8 @@
  * The Redis stores a configuration selects, for the core to import on demand
  * (`importBackend("@docqa/redis", "CACHE_URL")`).
  */
-import type { DocqaConfig, JobStore, Logger, MemoryStore } from "@docqa/core";
+import type { DocqaConfig, JobStore, Logger } from "@docqa/core";
+import type { MemoryStore } from "@docqa/core/stores";
 import type { Redis } from "ioredis";
 import { redisClientFromConfig } from "./redis-client-from-config.js";
 import { createRedisJobStore } from "./redis-job-store.js";

@@ -7,20 +7,16 @@
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { createRagService, findEmbeddingModels, loadConfig, type RagService, resolveConfig } from "@docqa/core";
 import {
   checkDenseModel,
-  createRagService,
   type DenseModelCheck,
   evaluateAnswers,
   evaluateRetrieval,
-  findEmbeddingModels,
   loadBeirDataset,
-  loadConfig,
   loadSquadDataset,
-  type RagService,
-  resolveConfig,
   retrievalConfigurations,
-} from "@docqa/core";
+} from "@docqa/core/evaluation";
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";

@@ -3,16 +3,15 @@
  * written by a server, and nobody else's. Skipped with a message when Redis is unreachable;
  * fails in CI (`CI=true`).
  */
-import { randomUUID } from "node:crypto";
-import { createRagService, resolveConfig, sessionKey, threadKey } from "@docqa/core";
-import { isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
+import { createRagService, resolveConfig } from "@docqa/core";
+import { sessionKey, threadKey } from "@docqa/core/stores";
+import { integrationServer, testName } from "@docqa/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { createProgram } from "../create-program.js";
 
-const redisUrl = process.env.DOCQA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
-const available = await isTcpReachable(redisUrl);
-if (!available && isContinuousIntegration()) throw new Error(`docqa forget test: no Redis at ${redisUrl} in CI`);
-if (!available) console.warn(`skipping docqa forget test: no Redis at ${redisUrl} (scripts/services/start-redis.sh)`);
+const redis = await integrationServer("redis", "docqa forget test");
+const redisUrl = redis.url ?? "";
+const available = redis.available;
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -21,7 +20,7 @@ afterEach(() => {
 
 describe.skipIf(!available)("docqa forget", () => {
   it("deletes one user's conversation memory in Redis, and only theirs", async () => {
-    const orgId = `org-${randomUUID()}`;
+    const orgId = testName("org");
     const config = resolveConfig({ memory: { cache: { url: redisUrl } }, logging: { level: "silent" } });
     // What a server stores: a thread and the session of each user.
     const { memoryStore, close } = await (await import("@docqa/redis")).redisStoresFromConfig(config, {

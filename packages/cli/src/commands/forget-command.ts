@@ -4,7 +4,8 @@
  * Redis (`CACHE_URL`/`CACHE_HOST`); with the in-process default, memory lives and dies with each
  * server process, so there is nothing for a separate command to delete.
  */
-import { createRagService, isRedisConfigured, loadConfig } from "@docqa/core";
+import { createRagService, loadConfig } from "@docqa/core";
+import { isRedisConfigured } from "@docqa/core/stores";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 

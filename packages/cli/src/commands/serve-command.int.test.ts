@@ -1,24 +1,38 @@
 /**
  * `docqa serve`'s rate limits with Redis configured (`CACHE_URL`): two server instances count
- * each user's requests in one budget (`DOCQA_TEST_REDIS_URL`, default redis://127.0.0.1:6379).
- * Skipped with a message when Redis is unreachable; fails in CI (`CI=true`).
+ * each user's requests in one budget (`DOCQA_TEST_REDIS_URL`, set by scripts/services/env.sh).
+ * Skipped with a message when Redis is absent; fails in CI (`CI=true`). The user's rate-limit keys
+ * are deleted at the end.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
-import { isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
+import { integrationServer, testName } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RunningServers, sharedRateLimiters, startServers } from "./serve-command.js";
 
-const redisUrl = process.env.DOCQA_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+const redis = await integrationServer("redis", "docqa serve Redis rate-limit test");
+const redisUrl = redis.url ?? "";
+const redisAvailable = redis.available;
 const secret = "serve-redis-secret-0123456789-0123456789";
 
-const redisAvailable = await isTcpReachable(redisUrl);
-if (!redisAvailable && !isContinuousIntegration()) {
-  console.warn(`serve-command Redis test skipped: no Redis at ${redisUrl} (set DOCQA_TEST_REDIS_URL)`);
+/** Deletes the keys matching `pattern` (SCAN MATCH), through @docqa/redis's client. */
+async function deleteKeysMatching(url: string, pattern: string): Promise<void> {
+  const { redisClientFromConfig } = await import("@docqa/redis");
+  const client = redisClientFromConfig(resolveConfig({ memory: { cache: { url } } }));
+  try {
+    await client.connect();
+    let cursor = "0";
+    do {
+      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      if (keys.length > 0) await client.del(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  } finally {
+    await client.quit();
+  }
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -26,7 +40,7 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-describe.skipIf(!redisAvailable && !isContinuousIntegration())("docqa serve rate limits in Redis", () => {
+describe.skipIf(!redisAvailable)("docqa serve rate limits in Redis", () => {
   it("two instances configured with CACHE_URL share one budget per user", async () => {
     expect(redisAvailable, `Redis is unreachable at ${redisUrl}`).toBe(true);
     const urls: string[] = [];
@@ -51,11 +65,10 @@ describe.skipIf(!redisAvailable && !isContinuousIntegration())("docqa serve rate
       );
       urls.push(running.servers[0]?.url as string);
     }
-    // A user no earlier run has counted.
-    const token = await mintAccessToken(
-      { secret, algorithm: "HS256", issuer: "oauth-app" },
-      { email: `${randomUUID()}@example.org`, orgId: "org-1" },
-    );
+    // A user no other run counts; their counters are deleted at the end.
+    const email = `${testName("user")}@example.org`;
+    cleanups.unshift(() => deleteKeysMatching(redisUrl, `*${email}*`));
+    const token = await mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email, orgId: "org-1" });
     const statuses: number[] = [];
     for (const url of [urls[0], urls[1], urls[0], urls[1]]) {
       const response = await fetch(`${url}/api/ingest/none`, { headers: { Authorization: `Bearer ${token}` } });

@@ -1,22 +1,29 @@
 /**
  * `docqa serve`: serves endpoint set A (default port 8002), set B (default port 8000) or both
- * (`--api a|b|both`, default both) over one service and the configured stores.
+ * (`--api a|b|both`, default both) over one service and the configured stores, each with the
+ * web page at `/ui`, `/metrics` when `METRICS` allows it, and OpenTelemetry tracing when
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`serve-operations.ts`).
  */
 import type { AddressInfo } from "node:net";
 import { chatRoutes } from "@docqa/chat-api";
-import { createRagService, type DocqaConfig, DocqaError, importBackend, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { importBackend } from "@docqa/core/stores";
 import {
   createMemoryRateLimiter,
   createRateLimiters,
   loadServerConfig,
   type RateLimiter,
   type RateLimitPolicy,
+  type RateLimitSetting,
   type ServerConfig,
 } from "@docqa/http";
 import { predictRoutes } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
+import packageJson from "../../package.json" with { type: "json" };
 import { createCliLogger } from "../cli-logger.js";
+import { cliAuditLog } from "../cli-principal.js";
+import type { SetExtensions } from "./serve-operations.js";
 
 /** Which endpoint sets to serve. */
 export type ServedApi = "a" | "b" | "both";
@@ -36,6 +43,11 @@ export interface ServeSettings {
    * Redis-backed ones ({@link sharedRateLimiters}) to share budgets across instances.
    */
   limiters?: readonly RateLimiter[] | undefined;
+  /**
+   * What each set gets besides its routes: middleware run first on every request, and routes
+   * added after the set's own (`/metrics`, `/ui`); see `serveOperations`. Default none.
+   */
+  extensions?: ((set: "a" | "b", rateLimit: RateLimitSetting) => SetExtensions) | undefined;
 }
 
 /** The part of `@docqa/redis` used here (an optional backend, imported when Redis is configured). */
@@ -131,12 +143,18 @@ export async function startServers(service: RagService, settings: ServeSettings,
   const url = (server: ServerType) => `http://${host}:${(server.address() as AddressInfo).port}`;
   try {
     if (settings.api !== "b") {
-      const app = predictRoutes(service, { server: serverConfig, logger, rateLimit: serverConfig.rateLimits.setA ? { limiters } : false });
+      const rateLimit: RateLimitSetting = serverConfig.rateLimits.setA ? { limiters } : false;
+      const extensions = settings.extensions?.("a", rateLimit) ?? {};
+      const app = predictRoutes(service, { server: serverConfig, logger, rateLimit, middleware: extensions.middleware });
+      extensions.routes?.(app);
       const server = await listen(app, serverConfig.host, serverConfig.port);
       servers.push({ api: "a", url: url(server), server });
     }
     if (settings.api !== "a") {
-      const app = chatRoutes(service, { server: serverConfig, logger, rateLimit: { limiters } });
+      const rateLimit: RateLimitSetting = { limiters };
+      const extensions = settings.extensions?.("b", rateLimit) ?? {};
+      const app = chatRoutes(service, { server: serverConfig, logger, rateLimit, middleware: extensions.middleware });
+      extensions.routes?.(app);
       const server = await listen(app, serverConfig.host, serverConfig.portB);
       servers.push({ api: "b", url: url(server), server });
     }
@@ -179,7 +197,11 @@ export function registerServeCommand(program: Command): void {
       const config = loadConfig(environment);
       const server = loadServerConfig(environment);
       const logger = createCliLogger(config.logging.level === "debug");
-      const service = createRagService({ config, logger });
+      // Loaded here, not at the top: the other commands (ask, ingest) start without them.
+      const [{ serveOperations }, { startTracing }] = await Promise.all([import("./serve-operations.js"), import("@docqa/observability")]);
+      const operations = serveOperations({ server, version: packageJson.version, logger, nodeEnvironment: process.env.NODE_ENV });
+      const tracing = await startTracing({ environment, serviceVersion: packageJson.version });
+      const service = createRagService({ config, logger, audit: cliAuditLog(config), metrics: operations.serviceMetrics });
       await service.ready();
       const resumed = await service.resumeIngestions();
       if (resumed > 0) process.stderr.write(`resumed ${resumed} interrupted ingestion job(s)\n`);
@@ -187,10 +209,15 @@ export function registerServeCommand(program: Command): void {
       const counters = await sharedRateLimiters(config, server.rateLimits, logger);
       let running: RunningServers;
       try {
-        running = await startServers(service, { api, server, limiters: counters.limiters }, logger);
+        running = await startServers(
+          service,
+          { api, server, limiters: counters.limiters, extensions: operations.extensions(service) },
+          logger,
+        );
       } catch (error) {
         await counters.close();
         await service.close();
+        await tracing?.shutdown();
         throw error;
       }
       const limits =
@@ -201,11 +228,12 @@ export function registerServeCommand(program: Command): void {
         process.stderr.write(
           `docqa set ${set.toUpperCase()} listening on ${url} (data: ${config.stores.dataDir}; embeddings: ${
             health.embeddings.status === "ready" ? health.embeddings.model : "unavailable, retrieval uses BM25 only"
-          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !server.rateLimits.setA ? "off" : limits}${
+          }; answerer: ${health.answerer}; rate limits: ${set === "a" && !server.rateLimits.setA ? "off" : limits}; ${operations.summary}${
             server.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"
           })\n`,
         );
       }
+      if (tracing) process.stderr.write(`docqa traces exported to ${tracing.description}\n`);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
@@ -215,6 +243,7 @@ export function registerServeCommand(program: Command): void {
           .close()
           .then(() => counters.close())
           .then(() => service.close())
+          .then(() => tracing?.shutdown())
           .then(() => process.exit(0));
         setTimeout(() => process.exit(0), 10_000).unref();
       };

@@ -13,17 +13,21 @@ export function registerTokenCommand(program: Command): void {
     .requiredOption("--email <email>", "the user's e-mail (email claim)")
     .requiredOption("--org <id>", "organisation id (org_id claim)")
     .option("--role <role>", "role claim", "user")
+    .option("--roles <roles>", "comma-separated further roles (docqa's roles claim), for example admin")
     .option("--groups <groups>", "comma-separated groups (docqa's groups claim)")
     .option("--ttl <seconds>", "lifetime in seconds", "3600")
-    .action(async (options: { email: string; org: string; role: string; groups?: string; ttl: string }) => {
+    .action(async (options: { email: string; org: string; role: string; roles?: string; groups?: string; ttl: string }) => {
+      const list = (value: string | undefined) =>
+        value
+          ?.split(",")
+          .map((item) => item.trim())
+          .filter(Boolean);
       const token = await mintAccessToken(loadServerConfig().jwt, {
         email: options.email,
         orgId: options.org,
         role: options.role,
-        groups: options.groups
-          ?.split(",")
-          .map((group) => group.trim())
-          .filter(Boolean),
+        roles: list(options.roles),
+        groups: list(options.groups),
         expiresInSeconds: Number.parseInt(options.ttl, 10),
       });
       process.stdout.write(`${token}\n`);

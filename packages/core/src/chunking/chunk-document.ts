@@ -23,13 +23,19 @@ export interface ChunkingContext {
   orgId: string;
   /** The uploader's e-mail; the owner when `metadata.owner_id` is absent. */
   uploader: string;
+  /**
+   * The owner decided by the write rules (`authorizeWrite`); when given, it wins over
+   * `metadata.owner_id` and the uploader, and is stamped as the chunks' `owner_id`.
+   */
+  ownerId?: string | undefined;
 }
 
 /**
  * Chunks one document. Chunk ids are `<docId>::<position>`, stable for a given content.
  *
- * Ownership: `metadata.owner_id` when given, else the uploader (see `docs/access-control.md`),
- * so a document without an ACL stays readable by whoever uploaded it.
+ * Ownership: `context.ownerId` (the write rules' decision) when given, else `metadata.owner_id`,
+ * else the uploader (see `docs/access-control.md`), so a document without an ACL stays readable
+ * by whoever uploaded it.
  */
 export async function chunkDocument(
   document: SourceDocument,
@@ -37,7 +43,7 @@ export async function chunkDocument(
   context: ChunkingContext,
 ): Promise<DocumentVersion> {
   const metadata = document.metadata;
-  const ownerId = String(metadata.owner_id ?? context.uploader)
+  const ownerId = String(context.ownerId ?? metadata.owner_id ?? context.uploader)
     .trim()
     .toLowerCase();
   const acl = typeof metadata.acl === "string" ? metadata.acl : "";

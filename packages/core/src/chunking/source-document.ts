@@ -17,9 +17,11 @@ export interface SourceDocument {
   metadata: Record<string, unknown>;
   sections: LoadedSection[];
   /**
-   * Identity of this version of the document (SHA-256 hex): re-ingesting a document whose hash is
-   * already stored is skipped. Computed from the JSON content for `/upsert`, from the file bytes
-   * for files, so unchanged files are skipped before they are parsed.
+   * Identity of this document's text (SHA-256 hex): title, content and metadata, but not its
+   * access (`owner_id` and `acl`, see {@link withoutAccess}). Computed from the JSON content for
+   * `/upsert`, from the file bytes for files, so unchanged files are skipped before they are
+   * parsed. Indexing combines it with the chunking settings, the embedding model, the owner and
+   * the ACL into the stored version.
    */
   contentHash: string;
   /** Documents this one was generated from (a JSON record's file), recorded with the document. */
@@ -31,6 +33,12 @@ export function hashOf(...parts: unknown[]): string {
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }
 
+/** The metadata without the access keys `owner_id` and `acl`: what a content hash covers. */
+export function withoutAccess(metadata: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { owner_id: _owner, acl: _acl, ...rest } = metadata;
+  return rest;
+}
+
 /** A `/upsert` document as a source document with one section. */
 export function sourceFromInput(docId: string, input: DocumentInput): SourceDocument {
   const content = input.content.replace(/\r\n?/g, "\n").replaceAll("\u0000", "");
@@ -40,6 +48,6 @@ export function sourceFromInput(docId: string, input: DocumentInput): SourceDocu
     title: input.title,
     metadata,
     sections: [{ text: content, metadata: {} }],
-    contentHash: hashOf(input.title, content, metadata),
+    contentHash: hashOf(input.title, content, withoutAccess(metadata)),
   };
 }

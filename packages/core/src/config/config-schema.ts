@@ -1,8 +1,8 @@
 /**
  * The configuration of a docqa service as one zod schema, in sections: `stores`, `embeddings`,
- * `models` (the chat model), `retrieval`, `answering`, `ingestion`, `memory` and `logging`. Each
- * setting names the environment variable it is read from (`env` metadata, see {@link setting}),
- * so `loadConfig` (from variables) and `resolveConfig` (from code) parse the same schema and run
+ * `models` (the chat model), `retrieval`, `answering`, `ingestion`, `memory`, `access` and
+ * `logging`. Each setting names the environment variable it is read from (`env` metadata, see
+ * {@link setting}), so `loadConfig` (from variables) and `resolveConfig` (from code) parse the same schema and run
  * the same checks. Defaults follow the interface specification's table "Configuration defaults
  * (set A)" where the variable appears there; the others are docqa's own and documented in
  * `docs/configuration.md`. Server settings (host, ports, JWT, rate limits, the test route) are
@@ -64,7 +64,7 @@ const storesSchema = z.object({
       token: setting("VECTORDB_TOKEN", optionalString()),
     })
     .prefault({}),
-  fullText: z
+  searchEngine: z
     .object({
       /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
       uri: setting("FULLTEXT_URI", optionalString()),
@@ -292,7 +292,7 @@ const ingestionSchema = z.object({
   maxIngestionThreads: setting("MAX_INGESTION_THREADS", integer(10, 1)),
   /**
    * `INGESTION_WORKERS`, default true: parse, chunk, embed and write ingested documents in worker
-   * threads, so the serving thread only routes requests (docs/decisions/0005). Applies when the
+   * threads, so the serving thread only routes requests (docs/decisions/0006). Applies when the
    * service builds its own stores and embeddings from the configuration; with stores, embeddings
    * or a summariser passed as objects, or when false, ingestion runs in the calling thread.
    */
@@ -326,12 +326,35 @@ const memorySchema = z.object({
   maxSessionTokens: setting("MAX_SESSION_TOKENS", integer(500, 1)),
 });
 
+/** A comma-separated list (or an array) of names, trimmed, without empty entries; default `defaultValue`. */
+export const nameList = (defaultValue: readonly string[]) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()).filter((name) => name !== ""))
+    .default([...defaultValue]);
+
+/** Who may write: the write rules of `docs/access-control.md` (`acl/authorize-write.ts`). */
+const accessSchema = z.object({
+  /**
+   * `ADMIN_ROLES`, default `admin`: comma-separated roles whose holders manage every document of
+   * their organisation (replace, delete, change owner and ACL, list all). Compared
+   * case-insensitively with the principal's roles (the token's `role`/`roles`, or a principal
+   * resolver's).
+   */
+  adminRoles: setting("ADMIN_ROLES", nameList(["admin"])),
+});
+
 /** Logs. */
 const loggingSchema = z.object({
   /** `PERF_LOG`, default false: print the spec's `PERF` lines. */
   perfLog: setting("PERF_LOG", flag(false)),
   /** `LOG_LEVEL`, default `info`. */
   level: setting("LOG_LEVEL", z.enum(["debug", "info", "warn", "error", "silent"]).default("info")),
+  /**
+   * `TRACE_CONTENT`, default false: OpenTelemetry spans also carry the question, the queries, the
+   * answer's callout and file names (never by default: spans carry sizes and counts only).
+   */
+  traceContent: setting("TRACE_CONTENT", flag(false)),
 });
 
 /** The sections, before the `auto` choices are resolved. */
@@ -343,6 +366,7 @@ const sectionsSchema = z.object({
   answering: answeringSchema.prefault({}),
   ingestion: ingestionSchema.prefault({}),
   memory: memorySchema.prefault({}),
+  access: accessSchema.prefault({}),
   logging: loggingSchema.prefault({}),
 });
 
@@ -379,7 +403,7 @@ export const configSchema = sectionsSchema
     const vector = stores.vector === "auto" ? (stores.milvus.uri ? "milvus" : "embedded") : stores.vector;
     const keyword: "embedded" | "search-engine" | "milvus" =
       stores.keyword === "auto"
-        ? stores.fullText.uri
+        ? stores.searchEngine.uri
           ? "search-engine"
           : stores.milvus.uri
             ? "milvus"
@@ -408,13 +432,16 @@ export const configSchema = sectionsSchema
         ...stores,
         vector,
         keyword,
-        /** Which client speaks to `FULLTEXT_URI`: set by `KEYWORD_STORE=elasticsearch|opensearch`; with `auto`, the engine's `GET /` answer decides. */
-        fullTextEngine: (stores.keyword === "elasticsearch" || stores.keyword === "opensearch" ? stores.keyword : "auto") as
-          | "auto"
-          | "elasticsearch"
-          | "opensearch",
         milvus: { ...stores.milvus, uri: stores.milvus.uri ?? "http://localhost:19530" },
-        fullText: { ...stores.fullText, uri: stores.fullText.uri ?? "http://localhost:9200" },
+        searchEngine: {
+          ...stores.searchEngine,
+          uri: stores.searchEngine.uri ?? "http://localhost:9200",
+          /** Which client speaks to `FULLTEXT_URI`: set by `KEYWORD_STORE=elasticsearch|opensearch`; with `auto`, the engine's `GET /` answer decides. */
+          engine: (stores.keyword === "elasticsearch" || stores.keyword === "opensearch" ? stores.keyword : "auto") as
+            | "auto"
+            | "elasticsearch"
+            | "opensearch",
+        },
       },
       embeddings: { ...config.embeddings, modelName: config.embeddings.modelName ?? defaultEmbeddingModel },
       retrieval: { ...config.retrieval, rerankerModelPath: config.retrieval.rerankerModelPath ?? config.embeddings.modelPath },

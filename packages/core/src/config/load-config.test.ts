@@ -20,7 +20,7 @@ interface Row {
 /** The spec's "Configuration defaults (set A)" table, with the camelCase field each variable feeds. */
 const setA: Row[] = [
   { variable: "VECTORDB_COLLECTION", field: (c) => c.stores.milvus.collection, defaultValue: "docs_collection", set: "kb", parsed: "kb" },
-  { variable: "FULLTEXT_INDEX", field: (c) => c.stores.fullText.index, defaultValue: "docs_bm25", set: "kb-text", parsed: "kb-text" },
+  { variable: "FULLTEXT_INDEX", field: (c) => c.stores.searchEngine.index, defaultValue: "docs_bm25", set: "kb-text", parsed: "kb-text" },
   { variable: "RAG_LLM_PROVIDER", field: (c) => c.models.provider, defaultValue: "openai", set: "ollama", parsed: "ollama" },
   { variable: "RAG_LLM_TEMP", field: (c) => c.models.temperature, defaultValue: 0, set: "0.7", parsed: 0.7 },
   { variable: "RAG_LLM_TOP_P", field: (c) => c.models.topP, defaultValue: 0.2, set: "0.9", parsed: 0.9 },
@@ -74,7 +74,7 @@ const setA: Row[] = [
   },
   {
     variable: "FULLTEXT_URI",
-    field: (c) => c.stores.fullText.uri,
+    field: (c) => c.stores.searchEngine.uri,
     defaultValue: "http://localhost:9200",
     set: "http://search:9200",
     parsed: "http://search:9200",

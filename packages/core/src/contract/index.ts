@@ -27,3 +27,8 @@ export {
   type MemoryStoreContractOptions,
   type MemoryStoreContractSubject,
 } from "./describe-memory-store-contract.js";
+export {
+  describeWriteRulesProperty,
+  type WriteRulesPropertyOptions,
+  type WriteRulesSubject,
+} from "./describe-write-rules-property.js";

@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -67,6 +68,41 @@ afterEach(async () => {
 });
 
 describe("embedded store", () => {
+  it("upgrades a schema version 1 file in place: document records filled from the chunks", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    const first = newStore(directory);
+    await first.upsert("org-a", [
+      documentVersion("notes.md", ["one", "two", "three"], { owner: "ann@example.org", acl: "|group:eng|" }),
+      documentVersion("plain", ["only"]),
+    ]);
+    await first.close();
+    const [file] = readdirSync(directory).filter((name) => name.endsWith(".sqlite"));
+    const raw = new DatabaseSync(join(directory, file as string));
+    for (const column of ["title", "source", "type", "owner_id", "acl", "text_hash", "chunk_count"])
+      raw.exec(`ALTER TABLE documents DROP COLUMN ${column}`);
+    raw.exec("UPDATE store_info SET value = '1' WHERE key = 'schema_version'");
+    raw.close();
+    const reopened = newStore(directory);
+    const records = await reopened.describeDocuments("org-a", ["notes.md", "plain"]);
+    expect({ ...records.get("notes.md"), updatedAt: "" }).toEqual({
+      docId: "notes.md",
+      contentHash: "notes.md-v1",
+      derivedFrom: [],
+      title: "Title of notes.md",
+      source: "test",
+      type: "md",
+      ownerId: "ann@example.org",
+      acl: "|group:eng|",
+      textHash: "",
+      chunkCount: 3,
+      updatedAt: "",
+    });
+    expect(records.get("plain")).toMatchObject({ type: "txt", chunkCount: 1, ownerId: "owner@example.org", acl: everyone });
+    const check = new DatabaseSync(join(directory, file as string));
+    expect(check.prepare("SELECT value FROM store_info WHERE key = 'schema_version'").get()).toEqual({ value: "2" });
+    check.close();
+  });
+
   it("finds what was written with BM25 and vectors, and persists across reopening", async () => {
     const store = newStore();
     await store.upsert(

@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import type { DocumentVersion, ScoredChunk } from "../stores/chunk-record.js";
+import type { DocumentQuery } from "../stores/document-registry.js";
 import { organisationCollectionName } from "../stores/organisation-names.js";
 import type { EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
@@ -124,10 +125,22 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     async contentHashes(orgId: string, docIds: readonly string[]) {
       return organisation(orgId).contentHashes(docIds);
     },
+    async describeDocuments(orgId: string, docIds: readonly string[]) {
+      return organisation(orgId).describeDocuments(docIds);
+    },
+    async listDocuments(orgId: string, query: DocumentQuery) {
+      return organisation(orgId).listDocuments(query);
+    },
+    async documentChunks(orgId: string, docId: string, contentHash: string) {
+      return organisation(orgId).documentChunks(docId, contentHash);
+    },
     async count(orgId: string) {
       const store = organisation(orgId);
       await store.refresh();
       return store.count();
+    },
+    openOrganisations() {
+      return organisations.size;
     },
     async countWithoutEmbedding(orgId: string) {
       return organisation(orgId).countWithoutEmbedding();

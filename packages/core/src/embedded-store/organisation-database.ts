@@ -19,14 +19,24 @@ import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { metadataSql } from "./metadata-sql.js";
 
-const schemaVersion = "1";
+const schemaVersion = "2";
+
+/** The columns schema version 2 added to `documents` (what the registry records about a document). */
+const documentInfoColumns = `
+  title TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT '',
+  type TEXT NOT NULL DEFAULT '',
+  owner_id TEXT NOT NULL DEFAULT '',
+  acl TEXT NOT NULL DEFAULT '',
+  text_hash TEXT NOT NULL DEFAULT '',
+  chunk_count INTEGER NOT NULL DEFAULT 0`;
 
 const schema = `
 CREATE TABLE IF NOT EXISTS store_info (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 CREATE TABLE IF NOT EXISTS documents (
   doc_id TEXT PRIMARY KEY,
   content_hash TEXT NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,${documentInfoColumns}
 ) STRICT;
 CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY,
@@ -81,6 +91,21 @@ export interface ChunkRow {
   embedding: Uint8Array | null;
 }
 
+/** A row of the `documents` table. */
+export interface DocumentRow {
+  doc_id: string;
+  content_hash: string;
+  /** Milliseconds since the epoch. */
+  updated_at: number;
+  title: string;
+  source: string;
+  type: string;
+  owner_id: string;
+  acl: string;
+  text_hash: string;
+  chunk_count: number;
+}
+
 /** The columns of a chunk row that the in-memory indexes need. */
 export type IndexedChunkRow = Pick<ChunkRow, "id" | "doc_id" | "owner_id" | "acl" | "terms" | "embedding">;
 
@@ -106,6 +131,7 @@ export class OrganisationDatabase {
       this.database = new DatabaseSync(settings.path);
       this.database.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;");
       this.database.exec(schema);
+      this.migrate();
     } catch (error) {
       throw new DocqaError("store_corrupt", `cannot open ${settings.path}: ${(error as Error).message}`, {
         component: "embedded-store",
@@ -170,6 +196,11 @@ export class OrganisationDatabase {
     return new Set((statement.all(...parameters) as { id: number }[]).map((row) => row.id));
   }
 
+  /** Iterates the rows of a read-only query with named parameters (`$name`, bound from `parameters`' keys without `$`). */
+  select<Row>(sql: string, parameters: Record<string, string | number>): Iterable<Row> {
+    return this.database.prepare(sql).iterate(parameters) as Iterable<Row>;
+  }
+
   /** Closes the database, if open. */
   close(): void {
     if (this.database.isOpen) this.database.close();
@@ -207,6 +238,39 @@ export class OrganisationDatabase {
     });
   }
 
+  /**
+   * Upgrades a file of schema version 1 in place, in one transaction: adds the document columns
+   * of version 2 and fills them from each document's chunks (title, source, type, owner and ACL
+   * of its first chunk; its chunk count). The text hash stays unknown (`""`), so the first access
+   * change of such a document re-embeds it once.
+   */
+  private migrate(): void {
+    const stored = this.database.prepare("SELECT value FROM store_info WHERE key = 'schema_version'").get() as
+      | { value: string }
+      | undefined;
+    if (stored?.value !== "1") return;
+    this.database.exec("BEGIN IMMEDIATE");
+    try {
+      for (const column of documentInfoColumns.split(",")) this.database.exec(`ALTER TABLE documents ADD COLUMN ${column.trim()}`);
+      this.database.exec(`
+        UPDATE documents SET
+          title = COALESCE((SELECT title FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          source = COALESCE((SELECT source FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          type = COALESCE((SELECT CASE WHEN json_type(metadata, '$.type') = 'text' THEN json_extract(metadata, '$.type') END
+                           FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          owner_id = COALESCE((SELECT owner_id FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          acl = COALESCE((SELECT acl FROM chunks WHERE chunks.doc_id = documents.doc_id ORDER BY chunk_index LIMIT 1), ''),
+          chunk_count = (SELECT COUNT(*) FROM chunks WHERE chunks.doc_id = documents.doc_id);
+        UPDATE store_info SET value = '${schemaVersion}' WHERE key = 'schema_version';
+      `);
+      this.database.exec("COMMIT");
+    } catch (error) {
+      if (this.database.isTransaction) this.database.exec("ROLLBACK");
+      throw error;
+    }
+    this.settings.logger.info("upgraded the embedded store's file to schema version 2", { path: this.settings.path });
+  }
+
   /** Re-analyses every chunk when the analyzer changed since the file was written. */
   private reanalyzeAll(): void {
     this.settings.logger.warn("analyzer changed: re-analysing every chunk", { path: this.settings.path });
@@ -227,9 +291,20 @@ function prepareStatements(database: DatabaseSync) {
     getInfo: database.prepare("SELECT value FROM store_info WHERE key = ?"),
     putInfo: database.prepare("INSERT INTO store_info (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
     getDocument: database.prepare("SELECT content_hash FROM documents WHERE doc_id = ?"),
-    putDocument: database.prepare(
-      "INSERT INTO documents (doc_id, content_hash, updated_at) VALUES (?, ?, ?) ON CONFLICT(doc_id) DO UPDATE SET content_hash = excluded.content_hash, updated_at = excluded.updated_at",
+    describeDocument: database.prepare(
+      "SELECT doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count FROM documents WHERE doc_id = ?",
     ),
+    putDocument: database.prepare(
+      `INSERT INTO documents (doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(doc_id) DO UPDATE SET content_hash = excluded.content_hash, updated_at = excluded.updated_at,
+         title = excluded.title, source = excluded.source, type = excluded.type, owner_id = excluded.owner_id,
+         acl = excluded.acl, text_hash = excluded.text_hash, chunk_count = excluded.chunk_count`,
+    ),
+    documentChunks: database.prepare(
+      "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, embedding FROM chunks WHERE doc_id = ? AND content_hash = ? ORDER BY chunk_index",
+    ),
+    sourcesOf: database.prepare("SELECT source_doc_id FROM derivations WHERE derived_doc_id = ? ORDER BY source_doc_id"),
     deleteDocument: database.prepare("DELETE FROM documents WHERE doc_id = ?"),
     deleteChunks: database.prepare("DELETE FROM chunks WHERE doc_id = ?"),
     insertChunk: database.prepare(

@@ -20,17 +20,20 @@
  * the slot table and ACL masks (`slot-table.ts`), the background HNSW graph (`hnsw-builder.ts`)
  * and the SQL of metadata filters (`metadata-sql.ts`).
  */
+import { canRead } from "../acl/evaluate-access.js";
+import { normalizePrincipal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { IdScore } from "../retrieval/top-k.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
-import { type DocumentVersion, indexedText, type ScoredChunk } from "../stores/chunk-record.js";
+import { type ChunkRecord, type DocumentVersion, documentInfo, indexedText, type ScoredChunk } from "../stores/chunk-record.js";
+import type { DocumentPage, DocumentQuery, DocumentRecord } from "../stores/document-registry.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { Bm25Index, type Bm25Parameters, type SlotMask } from "./bm25-index.js";
 import { ExactVectorIndex } from "./exact-vector-index.js";
 import { HnswBuilder, type VectorIndexSettings } from "./hnsw-builder.js";
-import { type ChunkRow, type IndexedChunkRow, OrganisationDatabase, toChunkRecord } from "./organisation-database.js";
+import { type ChunkRow, type DocumentRow, type IndexedChunkRow, OrganisationDatabase, toChunkRecord } from "./organisation-database.js";
 import { SlotTable } from "./slot-table.js";
 import { TimeSlice } from "./time-slice.js";
 
@@ -149,7 +152,19 @@ export class OrganisationStore {
         this.database.statements.deleteChunks.run(document.docId);
         this.database.statements.deleteDerivationsOf.run(document.docId);
         for (const source of document.derivedFrom ?? []) this.database.statements.putDerivation.run(source, document.docId);
-        this.database.statements.putDocument.run(document.docId, document.contentHash, now);
+        const info = documentInfo(document);
+        this.database.statements.putDocument.run(
+          document.docId,
+          document.contentHash,
+          now,
+          info.title,
+          info.source,
+          info.type,
+          info.ownerId.toLowerCase(),
+          info.acl,
+          info.textHash,
+          document.chunks.length,
+        );
         for (const { chunk, terms, embedding } of chunks) {
           this.database.statements.insertChunk.run(
             chunk.id,
@@ -223,6 +238,61 @@ export class OrganisationStore {
     return hashes;
   }
 
+  /** The records of the given documents that exist; see {@link DocumentRegistry.describeDocuments}. */
+  describeDocuments(docIds: readonly string[]): Map<string, DocumentRecord> {
+    const records = new Map<string, DocumentRecord>();
+    for (const docId of new Set(docIds)) {
+      const row = this.database.statements.describeDocument.get(docId) as DocumentRow | undefined;
+      if (row) records.set(docId, this.toDocumentRecord(row));
+    }
+    return records;
+  }
+
+  /**
+   * One page of documents in id order (SQLite compares TEXT as UTF-8 bytes), filtered in SQL by
+   * source, type and owner and by the seven rules in this process; see
+   * {@link DocumentRegistry.listDocuments}.
+   */
+  listDocuments(query: DocumentQuery): DocumentPage {
+    const principal = query.principal ? normalizePrincipal(query.principal) : undefined;
+    const conditions = ["doc_id > $after", "substr(doc_id, 1, 7) != 'raptor:'"];
+    const parameters: Record<string, string> = { after: query.after ?? "" };
+    if (query.source !== undefined) {
+      conditions.push("source = $source");
+      parameters.source = query.source;
+    }
+    if (query.type !== undefined) {
+      conditions.push("type = $type");
+      parameters.type = query.type;
+    }
+    if (query.ownerId !== undefined) {
+      conditions.push("owner_id = $owner");
+      parameters.owner = query.ownerId.trim().toLowerCase();
+    }
+    const rows = this.database.select<DocumentRow>(
+      `SELECT doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count FROM documents WHERE ${conditions.join(" AND ")} ORDER BY doc_id`,
+      parameters,
+    );
+    const documents: DocumentRecord[] = [];
+    for (const row of rows) {
+      if (principal && !canRead(principal, { ownerId: row.owner_id, acl: row.acl })) continue;
+      if (documents.length === query.limit) return { documents, next: documents.at(-1)?.docId ?? null };
+      documents.push(this.toDocumentRecord(row));
+    }
+    return { documents, next: null };
+  }
+
+  /** The stored chunks of one version of a document, with embeddings; see {@link ChunkIndex.documentChunks}. */
+  documentChunks(docId: string, contentHash: string): ChunkRecord[] {
+    const rows = this.database.statements.documentChunks.all(docId, contentHash) as unknown as ChunkRow[];
+    return rows.map((row) => ({
+      ...toChunkRecord(row),
+      embedding: row.embedding
+        ? new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength))
+        : undefined,
+    }));
+  }
+
   /** Number of chunks in the in-memory indexes (call {@link refresh} first to count writes made elsewhere). */
   count(): number {
     const { slots } = this.readableIndexes();
@@ -255,6 +325,23 @@ export class OrganisationStore {
   /** Vectors held, and the state of the HNSW graph: `none`, `building` or `ready`. */
   vectorIndexStatus(): { vectors: number; approximate: "none" | "building" | "ready" } {
     return { vectors: this.readableIndexes().vectors?.size ?? 0, approximate: this.hnsw.status };
+  }
+
+  private toDocumentRecord(row: DocumentRow): DocumentRecord {
+    const sources = this.database.statements.sourcesOf.all(row.doc_id) as { source_doc_id: string }[];
+    return {
+      docId: row.doc_id,
+      contentHash: row.content_hash,
+      derivedFrom: sources.map((source) => source.source_doc_id),
+      title: row.title,
+      source: row.source,
+      type: row.type,
+      ownerId: row.owner_id,
+      acl: row.acl,
+      textHash: row.text_hash,
+      chunkCount: Number(row.chunk_count),
+      updatedAt: new Date(Number(row.updated_at)).toISOString(),
+    };
   }
 
   /** Closes the database. */

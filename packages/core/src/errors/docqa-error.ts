@@ -16,6 +16,9 @@ const marker = Symbol.for("docqa.error");
  * - `missing_token`, `invalid_token`, `token_expired`: bearer JWT problems (HTTP 401).
  * - `auth_not_configured`: `JWT_SECRET` is unset (HTTP 503, spec "Authentication" 4).
  * - `principal_mismatch`: the body names a different user than the token (HTTP 403).
+ * - `forbidden`: the principal may not do this to this resource, for example replace or delete a
+ *   document it does not own (the write rules of `docs/access-control.md`; HTTP 403). Nothing
+ *   was written.
  * - `payload_too_large`: a body or document exceeds a configured size limit.
  * - `unsupported_media_type`: the request body or an uploaded file is of a type not accepted.
  * - `not_found`: a route or resource does not exist.
@@ -61,6 +64,7 @@ export type DocqaErrorCode =
   | "token_expired"
   | "auth_not_configured"
   | "principal_mismatch"
+  | "forbidden"
   | "payload_too_large"
   | "unsupported_media_type"
   | "not_found"

@@ -1,6 +1,9 @@
 /**
  * Ingestion of one file: read it (refusing one larger than `MAX_UPLOAD_BYTES` before reading),
- * skip it when its bytes are unchanged since its last ingestion, load it (any of the six formats,
+ * check the write rules on every stored document it would replace (a file replacing somebody
+ * else's document is rejected with `forbidden`, before its bytes are compared, so "unchanged" is
+ * only ever said to a principal allowed to write it), skip it when its bytes and access are
+ * unchanged since its last ingestion, load it (any of the six formats,
  * within the loaders' limits), and index its documents atomically, removing the documents an
  * earlier version of the file produced and this one does not. Runs in an ingestion worker thread
  * or in the calling thread (see `ingestion-executor.ts`).
@@ -8,11 +11,15 @@
 import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { hashOf, type SourceDocument } from "../chunking/source-document.js";
+import { trace } from "@opentelemetry/api";
+import type { Principal } from "../acl/principal.js";
+import { hashOf, type SourceDocument, withoutAccess } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
-import { raptorDocumentPrefix } from "../raptor/build-raptor-nodes.js";
-import { type IndexingDependencies, indexDocuments, storedHash } from "./index-documents.js";
+import { summaryDocumentPrefix } from "../stores/document-registry.js";
+import { withSpan } from "../telemetry/tracing.js";
+import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
+import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
 import type { LoaderLimits } from "./loaders/loaded-file.js";
 
@@ -33,10 +40,14 @@ export interface FileSource {
 export interface FileIngestionRequest {
   orgId: string;
   file: FileSource;
-  /** Owner of documents without `metadata.owner_id`. */
-  uploader: string;
+  /** Who writes: the write rules decide with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
   /** Metadata applied to every document (`acl`, `owner_id`, `source`, ...). */
   metadata: Record<string, unknown>;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -69,12 +80,13 @@ export function loaderLimits(config: DocqaConfig): LoaderLimits {
 /**
  * Ingests one file; see the module documentation.
  *
- * @throws {DocqaError} a file code (`file_too_large`, `corrupt_file`, `archive_too_large`, ...;
- *   see `loadFile`), `invalid_request` for a file with neither name nor path, or a store error.
+ * @throws {DocqaError} `forbidden` when the write rules refuse replacing a stored document, a
+ *   file code (`file_too_large`, `corrupt_file`, `archive_too_large`, ...; see `loadFile`),
+ *   `invalid_request` for a file with neither name nor path, or a store error.
  */
 export async function ingestFile(dependencies: IndexingDependencies, request: FileIngestionRequest): Promise<IngestedFile> {
   const { config, stores, embeddings } = dependencies;
-  const { file, orgId } = request;
+  const { file } = request;
   const name = file.name ?? (file.path ? basename(file.path) : undefined);
   if (!name) throw new DocqaError("invalid_request", "a file needs a name or a path", { component: "ingestion" });
   let bytes = file.bytes;
@@ -86,32 +98,67 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
       throw new DocqaError(
         "file_too_large",
         `${name} has ${info.size} bytes; the limit is ${config.ingestion.maxUploadBytes} (MAX_UPLOAD_BYTES)`,
-        { component: "ingestion" },
+        {
+          component: "ingestion",
+        },
       );
     }
     bytes = await readFile(file.path);
     lastModified ??= info.mtime;
   }
   const baseId = file.docId ?? name;
+  const orgId = request.orgId;
   const fileHash = createHash("sha256").update(bytes).digest("hex");
   const contentHash = (suffix: string) =>
-    hashOf(fileHash, loaderVersion, suffix, request.metadata, config.ingestion.jsonRecordsAsDocuments);
-  const stored = await stores.registry.contentHashes(orgId, [baseId, `${baseId}#0`]);
-  if (
-    stored.get(baseId) === storedHash(config, embeddings, contentHash("")) ||
-    stored.get(`${baseId}#0`) === storedHash(config, embeddings, contentHash("#0"))
-  ) {
+    hashOf(fileHash, loaderVersion, suffix, withoutAccess(request.metadata), config.ingestion.jsonRecordsAsDocuments);
+  // The write rules first, on every stored document this file would replace (the file itself, or
+  // the records of a JSON file), so that nobody learns from "unchanged" what a document they may
+  // not write contains.
+  const previousRecords = (await stores.registry.derivedDocuments(orgId, [baseId])).filter(
+    (docId) => !docId.startsWith(summaryDocumentPrefix),
+  );
+  const records = await stores.registry.describeDocuments(orgId, [baseId, `${baseId}#0`, ...previousRecords]);
+  const requestedOwner = requestedOwnerOf(request.metadata);
+  const context: WriteContext = {
+    orgId,
+    principal: request.principal,
+    adminRoles: config.access.adminRoles,
+    via: "ingest",
+    requestId: request.requestId,
+    audit: dependencies.audit,
+  };
+  const decisions = authorizeWrites(
+    context,
+    [...records.keys()].map((docId) => ({ docId, action: "upsert" as const, requestedOwner })),
+    records,
+  );
+  const unchanged = decisions.some(({ docId, stored, decision }) => {
+    const suffix = docId === baseId ? "" : docId === `${baseId}#0` ? "#0" : undefined;
+    if (suffix === undefined || !stored) return false;
+    return (
+      stored.contentHash === versionHash(storedHash(config, embeddings, contentHash(suffix)), decision.ownerId, aclOf(request.metadata))
+    );
+  });
+  if (unchanged) {
+    for (const { docId, decision } of decisions)
+      context.audit.record(auditEvent(context, docId, "write", "unchanged", { rule: decision.rule }));
     return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
   }
   request.signal?.throwIfAborted();
-  const loaded = await loadFile(
-    { name, bytes, lastModified },
-    {
-      limits: loaderLimits(config),
-      chunkSize: config.ingestion.chunkSize,
-      json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
-    },
-  );
+  const fileBytes = bytes;
+  trace.getActiveSpan()?.setAttribute("docqa.file.bytes", fileBytes.byteLength);
+  const loaded = await withSpan("docqa.ingest.load", { "docqa.file.bytes": fileBytes.byteLength }, async (span) => {
+    const result = await loadFile(
+      { name, bytes: fileBytes, lastModified },
+      {
+        limits: loaderLimits(config),
+        chunkSize: config.ingestion.chunkSize,
+        json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
+      },
+    );
+    span.setAttributes({ "docqa.documents": result.documents.length, "docqa.warnings": result.warnings.length });
+    return result;
+  });
   const split = loaded.documents.length > 1 || loaded.documents.some((document) => document.idSuffix !== "");
   const sources: SourceDocument[] = loaded.documents.map((document) => ({
     docId: `${baseId}${document.idSuffix}`,
@@ -122,13 +169,16 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
     derivedFrom: split ? [baseId] : undefined,
   }));
   // Documents an earlier version of this file produced and this one does not (fewer JSON records).
-  const previous = new Set([baseId, ...(await stores.registry.derivedDocuments(orgId, [baseId]))]);
+  const previous = new Set([baseId, ...previousRecords]);
   for (const source of sources) previous.delete(source.docId);
   const result = await indexDocuments(dependencies, {
     orgId,
+    principal: request.principal,
     uploader: request.uploader,
     documents: sources,
-    deleteDocIds: [...previous].filter((docId) => !docId.startsWith(raptorDocumentPrefix)),
+    deleteDocIds: [...previous],
+    via: "ingest",
+    requestId: request.requestId,
     signal: request.signal,
   });
   return {

@@ -1,15 +1,20 @@
 /**
  * File ingestion as a job: each file is ingested on its own (`ingestFile`, in a worker thread or
- * in this one), with up to `MAX_INGESTION_THREADS` files in flight. A rejected file is recorded in
- * the job with its error code and the rest of the batch goes on; nothing of a rejected file is
- * written. The job's state is saved after every file.
+ * in this one: the write rules, the unchanged check, loading and atomic indexing), with up to
+ * `MAX_INGESTION_THREADS` files in flight. A rejected file is recorded in the job with its error
+ * code and the rest of the batch goes on; nothing of a rejected file is written. The job's state
+ * is saved after every file.
  */
+import { basename, extname } from "node:path";
 import pLimit from "p-limit";
+import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
-import type { FileSource, IngestedFile } from "./ingest-file.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import { errorCodeOf, withSpan } from "../telemetry/tracing.js";
+import type { FileIngestionRequest, FileSource, IngestedFile } from "./ingest-file.js";
 
 export type { FileSource } from "./ingest-file.js";
 
@@ -18,20 +23,54 @@ export type IngestionProgressListener = (job: IngestionJob, file: string) => voi
 
 /** What one run of an ingestion job needs. */
 export interface IngestionRun {
-  /** Ingests one file of the job (see `IngestionExecutor.ingestFile`). */
-  ingest(file: FileSource, signal: AbortSignal | undefined): Promise<IngestedFile>;
+  /** Ingests one file of the job (see `IngestionExecutor.ingestFile`: a worker thread or this one). */
+  ingest(request: FileIngestionRequest): Promise<IngestedFile>;
   /** Files processed at once (`MAX_INGESTION_THREADS`). */
   concurrency: number;
+  /** `TRACE_CONTENT`: file names go into spans. */
+  traceContent?: boolean | undefined;
   logger: Logger;
+  /** Receives the `fileIngested` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
   jobStore: JobStore;
   job: IngestionJob;
   files: readonly FileSource[];
+  /** Who writes: the write rules decide with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** Metadata applied to every document (`acl`, `owner_id`, `source`, ...). */
+  metadata: Record<string, unknown>;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   onProgress?: IngestionProgressListener | undefined;
   signal?: AbortSignal | undefined;
 }
 
-/** Runs an ingestion job to completion, saving its state after every file. */
+/**
+ * Runs an ingestion job to completion, saving its state after every file. The job is one span,
+ * `docqa.ingest.job`, parent of one `docqa.ingest.file` span per file (see `ingestFileInSpan`).
+ */
 export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> {
+  return withSpan(
+    "docqa.ingest.job",
+    { "docqa.job_id": run.job.jobId, "docqa.org_id": run.job.orgId, "docqa.files": run.files.length },
+    async (span) => {
+      const job = await runJobFiles(run);
+      span.setAttributes({
+        "docqa.job.state": job.state,
+        "docqa.files.ingested": job.files.ingested,
+        "docqa.files.unchanged": job.files.unchanged,
+        "docqa.files.failed": job.files.failed,
+        "docqa.documents": job.documents,
+        "docqa.chunks": job.chunks,
+      });
+      return job;
+    },
+  );
+}
+
+async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   const { job, jobStore } = run;
   job.state = "running";
   job.startedAt ??= new Date().toISOString();
@@ -44,13 +83,13 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   const limit = pLimit(Math.max(1, run.concurrency));
   let saving = Promise.resolve();
   await Promise.all(
-    run.files.map((file) =>
+    run.files.map((file, index) =>
       limit(async () => {
         // The name the caller gave (an upload's file name) wins over a spool path.
         const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
-          const outcome = await run.ingest(file, run.signal);
+          const outcome = await ingestFileInSpan(run, file, index);
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -58,14 +97,14 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
           for (const message of outcome.warnings) job.warnings.push({ file: label, message });
         } catch (error) {
           if (run.signal?.aborted) throw error;
+          run.metrics?.fileIngested?.({ outcome: "rejected", errorCode: errorCodeOf(error), documents: 0, chunks: 0 });
           job.files.failed++;
           job.errors.push({
             file: label,
             code: DocqaError.isInstance(error) ? error.code : "internal_error",
             message: DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message,
           });
-          const internal = !DocqaError.isInstance(error) || error.code === "internal_error";
-          if (internal)
+          if (!DocqaError.isInstance(error) || error.code === "internal_error")
             run.logger.error(`file ingestion failed: ${(error as Error).message}`, {
               component: "ingestion",
               file: label,
@@ -86,4 +125,43 @@ export async function runIngestionJob(run: IngestionRun): Promise<IngestionJob> 
   job.finishedAt = new Date().toISOString();
   await jobStore.save(job);
   return job;
+}
+
+/**
+ * Ingests one file in its span `docqa.ingest.file` (`docqa.file.index`, `docqa.file.extension`,
+ * `docqa.file.bytes` when known, `docqa.file.outcome`, `docqa.documents`, `docqa.chunks`; the
+ * file name only when `TRACE_CONTENT` is true), and reports it to the metrics (`fileIngested`;
+ * a rejection is reported by the caller, which also sees aborts).
+ */
+function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): Promise<IngestedFile> {
+  const name = file.name ?? (file.path ? basename(file.path) : "");
+  const attributes = {
+    "docqa.file.index": index,
+    "docqa.file.extension": extname(name).slice(1).toLowerCase(),
+    ...(file.bytes ? { "docqa.file.bytes": file.bytes.byteLength } : {}),
+    ...(run.traceContent ? { "docqa.file.name": name } : {}),
+  };
+  return withSpan("docqa.ingest.file", attributes, async (span) => {
+    const outcome = await run.ingest({
+      orgId: run.job.orgId,
+      file,
+      principal: run.principal,
+      uploader: run.uploader,
+      metadata: run.metadata,
+      requestId: run.requestId,
+      signal: run.signal,
+    });
+    span.setAttributes({
+      "docqa.file.outcome": outcome.unchanged ? "unchanged" : "ingested",
+      "docqa.documents": outcome.documents,
+      "docqa.chunks": outcome.chunks,
+    });
+    run.metrics?.fileIngested?.({
+      outcome: outcome.unchanged ? "unchanged" : "ingested",
+      errorCode: null,
+      documents: outcome.documents,
+      chunks: outcome.chunks,
+    });
+    return outcome;
+  });
 }

@@ -2,10 +2,11 @@
  * Where ingestion work runs. An {@link IngestionExecutor} parses, chunks, embeds and writes; the
  * service and its jobs only hand it requests. Two kinds exist: the pool of worker threads
  * (`worker-pool-executor.ts`, the default when the service builds its own stores and embeddings,
- * decision record 0005) and the calling thread ({@link createInProcessExecutor}: for stores,
+ * decision record 0006) and the calling thread ({@link createInProcessExecutor}: for stores,
  * embeddings or a summariser given as objects, which cannot cross to another thread, or with
  * `INGESTION_WORKERS=false`).
  */
+import type { Principal } from "../acl/principal.js";
 import type { DocumentInput } from "./document-input.js";
 import type { IndexingDependencies } from "./index-documents.js";
 import { type FileIngestionRequest, type IngestedFile, ingestFile } from "./ingest-file.js";
@@ -14,8 +15,12 @@ import { parseUpsertDocuments, type UpsertDocumentsResult, upsertDocuments } fro
 /** An `/upsert` as the executor receives it: the documents are validated where they are indexed. */
 export interface UpsertTask {
   orgId: string;
-  /** Owner of documents without `metadata.owner_id`. */
-  uploader: string;
+  /** Who writes: the write rules decide with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   /** The `documents` map as received (validated by `parseUpsertDocuments` before anything is written). */
   documents: Readonly<Record<string, DocumentInput>> | unknown;
   signal?: AbortSignal | undefined;
@@ -41,8 +46,6 @@ export interface IngestionExecutor {
    * @throws {DocqaError} the file's rejection code, or a store error.
    */
   ingestFile(request: FileIngestionRequest): Promise<IngestedFile>;
-  /** Deletes documents and the summaries built from them, in one write. */
-  deleteDocuments(orgId: string, docIds: readonly string[]): Promise<void>;
   /**
    * Embeds texts as documents with the executor's embedding model (in a worker thread for
    * `workers`), or returns undefined without a model. The seam for embedding across cores.
@@ -52,21 +55,17 @@ export interface IngestionExecutor {
   close(): Promise<void>;
 }
 
-/** Deletes documents and the summaries derived from them, in one write of `dependencies.stores`. */
-export async function deleteDocumentsAndDerived(
-  dependencies: Pick<IndexingDependencies, "stores">,
-  orgId: string,
-  docIds: readonly string[],
-) {
-  const { stores } = dependencies;
-  const derived = await stores.registry.derivedDocuments(orgId, docIds);
-  await stores.write(orgId, [], { deleteDocIds: [...new Set([...docIds, ...derived])] });
-}
-
 /** Runs an upsert task against `dependencies`: validation, then `upsertDocuments`. */
 export function runUpsertTask(dependencies: IndexingDependencies, task: UpsertTask): Promise<UpsertDocumentsResult> {
   const documents = parseUpsertDocuments(task.documents, dependencies.config.ingestion.maxExtractedChars);
-  return upsertDocuments(dependencies, { orgId: task.orgId, uploader: task.uploader, documents, signal: task.signal });
+  return upsertDocuments(dependencies, {
+    orgId: task.orgId,
+    principal: task.principal,
+    uploader: task.uploader,
+    requestId: task.requestId,
+    documents,
+    signal: task.signal,
+  });
 }
 
 /**
@@ -84,9 +83,6 @@ export function createInProcessExecutor(indexing: () => Promise<IndexingDependen
     },
     async ingestFile(request) {
       return ingestFile(await indexing(), request);
-    },
-    async deleteDocuments(orgId, docIds) {
-      await deleteDocumentsAndDerived(await indexing(), orgId, docIds);
     },
     async embedDocuments(texts) {
       const { embeddings } = await indexing();

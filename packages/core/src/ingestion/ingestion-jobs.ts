@@ -9,10 +9,12 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import type { FileSource } from "./ingest-file.js";
 import { type IngestionProgressListener, runIngestionJob } from "./ingest-files.js";
 import type { IngestionAdmission } from "./ingestion-admission.js";
@@ -22,8 +24,12 @@ import type { IngestionExecutor } from "./ingestion-executor.js";
 export interface IngestionRequest {
   orgId: string;
   files: readonly FileSource[];
-  /** Owner of documents without `metadata.owner_id`. */
-  uploader: string;
+  /** Who writes: the write rules decide each file with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
   metadata: Record<string, unknown>;
   /**
@@ -45,6 +51,10 @@ export interface IngestionJobsSettings {
   concurrency: number;
   /** Backpressure: every job holds a place until it finishes. */
   admission: IngestionAdmission;
+  /** `TRACE_CONTENT`: file names go into spans. */
+  traceContent?: boolean | undefined;
+  /** Receives the `fileIngested` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
   logger: Logger;
 }
 
@@ -97,19 +107,24 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
   const runJob = async (
     job: IngestionJob,
     files: readonly FileSource[],
-    request: Pick<IngestionRequest, "uploader" | "metadata">,
+    request: Pick<IngestionRequest, "principal" | "uploader" | "metadata" | "requestId">,
     onProgress?: IngestionProgressListener,
   ): Promise<IngestionJob> => {
     const jobStore = await settings.jobStore();
     try {
       return await runIngestionJob({
-        ingest: (file, signal) =>
-          settings.executor.ingestFile({ orgId: job.orgId, file, uploader: request.uploader, metadata: request.metadata, signal }),
+        ingest: (fileRequest) => settings.executor.ingestFile(fileRequest),
         concurrency: settings.concurrency,
+        traceContent: settings.traceContent,
         logger: settings.logger,
+        metrics: settings.metrics,
         jobStore,
         job,
         files,
+        principal: request.principal,
+        uploader: request.uploader,
+        metadata: request.metadata,
+        requestId: request.requestId,
         onProgress,
         signal: stopping.signal,
       });
@@ -130,7 +145,8 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
       return;
     }
     const files = resume.files.map((file) => ({ ...file, lastModified: file.lastModified ? new Date(file.lastModified) : undefined }));
-    const task = runJob(job, files, resume).then(async (finished) => {
+    const principal: Principal = resume.principal ?? { userName: resume.uploader, roles: [], groups: [] };
+    const task = runJob(job, files, { ...resume, principal }).then(async (finished) => {
       if (finished.state === "running" || finished.state === "queued") return;
       finished.resume = undefined;
       await (await settings.jobStore()).save(finished);
@@ -182,7 +198,19 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
           if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
           files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
         }
-        job.resume = { uploader: request.uploader, metadata: request.metadata, files, uploadDirectory: request.uploadDirectory };
+        const principal = {
+          userName: request.principal.userName,
+          roles: [...request.principal.roles],
+          groups: [...request.principal.groups],
+        };
+        job.resume = {
+          uploader: request.uploader ?? request.principal.userName,
+          principal,
+          requestId: request.requestId,
+          metadata: request.metadata,
+          files,
+          uploadDirectory: request.uploadDirectory,
+        };
         await (await settings.jobStore()).save(job);
         runInBackground(structuredClone(job), release);
         return visible(job);

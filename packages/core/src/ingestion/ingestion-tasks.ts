@@ -6,13 +6,14 @@
  */
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError, type DocqaErrorCode } from "../errors/docqa-error.js";
-import type { FileSource } from "./ingest-file.js";
+import type { FileIngestionRequest } from "./ingest-file.js";
+import type { UpsertTask } from "./ingestion-executor.js";
 
 /** Data each worker starts with. */
 export interface IngestionWorkerData {
   /** The service's resolved configuration. */
   config: DocqaConfig;
-  /** Name of the `BroadcastChannel` the workers log to (see `worker-log-channel.ts`). */
+  /** Name of the `BroadcastChannel` the workers log, audit and report metrics to (see `worker-log-channel.ts`). */
   logChannel: string;
   /**
    * Set to 1 (over shared memory) when the pool is closing: tasks then stop at their next
@@ -24,9 +25,8 @@ export interface IngestionWorkerData {
 
 /** A unit of work for a worker. */
 export type IngestionTask =
-  | { kind: "upsert"; orgId: string; uploader: string; documents: unknown }
-  | { kind: "file"; orgId: string; file: FileSource; uploader: string; metadata: Record<string, unknown> }
-  | { kind: "delete"; orgId: string; docIds: readonly string[] }
+  | ({ kind: "upsert" } & Omit<UpsertTask, "signal">)
+  | ({ kind: "file" } & Omit<FileIngestionRequest, "signal">)
   | { kind: "embed"; texts: readonly string[] };
 
 /** A failure, as it crosses a thread boundary. */

@@ -6,7 +6,8 @@
  * embedded store is opened for writing only (no in-memory indexes) for each task and closed
  * after it, so a worker holds no file open between tasks; the serving thread's store replays
  * the committed writes (`DocumentStores.refresh`). Writes stay atomic per document and are
- * durable when a task resolves. Logs go to the service's logger through a `BroadcastChannel`.
+ * durable when a task resolves. Logs, audit lines and `indexed` metric events go to the service's
+ * logger, audit log and metrics through a `BroadcastChannel`.
  * When the pool closes, a flag in shared memory stops tasks at their next check (between
  * embedding batches): a thread is never terminated while the embedding model runs.
  */
@@ -21,12 +22,12 @@ import { storesFromConfig, usesEmbeddedStore } from "../stores/stores-from-confi
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { IndexingDependencies } from "./index-documents.js";
 import { ingestFile } from "./ingest-file.js";
-import { deleteDocumentsAndDerived, runUpsertTask } from "./ingestion-executor.js";
+import { runUpsertTask } from "./ingestion-executor.js";
 import { type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData, serializeError } from "./ingestion-tasks.js";
-import { createChannelLogger } from "./worker-log-channel.js";
+import { createWorkerChannel } from "./worker-log-channel.js";
 
 const { config, logChannel, stop } = workerData as IngestionWorkerData;
-const logger = createChannelLogger(logChannel, config.logging.level);
+const { logger, audit, metrics } = createWorkerChannel(logChannel, config.logging.level);
 /** Aborted once the pool is closing (see `IngestionWorkerData.stop`); tasks check it between steps. */
 const stopping = new AbortController();
 const watch = setInterval(() => {
@@ -63,7 +64,7 @@ async function withDependencies<T>(work: (dependencies: IndexingDependencies) =>
   const { embeddings, serverStores } = await prepare();
   const stores = serverStores ?? (await storesFromConfig(config, logger, { inMemoryIndexes: false }));
   try {
-    return await work({ config, stores, embeddings, summarizer, analyzer, logger });
+    return await work({ config, stores, embeddings, summarizer, analyzer, logger, audit, metrics });
   } finally {
     if (!serverStores) await stores.close();
   }
@@ -76,11 +77,6 @@ async function run(task: IngestionTask): Promise<unknown> {
       return withDependencies((dependencies) => runUpsertTask(dependencies, { ...task, signal: stopping.signal }));
     case "file":
       return withDependencies((dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
-    case "delete":
-      return withDependencies(async (dependencies) => {
-        await deleteDocumentsAndDerived(dependencies, task.orgId, task.docIds);
-        return null;
-      });
     case "embed": {
       const { embeddings } = await prepare();
       return embeddings.status === "ready" ? embeddings.embeddings.embedDocuments([...task.texts]) : undefined;

@@ -1,9 +1,11 @@
 /**
  * The spec's `POST /upsert` as a library function: the `documents` map is validated as a whole
  * (one zod schema, every problem reported at once, nothing written when any document is
- * invalid), then chunked, embedded and written in one atomic write (`indexDocuments`).
+ * invalid), checked against the write rules as a whole (nothing written when any document is
+ * refused), then chunked, embedded and written in one atomic write (`indexDocuments`).
  */
 import { z } from "zod";
+import type { Principal } from "../acl/principal.js";
 import { sourceFromInput } from "../chunking/source-document.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { raptorDocumentPrefix } from "../raptor/build-raptor-nodes.js";
@@ -29,8 +31,12 @@ export const upsertDocumentsSchema = z.record(z.string(), documentInputSchema).s
 /** Input of {@link upsertDocuments}. */
 export interface UpsertDocumentsInput {
   orgId: string;
-  /** Owner of documents without `metadata.owner_id`. */
-  uploader: string;
+  /** Who writes: the write rules decide with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
   /** The documents, validated by {@link parseUpsertDocuments}. */
   documents: Readonly<Record<string, DocumentInput>>;
   signal?: AbortSignal | undefined;
@@ -40,8 +46,10 @@ export interface UpsertDocumentsInput {
 export interface UpsertDocumentsResult {
   /** Chunks of the request's documents (written or already stored), without summary nodes. */
   numChunks: number;
-  /** Documents written. */
+  /** Documents written (created, replaced or re-stamped). */
   written: number;
+  /** Documents whose owner or ACL alone changed: re-stamped without re-embedding (part of `written`). */
+  accessChanged: number;
   /** Documents skipped because their content hash was unchanged. */
   unchanged: number;
   /** RAPTOR summary nodes written. */
@@ -105,17 +113,22 @@ export function parseUpsertDocuments(documents: unknown, maxContentChars = Numbe
 /**
  * Indexes validated documents atomically; each replaces its previous version.
  *
- * @throws {DocqaError} `store_unavailable` when a store fails (nothing is acknowledged then).
+ * @throws {DocqaError} `forbidden` when the write rules refuse any document (nothing written);
+ *   `store_unavailable` when a store fails (nothing is acknowledged then).
  */
 export async function upsertDocuments(dependencies: IndexingDependencies, input: UpsertDocumentsInput): Promise<UpsertDocumentsResult> {
   const entries = Object.entries(input.documents);
   const result = await indexDocuments(dependencies, {
     orgId: input.orgId,
+    principal: input.principal,
     uploader: input.uploader,
     documents: entries.map(([docId, document]) => sourceFromInput(docId, document)),
+    via: "upsert",
+    requestId: input.requestId,
     signal: input.signal,
   });
   const written = result.documents.filter((document) => document.status === "written").length;
+  const accessChanged = result.documents.filter((document) => document.outcome === "access_changed").length;
   const numChunks = result.documents.reduce((sum, document) => sum + document.chunks, 0);
   dependencies.logger.info("documents upserted", {
     component: "service",
@@ -125,5 +138,5 @@ export async function upsertDocuments(dependencies: IndexingDependencies, input:
     chunks: numChunks,
     summaries: result.summaries,
   });
-  return { numChunks, written, unchanged: entries.length - written, summaries: result.summaries };
+  return { numChunks, written, accessChanged, unchanged: entries.length - written, summaries: result.summaries };
 }

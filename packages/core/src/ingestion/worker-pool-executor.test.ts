@@ -66,7 +66,7 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
       ]),
     );
     const result = await service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { ...documents } });
-    expect(result).toEqual({ numChunks: 50, written: 50, unchanged: 0, summaries: 0 });
+    expect(result).toEqual({ numChunks: 50, written: 50, unchanged: 0, accessChanged: 0, summaries: 0 });
     const found = await service.search({ orgId: "org", principal, query: "door 17" });
     expect(found.results[0]?.chunk.docId).toBe("doc-17");
     // The write was made by a worker thread, whose log lines reach the service's logger.

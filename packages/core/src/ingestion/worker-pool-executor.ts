@@ -1,12 +1,12 @@
 /**
  * The {@link IngestionExecutor} on a pool of worker threads (piscina): each task (an `/upsert`,
- * one file of a job, a deletion) runs in a worker (`ingestion-worker.ts`), which writes the stores
+ * one file of a job) runs in a worker (`ingestion-worker.ts`), which writes the stores
  * itself; once a task has resolved, the serving thread's stores replay what it committed
  * (`DocumentStores.refresh`, in time slices), so the caller reads its own writes and the event loop
  * is never held for long. Threads start on demand, up to `min(MAX_INGESTION_THREADS,
  * os.availableParallelism())`, and stop after a few idle minutes; tasks beyond them wait in the
  * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. Closing lets started tasks
- * stop between steps instead of terminating their threads. See decision record 0005.
+ * stop between steps instead of terminating their threads. See decision record 0006.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -15,18 +15,24 @@ import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import type { AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import type { IngestedFile } from "./ingest-file.js";
 import type { IngestionExecutor } from "./ingestion-executor.js";
 import { deserializeError, type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData } from "./ingestion-tasks.js";
 import type { UpsertDocumentsResult } from "./upsert-documents.js";
-import { forwardChannelLogs } from "./worker-log-channel.js";
+import { forwardWorkerChannel } from "./worker-log-channel.js";
 
 /** Settings of {@link createWorkerPoolExecutor}. */
 export interface WorkerPoolExecutorSettings {
   /** The service's resolved configuration; each worker builds its stores and embeddings from it. */
   config: DocqaConfig;
   logger: Logger;
+  /** Receives the workers' audit lines; default none. */
+  audit?: AuditLog | undefined;
+  /** Receives the workers' `indexed` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
   /** Applies an organisation's writes made by a worker to this thread's stores (`DocumentStores.refresh`). */
   refresh(orgId: string): Promise<void>;
   /** Worker threads at most; default `min(MAX_INGESTION_THREADS, os.availableParallelism())`. */
@@ -73,7 +79,7 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
   }
   const threads = settings.threads ?? ingestionThreads(settings.config);
   const logChannel = `docqa-ingestion-${randomUUID()}`;
-  const logs = forwardChannelLogs(logChannel, settings.logger);
+  const logs = forwardWorkerChannel(logChannel, settings);
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const workerData: IngestionWorkerData = { config: settings.config, logChannel, stop };
   let pool: Piscina<IngestionTask, IngestionTaskOutcome> | undefined;
@@ -124,10 +130,6 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       const result = await runTask<IngestedFile>({ kind: "file", ...rest }, signal);
       if (!result.unchanged) await settings.refresh(request.orgId);
       return result;
-    },
-    async deleteDocuments(orgId, docIds) {
-      await runTask<null>({ kind: "delete", orgId, docIds });
-      await settings.refresh(orgId);
     },
     embedDocuments(texts) {
       return runTask<number[][] | undefined>({ kind: "embed", texts });

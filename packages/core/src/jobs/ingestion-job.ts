@@ -46,12 +46,16 @@ export interface IngestionJob {
   /** Why the whole job failed, when it did. */
   failure?: string | undefined;
   /**
-   * Internal: what is needed to run the job again after a restart (spooled files, uploader,
-   * metadata). Removed when the job finishes; never returned by HTTP adapters.
+   * Internal: what is needed to run the job again after a restart (spooled files, the principal
+   * the write rules decide with, uploader, metadata). Removed when the job finishes; never
+   * returned by HTTP adapters.
    */
   resume?:
     | {
         uploader: string;
+        /** Who started the job (absent in jobs saved before write rules: the uploader, without roles). */
+        principal?: { userName: string; roles: string[]; groups: string[] } | undefined;
+        requestId?: string | undefined;
         metadata: Record<string, unknown>;
         files: { name: string; path: string; docId: string; lastModified?: string }[];
         /** A directory of received uploads to delete when the job finishes. */

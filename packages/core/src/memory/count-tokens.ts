@@ -17,28 +17,36 @@ export function encodingForModel(modelName: string | undefined): "o200k_base" | 
   return /(^|\/)(gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o1|o3|o4|chatgpt-4o)/.test(name) ? "o200k_base" : "cl100k_base";
 }
 
-const encoders = new Map<string, Promise<Tiktoken>>();
+/** Builds an encoding's tables on first call (about half a second: they are parsed from the rank file). */
+type EncoderFactory = () => Tiktoken;
 
-async function loadEncoder(encoding: "o200k_base" | "cl100k_base"): Promise<Tiktoken> {
+const encoders = new Map<string, Promise<EncoderFactory>>();
+
+async function loadEncoder(encoding: "o200k_base" | "cl100k_base"): Promise<EncoderFactory> {
   const { Tiktoken } = await import("js-tiktoken/lite");
   const ranks =
     encoding === "o200k_base"
       ? (await import("js-tiktoken/ranks/o200k_base")).default
       : (await import("js-tiktoken/ranks/cl100k_base")).default;
-  return new Tiktoken(ranks);
+  let encoder: Tiktoken | undefined;
+  return () => {
+    encoder ??= new Tiktoken(ranks);
+    return encoder;
+  };
 }
 
 /**
  * A token counter for `modelName` (see the module documentation for the encoding chosen). The
- * rank file is loaded once per process, on first use (about 100 ms).
+ * rank file is loaded once per process, and its tables are built on the first count (about half a
+ * second), so a process that never counts (a one-shot `docqa ask`) never pays for them.
  */
 export async function createTokenCounter(modelName?: string): Promise<TokenCounter> {
   const encoding = encodingForModel(modelName);
-  let encoder = encoders.get(encoding);
-  if (!encoder) {
-    encoder = loadEncoder(encoding);
-    encoders.set(encoding, encoder);
+  let factory = encoders.get(encoding);
+  if (!factory) {
+    factory = loadEncoder(encoding);
+    encoders.set(encoding, factory);
   }
-  const loaded = await encoder;
-  return (text) => (text === "" ? 0 : loaded.encode(text).length);
+  const encoder = await factory;
+  return (text) => (text === "" ? 0 : encoder().encode(text).length);
 }

@@ -6,7 +6,7 @@ export { defaultPredictStages, defaultSearchStages } from "./default-stages.js";
 export { composeEdits, insertAfter, insertBefore, removeStage, replaceStage, type StageEdit } from "./edit-stages.js";
 export type { PlannedQuery, PredictState, QueryRetrieval, RetrievalState } from "./request-state.js";
 export { createPredictState, createSearchState, runPredict, runSearch } from "./run-predict.js";
-export { phaseMilliseconds, runStages, type StageHooks } from "./run-stages.js";
+export { phaseMilliseconds, type RunStagesOptions, runStages, type StageHooks } from "./run-stages.js";
 export type { Runtime } from "./runtime.js";
 export type { Stage, StagePhase, StageTiming } from "./stage.js";
 export { buildContext } from "./stages/build-context.js";

@@ -97,5 +97,7 @@ export interface PredictState extends RetrievalState {
     history: readonly { role: "user" | "assistant"; content: string }[];
     /** Streams the model's tokens when set. */
     onToken: ((text: string) => void) | undefined;
+    /** False: conversation memory is neither read nor written (`PredictRequest.memory`). */
+    memory?: boolean | undefined;
   };
 }

@@ -5,17 +5,26 @@
  * field after the last stage.
  */
 import { createHash, randomUUID } from "node:crypto";
+import { type Attributes, context, type Span } from "@opentelemetry/api";
 import { normalizePrincipal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { PerfLog } from "../logging/perf-log.js";
 import { retrievalSettingsFromConfig } from "../retrieval/retrieval-settings.js";
 import type { PredictRequest, PredictResult, SearchRequest, SearchResult } from "../service/rag-service.js";
+import { startSpanClock, withSpanClockIn } from "../telemetry/span-clock.js";
+import { stateAttributes } from "../telemetry/state-attributes.js";
+import { docqaTracer, recordSpanError } from "../telemetry/tracing.js";
 import type { PredictState, RetrievalState } from "./request-state.js";
 import { phaseMilliseconds, resolvePhases, runStages } from "./run-stages.js";
 import type { Runtime } from "./runtime.js";
 import type { Stage } from "./stage.js";
 
-/** Runs `stages` for a `predict` request and maps the final state to a {@link PredictResult}. */
+/**
+ * Runs `stages` for a `predict` request and maps the final state to a {@link PredictResult}.
+ * The request is one span, `docqa.predict` (see `requestSpan`), parent of the stage spans, from
+ * the instant `timings.totalMs` is measured from to the end of the request; `runtime.metrics`
+ * receives the `answer` event.
+ */
 export async function runPredict(
   stages: readonly Stage<PredictState>[],
   runtime: Runtime,
@@ -24,11 +33,79 @@ export async function runPredict(
 ): Promise<PredictResult> {
   const started = performance.now();
   const state = createPredictState(runtime, request);
+  return requestSpan("docqa.predict", started, runtime, state, async (span) => {
+    const result = await predictInSpan(stages, runtime, request, perfLog, started, state);
+    const endTime = performance.now();
+    span.setAttributes({
+      "docqa.answer.mode": result.answerMode,
+      "docqa.answer.abstained": state.generated?.abstained ?? false,
+      "docqa.answer.sources": Object.keys(result.sources).length,
+      "docqa.answer.dropped_citations": result.droppedCitations.length,
+      "docqa.subqueries": result.subqueries?.length ?? 0,
+      "docqa.rewrite": state.rewriteMethod,
+      ...(result.generation?.fallbackReason ? { "docqa.answer.fallback_reason": result.generation.fallbackReason } : {}),
+      ...(runtime.config.logging.traceContent ? { "docqa.query": result.query, "docqa.answer.callout": result.answer.callout_answer } : {}),
+    });
+    const abstention = result as PredictResult & { abstained?: boolean; abstentionReason?: string | null };
+    runtime.metrics?.answer?.({
+      mode: result.answerMode,
+      abstained: abstention.abstained ?? state.generated?.abstained ?? false,
+      abstentionReason: abstention.abstentionReason ?? null,
+    });
+    return { result, endTime };
+  });
+}
+
+/**
+ * Runs `work` in the request's span `name`, started at `started` (a `performance.now()` value) on
+ * a clock anchored for this request (`span-clock.ts`; every docqa span of the request uses it),
+ * with the request's attributes (`docqa.request_id`, `docqa.org_id`, `docqa.question.chars`,
+ * the question itself only when `TRACE_CONTENT` is true) and, at the end, the state's counts;
+ * ended at the `endTime` `work` returns, or now when it throws (the span then records the error).
+ */
+async function requestSpan<State extends RetrievalState, T>(
+  name: string,
+  started: number,
+  runtime: Runtime,
+  state: State,
+  work: (span: Span) => Promise<{ result: T; endTime: number }>,
+): Promise<T> {
+  const attributes: Attributes = {
+    "docqa.request_id": state.requestId,
+    "docqa.org_id": state.orgId,
+    "docqa.question.chars": state.input.length,
+    ...(runtime.config.logging.traceContent ? { "docqa.question": state.input } : {}),
+  };
+  const clock = startSpanClock(started);
+  const parent = withSpanClockIn(context.active(), clock);
+  return docqaTracer().startActiveSpan(name, { startTime: clock.time(started), attributes }, parent, async (span) => {
+    try {
+      const { result, endTime } = await work(span);
+      span.setAttributes(stateAttributes(state));
+      span.end(clock.time(endTime));
+      return result;
+    } catch (error) {
+      recordSpanError(span, error);
+      span.end(clock.time(performance.now()));
+      throw error;
+    }
+  });
+}
+
+async function predictInSpan(
+  stages: readonly Stage<PredictState>[],
+  runtime: Runtime,
+  request: PredictRequest,
+  perfLog: PerfLog,
+  started: number,
+  state: PredictState,
+): Promise<PredictResult> {
   perfLog({ event: "rag_start", ts: Date.now(), request_id: state.requestId });
   const phases = resolvePhases(stages);
   const lastRetrievalStage = phases.lastIndexOf("retrieval");
   let stageIndex = 0;
   await runStages(stages, state, runtime, {
+    pipeline: "predict",
     afterStage() {
       if (stageIndex++ !== lastRetrievalStage) return;
       const totals = phaseMilliseconds(state.timings);
@@ -103,11 +180,14 @@ export async function runPredict(
   };
 }
 
-/** Runs `stages` for a `search` request. */
+/** Runs `stages` for a `search` request, in one span `docqa.search`, parent of the stage spans. */
 export async function runSearch(stages: readonly Stage<RetrievalState>[], runtime: Runtime, request: SearchRequest): Promise<SearchResult> {
+  const started = performance.now();
   const state = createSearchState(runtime, request);
-  await runStages(stages, state, runtime);
-  return { results: state.chunks, total: state.chunks.length, stages: state.timings };
+  return requestSpan("docqa.search", started, runtime, state, async () => {
+    await runStages(stages, state, runtime, { pipeline: "search" });
+    return { result: { results: state.chunks, total: state.chunks.length, stages: state.timings }, endTime: performance.now() };
+  });
 }
 
 /**
@@ -168,6 +248,6 @@ export function createPredictState(runtime: Runtime, request: PredictRequest): P
     answer: undefined,
     sources: {},
     droppedCitations: [],
-    request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken },
+    request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken, memory: request.memory },
   };
 }

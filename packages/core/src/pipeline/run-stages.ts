@@ -1,8 +1,14 @@
 /**
  * Runs a pipeline: each stage in order on one request state, timed by this one wrapper (no stage
- * times itself). Cross-cutting work (PERF events, traces, logs) hooks in here through
- * {@link StageHooks} instead of living inside the stages.
+ * times itself). Cross-cutting work hooks in here instead of living inside the stages: PERF
+ * events through {@link StageHooks}, and here itself one OpenTelemetry span per stage
+ * (`docqa.stage.<name>`, covering exactly the stage's timing) and the stage metric events
+ * (`runtime.metrics`).
  */
+import { context, trace } from "@opentelemetry/api";
+import { activeSpanClock, startSpanClock, withSpanClockIn } from "../telemetry/span-clock.js";
+import { stateAttributes } from "../telemetry/state-attributes.js";
+import { docqaTracer, errorCodeOf, recordSpanError } from "../telemetry/tracing.js";
 import type { Runtime } from "./runtime.js";
 import type { Stage, StagePhase, StageTiming } from "./stage.js";
 
@@ -15,6 +21,12 @@ export interface StageHooks<State> {
    * when the stage throws.
    */
   afterStage?(stage: Stage<State>, timing: StageTiming, state: State): void;
+}
+
+/** Options of {@link runStages}: the hooks, and the pipeline's name for spans and metrics. */
+export interface RunStagesOptions<State> extends StageHooks<State> {
+  /** `predict`, `search`, or a name of your own; default `pipeline`. The `docqa.pipeline` span attribute and metric label. */
+  pipeline?: string | undefined;
 }
 
 /**
@@ -31,7 +43,13 @@ export function resolvePhases<State>(stages: readonly Stage<State>[]): StagePhas
 }
 
 /**
- * Runs `stages` in order on `state`, appending each stage's timing to `state.timings`.
+ * Runs `stages` in order on `state`, appending each stage's timing to `state.timings`. Each
+ * stage runs inside its span `docqa.stage.<name>` (attributes `docqa.pipeline`,
+ * `docqa.stage.name`, `docqa.stage.index`, `docqa.stage.phase`, and after the stage the state's
+ * counts, see `stateAttributes`), started and ended at the instants its timing is measured
+ * between, on the request's clock (`span-clock.ts`), so the span durations are the timings and
+ * consecutive stage spans never overlap; spans the stage starts are its children.
+ * `runtime.metrics` receives one `stage` event per stage, failed ones included.
  *
  * @throws the first error a stage throws (later stages do not run); the abort reason when
  *   `state.signal` is aborted between stages.
@@ -40,17 +58,44 @@ export async function runStages<State extends { readonly timings: StageTiming[];
   stages: readonly Stage<State>[],
   state: State,
   runtime: Runtime,
-  hooks: StageHooks<State> = {},
+  options: RunStagesOptions<State> = {},
 ): Promise<State> {
   const phases = resolvePhases(stages);
+  const pipeline = options.pipeline ?? "pipeline";
+  const tracer = docqaTracer();
+  const clock = activeSpanClock() ?? startSpanClock();
   for (const [index, stage] of stages.entries()) {
     state.signal?.throwIfAborted();
-    hooks.beforeStage?.(stage, state);
+    options.beforeStage?.(stage, state);
+    const phase = phases[index] as StagePhase;
     const started = performance.now();
-    await stage.run(state, runtime);
-    const timing: StageTiming = { stage: stage.name, phase: phases[index] as StagePhase, milliseconds: performance.now() - started };
+    const span = tracer.startSpan(`docqa.stage.${stage.name}`, {
+      startTime: clock.time(started),
+      attributes: { "docqa.pipeline": pipeline, "docqa.stage.name": stage.name, "docqa.stage.index": index, "docqa.stage.phase": phase },
+    });
+    try {
+      await context.with(trace.setSpan(withSpanClockIn(context.active(), clock), span), () => stage.run(state, runtime));
+    } catch (error) {
+      const failed = performance.now();
+      recordSpanError(span, error);
+      span.end(clock.time(failed));
+      runtime.metrics?.stage?.({
+        pipeline,
+        stage: stage.name,
+        phase,
+        seconds: (failed - started) / 1000,
+        outcome: "error",
+        errorCode: errorCodeOf(error),
+      });
+      throw error;
+    }
+    const finished = performance.now();
+    span.setAttributes(stateAttributes(state));
+    span.end(clock.time(finished));
+    const timing: StageTiming = { stage: stage.name, phase, milliseconds: finished - started };
     state.timings.push(timing);
-    hooks.afterStage?.(stage, timing, state);
+    runtime.metrics?.stage?.({ pipeline, stage: stage.name, phase, seconds: timing.milliseconds / 1000, outcome: "ok", errorCode: null });
+    options.afterStage?.(stage, timing, state);
   }
   return state;
 }

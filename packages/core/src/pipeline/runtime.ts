@@ -13,6 +13,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import type { Analyzer } from "../text/analyzer.js";
 
 /** The prepared parts of a service, as stages see them. */
@@ -46,6 +47,8 @@ export interface Runtime {
   readonly reranker: Reranker | undefined;
   /** The analyzer shared by the keyword index and the extractive answerer. */
   readonly analyzer: Analyzer;
+  /** Receives the metric events of stages and answers (`createRagService({ metrics })`); none when undefined. */
+  readonly metrics?: ServiceMetrics | undefined;
   /**
    * Conversation memory, created on first use (Redis when `CACHE_URL`/`CACHE_HOST` is set, else
    * in process).

@@ -24,6 +24,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { parseAccessList } from "../acl/access-list.js";
 import { hashOf } from "../chunking/source-document.js";
 import { type ChunkRecord, chunkId, type DocumentVersion, indexedText } from "../stores/chunk-record.js";
+import { summaryDocumentPrefix } from "../stores/document-registry.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { clusterVectors, normalize } from "./cluster-vectors.js";
 import type { Summarizer } from "./summarizer.js";
@@ -46,8 +47,8 @@ export interface RaptorDependencies {
   signal?: AbortSignal | undefined;
 }
 
-/** The prefix of derived RAPTOR document ids. */
-export const raptorDocumentPrefix = "raptor:";
+/** The prefix of derived RAPTOR document ids (reserved: `/upsert` refuses it, listings skip it). */
+export const raptorDocumentPrefix = summaryDocumentPrefix;
 
 /** Whether a chunk is a RAPTOR summary node (it carries `raptor_level` in its metadata). */
 export function isSummaryChunk(chunk: Pick<ChunkRecord, "metadata">): boolean {

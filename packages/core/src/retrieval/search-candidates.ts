@@ -3,7 +3,7 @@
  * BM25 top-K, each pre-filtered by principal inside the index (a retriever whose weight is 0 is
  * not run), chunks of uncommitted document versions dropped (staged stores, see
  * `DocumentStores.visible`), then normalised and fused as
- * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25` (or by reciprocal rank).
+ * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25` (or by reciprocal rank), in the span `docqa.fuse`.
  */
 import type { Principal } from "../acl/principal.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
@@ -11,6 +11,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import type { ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { withSpan } from "../telemetry/tracing.js";
 import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { RetrievalSettings } from "./retrieval-settings.js";
 
@@ -95,18 +96,27 @@ export async function searchCandidates(
     vector = vector.filter((result) => visible.has(result));
     keyword = keyword.filter((result) => visible.has(result));
   }
-  const fused =
-    settings.fusion === "rrf"
-      ? fuseReciprocalRank([
-          { results: vector, weight: settings.weightVector },
-          { results: keyword, weight: settings.weightBm25 },
-        ])
-      : fuseWeighted({
-          vector,
-          keyword,
-          weightVector: settings.weightVector,
-          weightKeyword: settings.weightBm25,
-          normalization: settings.normalization,
-        });
+  const fusion = {
+    "docqa.fusion": settings.fusion,
+    "docqa.fuse.vector_results": vector.length,
+    "docqa.fuse.keyword_results": keyword.length,
+  };
+  const fused = await withSpan("docqa.fuse", fusion, (span) => {
+    const fusedList =
+      settings.fusion === "rrf"
+        ? fuseReciprocalRank([
+            { results: vector, weight: settings.weightVector },
+            { results: keyword, weight: settings.weightBm25 },
+          ])
+        : fuseWeighted({
+            vector,
+            keyword,
+            weightVector: settings.weightVector,
+            weightKeyword: settings.weightBm25,
+            normalization: settings.normalization,
+          });
+    span.setAttribute("docqa.candidates", fusedList.length);
+    return fusedList;
+  });
   return { fused, exhausted };
 }

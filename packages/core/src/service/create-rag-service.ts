@@ -2,7 +2,7 @@
  * `createRagService`: wires configuration, stores, models and the pipelines into a service. It
  * holds no request logic: `predict` and `search` run their stage lists (`pipeline/`), `upsert`
  * and the ingestion jobs live in `ingestion/` and run on an ingestion executor (worker threads,
- * or this thread; decision record 0005) behind the admission of `INGESTION_QUEUE_SIZE`; parts are
+ * or this thread; decision record 0006) behind the admission of `INGESTION_QUEUE_SIZE`; parts are
  * prepared by `prepareRuntime`.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
@@ -10,6 +10,8 @@ import { normalizePrincipal } from "../acl/principal.js";
 import type { Answerer } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import { getDocument, listDocuments } from "../documents/list-documents.js";
+import { deleteDocuments } from "../ingestion/delete-documents.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionAdmission } from "../ingestion/ingestion-admission.js";
 import { createInProcessExecutor, type IngestionExecutor } from "../ingestion/ingestion-executor.js";
@@ -17,6 +19,7 @@ import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
 import { assertUpsertDocumentCount } from "../ingestion/upsert-documents.js";
 import { createWorkerPoolExecutor, ingestionWorkerUrl } from "../ingestion/worker-pool-executor.js";
 import type { JobStore } from "../jobs/job-store.js";
+import { type AuditLog, auditLogFromLogger } from "../logging/audit-log.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
 import { createPerfLog, type PerfLog } from "../logging/perf-log.js";
 import type { MemoryStore } from "../memory/memory-store.js";
@@ -28,9 +31,11 @@ import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarize
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
 import { serviceHealth } from "./service-health.js";
+import { serviceStatistics } from "./service-statistics.js";
 
 /** Options of {@link createRagService}. */
 export interface RagServiceOptions {
@@ -85,8 +90,21 @@ export interface RagServiceOptions {
   stages?: { predict?: StageEdit<PredictState>; search?: StageEdit<RetrievalState> };
   /** Logger; default JSON lines on standard error at `LOG_LEVEL`. */
   logger?: Logger;
+  /**
+   * The audit trail of document writes and deletes (one line per document: who, which document,
+   * which organisation, the outcome; never content). Default `info` lines `audit` of the logger
+   * (`auditLogFromLogger`).
+   */
+  audit?: AuditLog;
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
+  /**
+   * Receives metric events (stage latencies, answers, ingestion, embeddings, backend errors);
+   * default none. `@docqa/observability`'s `createPrometheusMetrics().serviceMetrics` records
+   * them with `prom-client`. Traces need no option: the library's OpenTelemetry spans are
+   * exported by whatever tracer provider the application registers (docs/observability.md).
+   */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -104,6 +122,7 @@ export interface RagServiceOptions {
 export function createRagService(options: RagServiceOptions = {}): RagService {
   const config = resolveConfig(options.config);
   const logger = options.logger ?? createConsoleLogger(config.logging.level);
+  const audit = options.audit ?? auditLogFromLogger(logger);
   const perfLog = options.perfLog ?? createPerfLog(config.logging.perfLog);
   const predictStages = options.stages?.predict ? options.stages.predict(defaultPredictStages) : defaultPredictStages;
   const searchStages = options.stages?.search ? options.stages.search(defaultSearchStages) : defaultSearchStages;
@@ -111,9 +130,18 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const summarizer = options.summarizer ?? createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
   const indexing = async (): Promise<IndexingDependencies> => {
     const runtime = await prepared.runtime();
-    return { config, stores: runtime.stores, embeddings: runtime.embeddings, summarizer, analyzer: runtime.analyzer, logger };
+    return {
+      config,
+      stores: runtime.stores,
+      embeddings: runtime.embeddings,
+      summarizer,
+      analyzer: runtime.analyzer,
+      logger,
+      audit,
+      metrics: runtime.metrics,
+    };
   };
-  const executor = ingestionExecutor(config, options, logger, indexing, async (orgId) => {
+  const executor = ingestionExecutor(config, options, { logger, audit }, indexing, async (orgId) => {
     await (await prepared.runtime()).stores.refresh(orgId);
   });
   const admission = createIngestionAdmission({ limit: config.ingestion.queueSize, concurrency: executor.threads });
@@ -125,6 +153,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     // are not queued behind a whole job; in this thread, MAX_INGESTION_THREADS files interleave.
     concurrency: executor.mode === "workers" ? executor.threads : config.ingestion.maxIngestionThreads,
     admission,
+    traceContent: config.logging.traceContent,
+    metrics: options.metrics,
     logger,
   });
 
@@ -142,7 +172,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         await prepared.runtime();
         return await executor.upsert({
           orgId: request.orgId,
+          principal: request.principal,
           uploader: request.uploader,
+          requestId: request.requestId,
           documents: request.documents,
           signal: request.signal,
         });
@@ -160,7 +192,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         {
           orgId: request.orgId,
           files: request.files,
-          uploader: request.uploader ?? request.principal.userName,
+          principal: request.principal,
+          uploader: request.uploader,
+          requestId: request.requestId,
           metadata: request.metadata ?? {},
           uploadDirectory: request.uploadDirectory,
         },
@@ -172,7 +206,9 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
-        uploader: request.uploader ?? request.principal.userName,
+        principal: request.principal,
+        uploader: request.uploader,
+        requestId: request.requestId,
         metadata: request.metadata ?? {},
         uploadDirectory: request.uploadDirectory,
       });
@@ -207,12 +243,37 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async deleteDocuments(context, docIds) {
-      await prepared.runtime();
-      await executor.deleteDocuments(context.orgId, docIds);
+      const { stores } = await prepared.runtime();
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds, requestId: context.requestId },
+      );
+    },
+
+    async deleteDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return deleteDocuments(
+        { config, stores, audit },
+        { orgId: context.orgId, principal: context.principal, docIds: [docId], requireExisting: true, requestId: context.requestId },
+      );
+    },
+
+    async listDocuments(request) {
+      const { stores } = await prepared.runtime();
+      return listDocuments(stores.registry, config.access.adminRoles, request.orgId, request.principal, request);
+    },
+
+    async getDocument(context, docId) {
+      const { stores } = await prepared.runtime();
+      return getDocument(stores.registry, config.access.adminRoles, context.orgId, context.principal, docId);
     },
 
     async health() {
       return serviceHealth(config, prepared);
+    },
+
+    async statistics(statisticsOptions) {
+      return serviceStatistics(prepared.snapshot().stores, statisticsOptions?.orgId);
     },
 
     async close() {
@@ -231,7 +292,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 function ingestionExecutor(
   config: DocqaConfig,
   options: RagServiceOptions,
-  logger: Logger,
+  { logger, audit }: { logger: Logger; audit: AuditLog },
   indexing: () => Promise<IndexingDependencies>,
   refresh: (orgId: string) => Promise<void>,
 ): IngestionExecutor {
@@ -248,5 +309,5 @@ function ingestionExecutor(
     });
     return createInProcessExecutor(indexing);
   }
-  return createWorkerPoolExecutor({ config, logger, refresh, workerUrl });
+  return createWorkerPoolExecutor({ config, logger, audit, metrics: options.metrics, refresh, workerUrl });
 }

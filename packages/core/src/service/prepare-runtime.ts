@@ -31,6 +31,9 @@ import { type CacheStores, cacheStoresFromConfig } from "../stores/cache-stores-
 import { type DocumentStores, transactionalDocumentStores } from "../stores/document-stores.js";
 import { storesFromConfig } from "../stores/stores-from-config.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
+import { instrumentEmbeddings } from "../telemetry/instrument-embeddings.js";
+import { instrumentDocumentStores } from "../telemetry/instrument-stores.js";
+import { noServiceMetrics, type ServiceMetrics } from "../telemetry/service-metrics.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 
 /** The parts a caller may supply instead of the configured ones (see `RagServiceOptions`). */
@@ -42,6 +45,8 @@ export interface RuntimeParts {
   reranker?: Reranker | undefined;
   memoryStore?: MemoryStore | undefined;
   jobStore?: JobStore | undefined;
+  /** Receives metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
 }
 
 /** The lazily prepared parts of a service. */
@@ -208,11 +213,14 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       prepareChatModel(),
     ]);
     embeddings = embeddingState;
+    // Spans and metric events of every store and embedding call, in one place (telemetry/).
+    const metrics = parts.metrics ?? noServiceMetrics;
     return {
       config,
       logger,
-      stores: readyStores,
-      embeddings: embeddingState,
+      stores: instrumentDocumentStores(readyStores, metrics),
+      embeddings: instrumentEmbeddings(embeddingState, metrics),
+      metrics,
       answerer,
       answererModel,
       chatModel: choice,

@@ -5,6 +5,8 @@ import type { Principal } from "../acl/principal.js";
 import type { Answer, Source } from "../answering/answer.js";
 import type { AnswerMode } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
+import type { DocumentList, DocumentSummary, ListDocumentsOptions } from "../documents/list-documents.js";
+import type { DeleteDocumentsResult } from "../ingestion/delete-documents.js";
 import type { DocumentInput } from "../ingestion/document-input.js";
 import type { FileSource, IngestionProgressListener } from "../ingestion/ingest-files.js";
 import type { UpsertDocumentsResult } from "../ingestion/upsert-documents.js";
@@ -28,8 +30,11 @@ export interface RequestContext {
 
 /** Input of {@link RagService.upsert} (spec `POST /upsert`). */
 export interface UpsertRequest extends RequestContext {
-  /** The uploader's e-mail (`user_email`); owner of documents without `metadata.owner_id`. */
-  uploader: string;
+  /**
+   * The uploader's e-mail (`user_email`); owner of new documents without `metadata.owner_id`.
+   * Default the principal; naming another user is, like `owner_id`, for administrators only.
+   */
+  uploader?: string | undefined;
   /** Documents keyed by document id. */
   documents: Readonly<Record<string, DocumentInput>>;
 }
@@ -40,7 +45,7 @@ export type UpsertResult = UpsertDocumentsResult;
 /** Input of {@link RagService.ingestFiles} and {@link RagService.startIngestion}. */
 export interface IngestFilesRequest extends RequestContext {
   files: readonly FileSource[];
-  /** Owner of documents without `metadata.owner_id`; default the principal. */
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
   uploader?: string | undefined;
   /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
   metadata?: Record<string, unknown> | undefined;
@@ -64,6 +69,12 @@ export interface PredictRequest extends RequestContext {
    * Default none.
    */
   history?: readonly { role: "user" | "assistant"; content: string }[] | undefined;
+  /**
+   * Use conversation memory (default true). False: no thread is read or written, the turn is not
+   * recorded, and `threadId` is echoed (or a fresh one returned); for unauthenticated development
+   * routes such as `/testpredict`, whose caller names any user.
+   */
+  memory?: boolean | undefined;
   /**
    * Receives the answer's tokens as the model writes them (raw text; with structured output,
    * fragments of the Answer JSON). When set, the model is called in streaming mode; the result
@@ -146,6 +157,9 @@ export interface SearchResult {
   stages?: StageTiming[];
 }
 
+/** Input of {@link RagService.listDocuments}. */
+export interface ListDocumentsRequest extends RequestContext, ListDocumentsOptions {}
+
 /** Input of {@link RagService.detectIntent} (spec `POST /query`). */
 export interface IntentRequest extends RequestContext {
   text: string;
@@ -175,6 +189,17 @@ export interface ServiceHealth {
   reranker: string | null;
 }
 
+/** Counts of a service's stores, for status pages and metrics ({@link RagService.statistics}). */
+export interface ServiceStatistics {
+  /**
+   * Organisation stores open in this process (the embedded store's SQLite files); null when the
+   * backends keep nothing open per organisation, or before the stores are prepared.
+   */
+  openOrganisationStores: number | null;
+  /** The asked organisation's chunks (all versions, summary nodes included); absent when not asked or before the stores are prepared. */
+  organisation?: { orgId: string; chunks: number };
+}
+
 /** A docqa service. Create it with `createRagService`. */
 export interface RagService {
   /** The resolved configuration. */
@@ -189,17 +214,25 @@ export interface RagService {
   ready(): Promise<void>;
   /**
    * Chunks, embeds and stores documents in one atomic write; each replaces its previous version.
-   * Runs in an ingestion worker thread (decision record 0005); resolves once the write is durable
+   * The write rules (docs/access-control.md) decide for every document first: a new document is
+   * owned by the uploader, a stored one may be replaced only by its owner or an administrator
+   * (`ADMIN_ROLES`), and only administrators may name another owner. A document whose owner or
+   * ACL alone changed is re-stamped without re-embedding.
+   *
+   * Runs in an ingestion worker thread (decision record 0006); resolves once the write is durable
    * and visible to this service's searches.
    *
-   * @throws {DocqaError} `too_many_documents` above `MAX_UPSERT_DOCUMENTS`; `invalid_request`;
-   *   `payload_too_large` for a document above `MAX_EXTRACTED_CHARS`; `ingestion_busy` when
-   *   `INGESTION_QUEUE_SIZE` ingestion requests are in progress; `store_unavailable`.
+   * @throws {DocqaError} `too_many_documents` above `MAX_UPSERT_DOCUMENTS`; `invalid_request` for
+   *   invalid documents; `payload_too_large` for a document above `MAX_EXTRACTED_CHARS`;
+   *   `forbidden` when the write rules refuse any document (nothing is written; `details` lists
+   *   them); `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress;
+   *   `store_unavailable`.
    */
   upsert(request: UpsertRequest): Promise<UpsertResult>;
   /**
    * Ingests files (PDF, DOCX, TXT, MD, JSON, CSV) as a job and waits for it to finish. Each file
-   * is written atomically; rejected files are listed in the job's `errors`.
+   * is written atomically; rejected files are listed in the job's `errors` (code `forbidden` for
+   * a file that would replace a document the principal may not write).
    *
    * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    */
@@ -248,10 +281,45 @@ export interface RagService {
    * to the rules on any model failure), else by the rules. Never fails because of the model.
    */
   detectIntent(request: IntentRequest): Promise<IntentResult>;
-  /** Deletes documents of the organisation, and the summaries built from them. */
-  deleteDocuments(context: RequestContext, docIds: readonly string[]): Promise<void>;
+  /**
+   * Deletes documents of the organisation with everything built from them (chunks, vectors,
+   * full-text entries, summary nodes); missing ids are ignored. All or nothing under the write
+   * rules: only owners and administrators delete.
+   *
+   * @throws {DocqaError} `forbidden` when any document may not be deleted by the principal
+   *   (nothing is deleted); `store_unavailable`.
+   */
+  deleteDocuments(context: RequestContext, docIds: readonly string[]): Promise<DeleteDocumentsResult>;
+  /**
+   * Deletes one document with everything built from it (see {@link RagService.deleteDocuments}).
+   *
+   * @throws {DocqaError} `not_found` when there is no such document; `forbidden` when the
+   *   principal is neither its owner nor an administrator; `store_unavailable`.
+   */
+  deleteDocument(context: RequestContext, docId: string): Promise<DeleteDocumentsResult>;
+  /**
+   * One page of the documents the principal may read under the seven rules (every document for
+   * administrators), in id order, filtered by source, type and owner. Metadata only.
+   *
+   * @throws {DocqaError} `invalid_request` for a bad limit or cursor; `store_unavailable`.
+   */
+  listDocuments(request: ListDocumentsRequest): Promise<DocumentList>;
+  /**
+   * A document the principal may read (any for administrators), or `undefined`: a document one
+   * may not read is reported like a missing one.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  getDocument(context: RequestContext, docId: string): Promise<DocumentSummary | undefined>;
   /** Health detail. */
   health(): Promise<ServiceHealth>;
+  /**
+   * Counts of the stores, without preparing anything: the organisation stores open in this
+   * process and, with `orgId`, that organisation's chunks.
+   *
+   * @throws {DocqaError} `store_unavailable` when counting fails.
+   */
+  statistics(options?: { orgId?: string | undefined }): Promise<ServiceStatistics>;
   /** Stops background jobs (they resume on the next start) and closes stores. */
   close(): Promise<void>;
 }

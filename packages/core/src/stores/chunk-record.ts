@@ -2,6 +2,7 @@
  * The unit every index stores: one chunk of one document, stamped with everything access
  * control and citation need.
  */
+import type { DocumentInfo } from "./document-registry.js";
 
 /** One chunk of a document. */
 export interface ChunkRecord {
@@ -43,6 +44,29 @@ export interface DocumentVersion {
    * deleting any of these deletes the derived document (see {@link ChunkIndex.derivedDocuments}).
    */
   derivedFrom?: readonly string[] | undefined;
+  /**
+   * What the registry records about this version (title, owner, ACL, ...); default
+   * {@link documentInfo}'s reading of the first chunk.
+   */
+  info?: DocumentInfo | undefined;
+}
+
+/**
+ * The registry's description of a version: `version.info` when set, else read from its first
+ * chunk (title, source, `metadata.type`, owner, ACL; no `textHash`).
+ */
+export function documentInfo(version: DocumentVersion): DocumentInfo {
+  if (version.info) return version.info;
+  const first = version.chunks[0];
+  const type = first?.metadata.type;
+  return {
+    title: first?.title ?? "",
+    source: first?.source ?? "",
+    type: typeof type === "string" ? type : "",
+    ownerId: (first?.ownerId ?? "").toLowerCase(),
+    acl: first?.acl ?? "",
+    textHash: "",
+  };
 }
 
 /** A chunk with a retrieval score (higher is better; the scale depends on the retriever). */

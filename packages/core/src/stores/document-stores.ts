@@ -21,7 +21,7 @@
  */
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import type { DocumentVersion, ScoredChunk } from "./chunk-record.js";
+import { type ChunkRecord, type DocumentVersion, documentInfo, type ScoredChunk } from "./chunk-record.js";
 import type { DocumentRegistry } from "./document-registry.js";
 import type {
   KeywordIndex,
@@ -56,6 +56,13 @@ export interface DocumentStores {
   /** Keeps the results that belong to committed document versions, in order. */
   visible(orgId: string, results: readonly ScoredChunk[]): Promise<ScoredChunk[]>;
   /**
+   * The stored chunks of version `contentHash` of `docId`, in chunk order, with embeddings when
+   * the deployment has a vector index (read from it; else from the keyword index, without).
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  documentChunks(orgId: string, docId: string, contentHash: string): Promise<ChunkRecord[]>;
+  /**
    * Brings what this process holds in memory for `orgId` up to date with writes made elsewhere
    * (an ingestion worker thread, another process), in small steps that leave the event loop
    * free; searches would otherwise do it first. A no-op for server engines, which hold nothing.
@@ -75,6 +82,7 @@ export function transactionalDocumentStores(store: TransactionalStore): Document
     description: store.name,
     write: (orgId, documents, options) => store.upsert(orgId, documents, options),
     visible: async (_orgId, results) => [...results],
+    documentChunks: (orgId, docId, contentHash) => store.documentChunks(orgId, docId, contentHash),
     refresh: async (orgId) => {
       await store.refresh?.(orgId);
     },
@@ -140,6 +148,8 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
           docId: document.docId,
           contentHash: document.contentHash,
           derivedFrom: document.derivedFrom,
+          info: documentInfo(document),
+          chunkCount: document.chunks.length,
         }));
         await parts.registry.commit(orgId, { write: entries, remove });
       } catch (error) {
@@ -175,6 +185,9 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
       if (results.length === 0) return [];
       const committed = await parts.registry.contentHashes(orgId, [...new Set(results.map((result) => result.chunk.docId))]);
       return results.filter((result) => committed.get(result.chunk.docId) === result.chunk.contentHash);
+    },
+    documentChunks(orgId, docId, contentHash) {
+      return (parts.vector ?? parts.keyword).documentChunks(orgId, docId, contentHash);
     },
     async refresh() {},
     async close() {

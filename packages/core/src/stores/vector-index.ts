@@ -6,8 +6,8 @@
  * {@link DocumentRegistry}); `createDocumentStores` runs the right protocol.
  */
 import type { ChunkFilter } from "./chunk-filter.js";
-import type { DocumentVersion, ScoredChunk } from "./chunk-record.js";
-import type { DocumentRegistry } from "./document-registry.js";
+import type { ChunkRecord, DocumentVersion, ScoredChunk } from "./chunk-record.js";
+import type { DocumentInfo, DocumentRegistry } from "./document-registry.js";
 
 /** Identity of the embedding model whose vectors an index holds. */
 export interface EmbeddingModelInfo {
@@ -37,6 +37,21 @@ export interface ChunkIndex {
   readonly name: string;
   /** Number of chunks stored for the organisation (all versions, committed or not). */
   count(orgId: string): Promise<number>;
+  /**
+   * The stored chunks of version `contentHash` of document `docId`, in chunk order, each with its
+   * embedding when this index keeps embeddings (a vector index does; a keyword index returns them
+   * without). Empty when that version is not stored. Used to re-stamp a document whose access
+   * changed without re-embedding it.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  documentChunks(orgId: string, docId: string, contentHash: string): Promise<ChunkRecord[]>;
+  /**
+   * Organisations whose collection this process holds open (files, handles, caches), for the
+   * `docqa_open_organisation_stores` metric; absent when the backend keeps nothing open per
+   * organisation.
+   */
+  openOrganisations?(): number;
   /** Releases connections and file handles. */
   close(): Promise<void>;
 }
@@ -143,4 +158,8 @@ export interface RegisteredDocument {
   contentHash: string;
   /** For derived documents (RAPTOR summaries): the documents they were built from. */
   derivedFrom?: readonly string[] | undefined;
+  /** What the document is (title, owner, ACL, ...): `documentInfo(version)`. */
+  info: DocumentInfo;
+  /** Number of chunks of the version. */
+  chunkCount: number;
 }

@@ -3,15 +3,13 @@
  * directory, the deterministic embedder (64 dimensions) unless told otherwise, the extractive
  * answerer, in-process conversation memory, and the given documents already indexed.
  */
-import { mkdtempSync } from "node:fs";
 import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { Answerer } from "../answering/answerer.js";
-import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
+import type { DocqaConfigOverrides } from "../config/load-config.js";
 import type { DocumentInput } from "../ingestion/document-input.js";
 import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
+import { auditLogFromLogger } from "../logging/audit-log.js";
 import { silentLogger } from "../logging/logger.js";
 import { createInMemoryMemoryStore } from "../memory/in-memory-memory-store.js";
 import type { Runtime } from "../pipeline/runtime.js";
@@ -19,6 +17,7 @@ import { createExtractiveSummarizer } from "../raptor/summarizer.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import { prepareRuntime } from "../service/prepare-runtime.js";
 import { DeterministicEmbeddings } from "./deterministic-embeddings.js";
+import { testConfig } from "./test-config.js";
 
 /** Options of {@link createTestRuntime}. */
 export interface TestRuntimeOptions {
@@ -54,14 +53,7 @@ export interface TestRuntime {
  * ```
  */
 export async function createTestRuntime(options: TestRuntimeOptions = {}): Promise<TestRuntime> {
-  const temporary = options.config?.stores?.dataDir ? undefined : mkdtempSync(join(tmpdir(), "docqa-test-runtime-"));
-  const config = resolveConfig(options.config, {
-    stores: { dataDir: temporary },
-    embeddings: { dimension: 64 },
-    ingestion: { useRaptor: false },
-    logging: { level: "silent" },
-    models: { provider: "extractive" },
-  });
+  const { config, temporary } = testConfig(options.config, "docqa-test-runtime-");
   const prepared = prepareRuntime(
     config,
     {
@@ -83,10 +75,12 @@ export async function createTestRuntime(options: TestRuntimeOptions = {}): Promi
         summarizer: createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars }),
         analyzer: runtime.analyzer,
         logger: silentLogger,
+        audit: auditLogFromLogger(silentLogger),
       },
       {
         orgId: options.orgId ?? "org",
-        uploader: options.uploader ?? "owner@example.org",
+        // An administrator, so fixtures may name any owner in metadata.owner_id.
+        principal: { userName: options.uploader ?? "owner@example.org", roles: config.access.adminRoles.slice(0, 1), groups: [] },
         documents: parseUpsertDocuments(options.documents),
       },
     );

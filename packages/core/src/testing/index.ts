@@ -2,7 +2,16 @@
  * Test doubles for docqa and for code built on it: `import { ... } from "@docqa/core/testing"`.
  */
 export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./create-test-runtime.js";
+export { createTestService, type TestServiceOptions } from "./create-test-service.js";
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
+export {
+  type IntegrationServer,
+  type IntegrationServerKind,
+  integrationServer,
+  integrationServerVariables,
+  testName,
+  testRunId,
+} from "./integration-server.js";
 export { isTcpReachable } from "./is-tcp-reachable.js";
 export { findLocalModels, type LocalModel, modelRoots } from "./local-models.js";
 export {

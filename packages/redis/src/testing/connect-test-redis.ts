@@ -1,22 +1,23 @@
 /**
- * Test support for the integration tests: the Redis at `DOCQA_TEST_REDIS_URL` (default
- * `redis://127.0.0.1:6379`), a fresh key prefix per run, and cleanup. Under `CI=true` a missing
- * Redis fails the tests; elsewhere they are skipped with a message.
+ * Test support for the integration tests: the Redis of this run (`DOCQA_TEST_REDIS_URL`, exported
+ * by scripts/services/env.sh; never a default port), a key prefix per run and call, and cleanup.
+ * Under `CI=true` a missing Redis fails the tests; elsewhere they are skipped with a one-line
+ * message.
  */
-import { randomUUID } from "node:crypto";
 import { type DocqaConfig, resolveConfig } from "@docqa/core";
+import { integrationServer, testName } from "@docqa/core/testing";
 import { Redis } from "ioredis";
 import { describe, it } from "vitest";
 
 /** The Redis the integration tests use. */
 export interface TestRedis {
-  /** `DOCQA_TEST_REDIS_URL`, or `redis://127.0.0.1:6379`. */
+  /** `DOCQA_TEST_REDIS_URL`; empty when it is unset (the tests are then skipped). */
   url: string;
   /** Why Redis is unusable, when it is (tests are then skipped). */
   unavailable: string | undefined;
   /** A configuration whose `CACHE_URL` is {@link url}, with `STORE_TIMEOUT_MS` of 5000. */
   config: DocqaConfig;
-  /** A key prefix no other run uses: `docqa-test:<uuid>:`. */
+  /** A key prefix no other run or call uses: `docqa_test_<run id>_<random>:`. */
   newKeyPrefix(): string;
   /** Deletes every key under `prefix` (with `SCAN`), using a short-lived connection. */
   deleteKeys(prefix: string): Promise<void>;
@@ -27,31 +28,34 @@ export interface TestRedis {
  *
  * @throws {Error} when it does not and `CI` is `true`.
  */
-export async function connectTestRedis(): Promise<TestRedis> {
-  const url = process.env.DOCQA_TEST_REDIS_URL || "redis://127.0.0.1:6379";
+export async function connectTestRedis(testFile = "Redis integration tests"): Promise<TestRedis> {
+  const server = await integrationServer("redis", testFile);
+  const url = server.url ?? "";
   const open = () => new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 3000 });
-  let unavailable: string | undefined;
-  const probe = open();
-  let connectionError: Error | undefined;
-  probe.on("error", (error: Error) => {
-    connectionError ??= error;
-  });
-  try {
-    await probe.connect();
-    await probe.ping();
-  } catch (error) {
-    const reason = (connectionError ?? error) instanceof Error ? (connectionError ?? (error as Error)).message : String(error);
-    unavailable = `no Redis at ${url} (${reason}): start one with scripts/services/start-redis.sh or set DOCQA_TEST_REDIS_URL`;
-  } finally {
-    probe.disconnect();
+  let unavailable = server.skipReason;
+  if (!unavailable) {
+    const probe = open();
+    let connectionError: Error | undefined;
+    probe.on("error", (error: Error) => {
+      connectionError ??= error;
+    });
+    try {
+      await probe.connect();
+      await probe.ping();
+    } catch (error) {
+      const reason = (connectionError ?? error) instanceof Error ? (connectionError ?? (error as Error)).message : String(error);
+      unavailable = `the server at ${url} does not answer PING (${reason})`;
+      if (process.env.CI === "true") throw new Error(`${testFile}: ${unavailable}; CI=true requires it`);
+      console.warn(`[docqa] ${testFile} skipped: ${unavailable}`);
+    } finally {
+      probe.disconnect();
+    }
   }
-  if (unavailable && process.env.CI === "true") throw new Error(`${unavailable}; CI=true requires it`);
-  if (unavailable) console.warn(`[docqa] Redis integration tests skipped: ${unavailable}`);
   return {
     url,
     unavailable,
-    config: resolveConfig({ memory: { cache: { url } }, stores: { timeoutMs: 5000 } }),
-    newKeyPrefix: () => `docqa-test:${randomUUID()}:`,
+    config: resolveConfig({ memory: { cache: url ? { url } : {} }, stores: { timeoutMs: 5000 } }),
+    newKeyPrefix: () => `${testName("docqa_test")}:`,
     async deleteKeys(prefix) {
       const client = open();
       client.on("error", () => {});

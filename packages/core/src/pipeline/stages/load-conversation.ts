@@ -2,7 +2,8 @@
  * Stage `conversation` (spec `POST /predict` step 2 and "conversation memory"): the thread is
  * continued or created, and its history loaded within `MAX_SESSION_TOKENS`. Stored turns win; a
  * client's own history (set B's `context`) is used when the thread has none. An anonymous
- * principal (no user name) gets a fresh thread id and no memory.
+ * principal (no user name), or a request with `memory: false` (`/testpredict`), gets the thread
+ * id it sent (or a fresh one) and no memory: nothing is read, and `record-memory` writes nothing.
  */
 import { randomUUID } from "node:crypto";
 import type { ConversationTurn } from "../../memory/memory-store.js";
@@ -15,7 +16,7 @@ export const loadConversation: Stage<PredictState> = {
   name: "conversation",
   phase: "request",
   async run(state, runtime) {
-    if (state.principal.userName === "") {
+    if (state.principal.userName === "" || state.request.memory === false) {
       state.threadId = state.request.threadId ?? randomUUID();
     } else {
       state.conversation = await runtime.memory();

@@ -6,10 +6,15 @@
  * Top-k is never starved by access control: when fewer than the query's top-k candidates would
  * pass the access check while an index returned a full list (so more may exist), the search is
  * repeated twice as deep, at most {@link maximumDeepenings} times.
+ *
+ * Each query is one span, `docqa.retrieve.query` (its index, kind, top-k and length; the
+ * deepenings and candidates found), parent of the embedding and per-engine search spans.
  */
+import type { Span } from "@opentelemetry/api";
 import pLimit from "p-limit";
 import { filterReadable } from "../../retrieval/filter-readable.js";
 import { embedQuery, searchCandidates } from "../../retrieval/search-candidates.js";
+import { withSpan } from "../../telemetry/tracing.js";
 import type { QueryRetrieval, RetrievalState } from "../request-state.js";
 import type { Runtime } from "../runtime.js";
 import type { Stage } from "../stage.js";
@@ -23,11 +28,31 @@ export const retrieveCandidates: Stage<RetrievalState> = {
   phase: "retrieval",
   async run(state, runtime) {
     const limit = pLimit(Math.max(1, runtime.config.retrieval.maxRetrievalThreads));
-    state.retrievals = await Promise.all(state.queries.map((query) => limit(() => retrieveOne(state, runtime, query))));
+    state.retrievals = await Promise.all(
+      state.queries.map((query, index) =>
+        limit(() =>
+          withSpan(
+            "docqa.retrieve.query",
+            {
+              "docqa.query.index": index,
+              "docqa.query.kind": query.kind,
+              "docqa.query.top_k": query.topK,
+              "docqa.query.chars": query.text.length,
+              ...(runtime.config.logging.traceContent ? { "docqa.query": query.text } : {}),
+            },
+            async (span) => {
+              const retrieval = await retrieveOne(state, runtime, query, span);
+              span.setAttributes({ "docqa.candidates": retrieval.candidates.length, "docqa.vector_used": retrieval.vectorUsed });
+              return retrieval;
+            },
+          ),
+        ),
+      ),
+    );
   },
 };
 
-async function retrieveOne(state: RetrievalState, runtime: Runtime, query: QueryRetrieval["query"]): Promise<QueryRetrieval> {
+async function retrieveOne(state: RetrievalState, runtime: Runtime, query: QueryRetrieval["query"], span: Span): Promise<QueryRetrieval> {
   state.signal?.throwIfAborted();
   const dependencies = { stores: runtime.stores, embeddings: runtime.embeddings, logger: runtime.logger };
   const queryVector = await embedQuery(dependencies, query.text, state.settings);
@@ -45,6 +70,7 @@ async function retrieveOne(state: RetrievalState, runtime: Runtime, query: Query
     const { fused, exhausted } = await searchCandidates(dependencies, search, depth);
     const enough = filterReadable(state.principal, state.filter, fused).length >= query.topK;
     if (enough || exhausted || round === maximumDeepenings) {
+      span.setAttribute("docqa.retrieve.deepenings", round);
       return { query, candidates: fused, results: [], vectorUsed: queryVector !== undefined };
     }
     depth.vector *= 2;

@@ -1,0 +1,65 @@
+/**
+ * @docqa/core/answering: the building blocks of answering for pipeline stage authors (citation
+ * grammar, context building, citation resolution and repair, prompts, question decomposition,
+ * follow-up rewriting, history trimming, token counting, chat-model calls with resilience).
+ */
+
+export {
+  callWithResilience,
+  defaultResiliencePolicy,
+  type ResilienceOptions,
+  type ResiliencePolicy,
+  type ResilientResult,
+  resiliencePolicy,
+} from "../chat-models/call-with-resilience.js";
+export {
+  classifyModelError,
+  type ModelErrorDetails,
+  type ModelFailure,
+  type ModelFailureKind,
+  modelFailureError,
+  modelTimeoutCode,
+  parseRetryAfter,
+} from "../chat-models/classify-model-error.js";
+export {
+  defaultStructuredOutputMethod,
+  invokeStructured,
+  type StructuredCall,
+  type StructuredOutput,
+  type StructuredOutputMethod,
+} from "../chat-models/invoke-structured.js";
+export { createTokenCounter, encodingForModel, type TokenCounter } from "../memory/count-tokens.js";
+export {
+  type CondenseModel,
+  carryPreviousTerms,
+  condensePromptVersion,
+  condenseQuestionMessages,
+  isFollowUp,
+  type RewriteMethod,
+  type RewrittenQuery,
+  rewriteFollowUp,
+} from "../memory/rewrite-follow-up.js";
+export { trimHistory } from "../memory/trim-history.js";
+export {
+  type AnswerPromptInput,
+  answerJsonSchema,
+  answerMessages,
+  condenseHistory,
+  decompositionMessages,
+  type HistoryLimits,
+  type HistoryTurn,
+  intentMessages,
+  PROMPT_VERSION,
+} from "../prompts/prompts.js";
+export {
+  type DecomposeSettings,
+  type Decomposition,
+  decomposeQuestion,
+  isSingleClause,
+  splitQuestion,
+} from "../query-planning/decompose-question.js";
+export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./build-context.js";
+export { citedKeys, formatCitation, replaceCitations, stripCitations } from "./citations.js";
+export { type AnswerRepair, type RepairOutcome, repairAnswer, type UnrepairableReason } from "./repair-answer.js";
+export { type ResolvedCitations, resolveCitations } from "./resolve-citations.js";
+export { streamModelAnswer } from "./stream-model-answer.js";

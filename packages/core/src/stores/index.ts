@@ -1,0 +1,61 @@
+/**
+ * @docqa/core/stores: what a store author needs (the interfaces a backend implements, chunk
+ * records and filters, the staged-write helpers, organisation names and access tokens, the
+ * embedded store's index structures). Applications pick a store with `createEmbeddedStore` or a
+ * backend package and never need this entry.
+ */
+export { type ChunkAccessTokens, chunkAccessTokens, everyoneToken, principalAccessTokens } from "../acl/access-tokens.js";
+export { Bm25Index, type Bm25Parameters, type SlotMask } from "../embedded-store/bm25-index.js";
+export { ExactVectorIndex } from "../embedded-store/exact-vector-index.js";
+export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "../embedded-store/hnsw-vector-index.js";
+export type { VectorIndexSettings } from "../embedded-store/organisation-store.js";
+export {
+  type ConversationMemory,
+  type ConversationMemorySettings,
+  type ConversationRequest,
+  type ConversationStart,
+  createConversationMemory,
+  sessionKey,
+  threadKey,
+} from "../memory/conversation-memory.js";
+export type { AppendOptions, Conversation, ConversationKey, ConversationTurn, MemoryStore } from "../memory/memory-store.js";
+export { type CacheStores, cacheStoresFromConfig, isRedisConfigured, type RedisPackage } from "./cache-stores-from-config.js";
+export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./chunk-filter.js";
+export { type ChunkRecord, chunkId, type DocumentVersion, documentInfo, indexedText, type ScoredChunk } from "./chunk-record.js";
+export {
+  compareUtf8,
+  type DocumentInfo,
+  type DocumentPage,
+  type DocumentQuery,
+  type DocumentRecord,
+  type DocumentRegistry,
+  summaryDocumentPrefix,
+} from "./document-registry.js";
+export {
+  type DocumentStores,
+  type StagedStoreParts,
+  stagedDocumentStores,
+  transactionalDocumentStores,
+} from "./document-stores.js";
+export { organisationCollectionName, organisationSuffix } from "./organisation-names.js";
+export {
+  importBackend,
+  type MilvusPackage,
+  type SearchEnginePackage,
+  type ServerKeywordStore,
+  type ServerVectorStore,
+  storesFromConfig,
+} from "./stores-from-config.js";
+export type {
+  ChunkIndex,
+  EmbeddingModelInfo,
+  KeywordIndex,
+  RegisteredDocument,
+  SearchOptions,
+  StagedIndex,
+  StagedRegistry,
+  TransactionalStore,
+  UpsertOptions,
+  VectorIndex,
+  WriteOptions,
+} from "./vector-index.js";

@@ -1,0 +1,2 @@
+/** Style sheets imported by the entry are bundled by esbuild into `app.css`. */
+declare module "*.css";

@@ -1,0 +1,117 @@
+/**
+ * The shapes of the page's JSON API (`/ui/api/...`), shared by the server and the browser code:
+ * type declarations only, with no imports, so the browser bundle compiles them without Node.
+ */
+
+/** A piece of answer text: plain text, or the numbers of the sources cited at that place. */
+export type AnswerSegment = { text: string } | { cite: number[] };
+
+/** A cited source, numbered. */
+export interface UiSource {
+  /** The number shown in the text (`[1]`). */
+  number: number;
+  /** The context key (`doc_3`). */
+  key: string;
+  /** The document's title. */
+  title: string;
+  /** The document's file name (`metadata.filename`), else its document id. */
+  fileName: string;
+  /** Where in the file: `page 3`, `section Leave > Vacation`, `record 4`, `rows 2-24`; empty when unknown. */
+  location: string;
+  /** The cited chunk's text. */
+  passage: string;
+  /** The document id. */
+  docId: string;
+}
+
+/** What `POST /ui/api/ask` answers. */
+export interface UiAnswer {
+  threadId: string;
+  /** The query retrieval used (the follow-up rewritten to stand alone). */
+  query: string;
+  callout: AnswerSegment[];
+  positives: AnswerSegment[][];
+  caveats: AnswerSegment[][];
+  information: AnswerSegment[][];
+  sources: UiSource[];
+  /** `model`, `extractive`, `extractive-fallback` or `empty-context`. */
+  answerMode: string;
+  /** True when the answerer decided the documents do not answer the question. */
+  abstained: boolean;
+  /** Why (`no_documents`, `not_answerable`, `low_relevance`) when the service says; else null. */
+  abstentionReason: string | null;
+  /** Milliseconds the service took. */
+  totalMs: number;
+}
+
+/** A document as the panel lists it. */
+export interface UiDocument {
+  docId: string;
+  title: string;
+  fileName: string;
+  /** The owner (`metadata.owner_id`), when known. */
+  owner?: string | undefined;
+  /** Chunks of the document: all of them from a documents API, the matching ones from a search. */
+  chunks: number;
+  /** When the document was last written (ISO 8601), when known. */
+  updatedAt?: string | undefined;
+}
+
+/** What `GET /ui/api/config` answers. */
+export interface UiConfig {
+  /** The endpoint set the page is served on. */
+  set: string;
+  title: string;
+  version: string;
+  /** Whether `POST /ui/api/dev-token` mints tokens. */
+  devTokens: boolean;
+  /** `MAX_UPLOAD_BYTES`. */
+  maxUploadBytes: number;
+}
+
+/** What `GET /ui/api/me` answers. */
+export interface UiUser {
+  email: string;
+  orgId: string;
+  roles: string[];
+  groups: string[];
+}
+
+/** What `GET /ui/api/documents` answers. */
+export interface UiDocumentList {
+  documents: UiDocument[];
+  /** `all`: every document the user may read (documents API); `search`: the documents matching the words typed. */
+  listing: "all" | "search";
+}
+
+/** An ingestion job as `POST /ui/api/upload` and `GET /ui/api/jobs/{jobId}` answer it. */
+export interface UiJob {
+  jobId: string;
+  state: "queued" | "running" | "succeeded" | "partially_failed" | "failed";
+  files: { total: number; processed: number; ingested: number; unchanged: number; failed: number };
+  documents: number;
+  chunks: number;
+  errors: { file: string; code: string; message: string }[];
+  warnings: { file: string; message: string }[];
+  failure?: string | undefined;
+}
+
+/** What `GET /ui/api/status` answers. */
+export interface UiStatus {
+  set: string;
+  version: string;
+  health: {
+    status: "ok" | "degraded";
+    embeddings: { status: string; model: string; detail?: string | undefined };
+    stores: { vector: string | null; keyword: string };
+    answerer: string;
+    chatModel?: { status: string; provider?: string | undefined; model?: string | undefined; detail?: string | undefined } | undefined;
+    reranker: string | null;
+  };
+  statistics: { openOrganisationStores: number | null; organisation?: { orgId: string; chunks: number } | undefined };
+}
+
+/** An error answer of the page's API. */
+export interface UiError {
+  error: { code: string; message: string };
+}
