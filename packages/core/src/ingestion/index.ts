@@ -26,6 +26,7 @@ export {
   storedHash,
   versionHash,
 } from "./index-documents.js";
+export { type FileIngestionRequest, type IngestedFile, ingestFile, loaderLimits } from "./ingest-file.js";
 export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingest-files.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config.js";
 import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
-import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
+import { docqaErrorOf } from "../testing/docqa-error-of.js";
 import { findLocalModels } from "../testing/local-models.js";
 import { createWorkerPoolExecutor, ingestionWorkerUrl } from "./worker-pool-executor.js";
 
@@ -46,16 +46,6 @@ function workerService(overrides: Parameters<typeof resolveConfig>[0] = {}, logg
   return { service, dataDir, logger };
 }
 
-async function failure(promise: Promise<unknown>): Promise<DocqaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (DocqaError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a DocqaError");
-}
-
 describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker threads (needs `npm run build`)", () => {
   it("upserts in a worker; the serving thread searches the result at once", async () => {
     const { service, dataDir, logger } = workerService();
@@ -87,12 +77,12 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
 
   it("carries errors back with their code and details: validation, document size, file rejections", async () => {
     const { service, dataDir } = workerService({ ingestion: { maxExtractedChars: 1000 } });
-    const invalid = await failure(
+    const invalid = await docqaErrorOf(
       service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { "": { title: "t", content: " " } } }),
     );
     expect(invalid.code).toBe("invalid_request");
     expect(invalid.details).toEqual(['documents[""].content: content must not be empty', 'documents[""]: document id must not be empty']);
-    const long = await failure(
+    const long = await docqaErrorOf(
       service.upsert({
         orgId: "org",
         principal,
@@ -130,7 +120,7 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
     const path = join(dataDir, "large.txt");
     writeFileSync(path, "Paragraph about parking permits and visitor badges.\n\n".repeat(20_000));
     const running = service.ingestFiles({ orgId: "org", principal, files: [{ path }] });
-    const refused = await failure(
+    const refused = await docqaErrorOf(
       service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { d: { title: "t", content: "c" } } }),
     );
     expect(refused.code).toBe("ingestion_busy");

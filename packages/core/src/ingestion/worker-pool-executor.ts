@@ -43,6 +43,9 @@ export interface WorkerPoolExecutorSettings {
   idleTimeoutMs?: number | undefined;
 }
 
+/** Nice increment of the worker threads: lower priority than the serving thread. */
+const workerNiceIncrement = 10;
+
 /** Milliseconds an idle worker lives by default. */
 const defaultIdleTimeoutMs = 5 * 60_000;
 
@@ -91,6 +94,9 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       idleTimeout: settings.idleTimeoutMs ?? defaultIdleTimeoutMs,
       // Tasks are asynchronous: workers wait for messages instead of blocking on Atomics.wait.
       atomics: "disabled",
+      // Lower the workers' scheduling priority (Linux/macOS nice +10, via @napi-rs/nice; the
+      // model's own threads inherit it): when the cores are busy, the serving thread runs first.
+      niceIncrement: workerNiceIncrement,
       // Started tasks stop at their next check once the flag is set; this only bounds a stuck one.
       closeTimeout: 60_000,
       workerData,

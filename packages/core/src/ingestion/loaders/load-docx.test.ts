@@ -1,6 +1,6 @@
 import { crc32, deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { DocqaError } from "../../errors/docqa-error.js";
+import { docqaErrorOf } from "../../testing/docqa-error-of.js";
 import { loadDocx } from "./load-docx.js";
 
 const limits = { maxFileBytes: 100_000_000, maxExtractedChars: 1_000_000 };
@@ -76,16 +76,6 @@ const wordParts: CraftedEntry[] = [
   { name: "word/document.xml", content: documentXml },
 ];
 
-async function failure(promise: Promise<unknown>): Promise<DocqaError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (DocqaError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error("expected a DocqaError");
-}
-
 describe("loadDocx: archive limits, checked before inflating", () => {
   it("reads a well-formed crafted archive (the helper writes valid zips)", async () => {
     const loaded = await loadDocx({ name: "hello.docx", bytes: craftZip(wordParts) }, limits);
@@ -94,7 +84,7 @@ describe("loadDocx: archive limits, checked before inflating", () => {
 
   it("refuses an entry declaring 2 GiB (read as a negative size by JSZip, which let such a bomb through)", async () => {
     const bomb = craftZip([...wordParts, { name: "word/media/padding.bin", content: new Uint8Array(1000), declaredSize: 2 ** 31 }]);
-    const error = await failure(loadDocx({ name: "bomb.docx", bytes: bomb }, limits));
+    const error = await docqaErrorOf(loadDocx({ name: "bomb.docx", bytes: bomb }, limits));
     expect(error.code).toBe("archive_too_large");
     expect(error.publicMessage).toBe(
       `bomb.docx would inflate to ${2 ** 31 + contentTypes.length + relationships.length + documentXml.length} bytes from ${bomb.length} (limits: 268435456 bytes, MAX_ARCHIVE_BYTES; ratio 200, MAX_COMPRESSION_RATIO); refusing a possible zip bomb`,
@@ -104,7 +94,7 @@ describe("loadDocx: archive limits, checked before inflating", () => {
   it("refuses an archive above MAX_COMPRESSION_RATIO even when its total is below MAX_ARCHIVE_BYTES", async () => {
     const dense = craftZip([...wordParts, { name: "word/media/zeros.bin", content: new Uint8Array(5_000_000) }]);
     expect(dense.length).toBeLessThan(10_000);
-    const error = await failure(loadDocx({ name: "dense.docx", bytes: dense }, limits));
+    const error = await docqaErrorOf(loadDocx({ name: "dense.docx", bytes: dense }, limits));
     expect(error.code).toBe("archive_too_large");
     expect(error.publicMessage).toContain("ratio 200, MAX_COMPRESSION_RATIO");
     // With a higher ratio allowed, the same archive is read (its media are never inflated for text).
@@ -117,7 +107,7 @@ describe("loadDocx: archive limits, checked before inflating", () => {
       ...wordParts,
       ...Array.from({ length: 20 }, (_, index) => ({ name: `word/part${index}.xml`, content: text("<x/>") })),
     ]);
-    const error = await failure(loadDocx({ name: "crowded.docx", bytes: crowded }, { ...limits, maxArchiveEntries: 10 }));
+    const error = await docqaErrorOf(loadDocx({ name: "crowded.docx", bytes: crowded }, { ...limits, maxArchiveEntries: 10 }));
     expect(error.code).toBe("archive_too_large");
     expect(error.publicMessage).toBe("crowded.docx has 23 entries (limit 10, MAX_ARCHIVE_ENTRIES); refusing a possible zip bomb");
   });
@@ -127,7 +117,7 @@ describe("loadDocx: archive limits, checked before inflating", () => {
       { name: "[Content_Types].xml", content: contentTypes },
       { name: "word/document.xml", content: new Uint8Array(3_000_000).fill(0x20), declaredSize: 100 },
     ]);
-    const error = await failure(loadDocx({ name: "lying.docx", bytes: lying }, { ...limits, maxCompressionRatio: 10_000 }));
+    const error = await docqaErrorOf(loadDocx({ name: "lying.docx", bytes: lying }, { ...limits, maxCompressionRatio: 10_000 }));
     expect(error.code).toBe("archive_too_large");
     expect(error.publicMessage).toBe(
       "lying.docx has a part (word/document.xml) that inflates beyond the 100 bytes it declares; refusing a possible zip bomb",
@@ -136,7 +126,7 @@ describe("loadDocx: archive limits, checked before inflating", () => {
 
   it("reports a truncated archive as corrupt_file", async () => {
     const whole = craftZip(wordParts);
-    const error = await failure(loadDocx({ name: "cut.docx", bytes: whole.subarray(0, whole.length - 30) }, limits));
+    const error = await docqaErrorOf(loadDocx({ name: "cut.docx", bytes: whole.subarray(0, whole.length - 30) }, limits));
     expect(error.code).toBe("corrupt_file");
   });
 });
