@@ -369,6 +369,7 @@ async function hostileSet(): Promise<BenchmarkRow[]> {
     const record = async (name: string, send: () => Promise<Response>, count = 1, concurrency = 1) => {
       const outcome: HostileOutcome = { name, requests: 0, statuses: new Map(), serverErrors: 0, undocumented: 0 };
       let next = 0;
+      const shown = new Set<string>();
       const worker = async () => {
         while (next < count) {
           next++;
@@ -382,8 +383,12 @@ async function hostileSet(): Promise<BenchmarkRow[]> {
           outcome.requests++;
           const key = `${response.status}${code ? ` ${code}` : ""}`;
           outcome.statuses.set(key, (outcome.statuses.get(key) ?? 0) + 1);
-          if (response.status >= 500) outcome.serverErrors++;
-          else if (response.status >= 400 && !documentedCodes.has(code)) outcome.undocumented++;
+          if (response.status >= 500) {
+            // The first server error of each kind is shown, so a failing run says why.
+            if (!shown.has(key)) progress(`${name}: ${response.status} ${text.slice(0, 400)}`);
+            shown.add(key);
+            outcome.serverErrors++;
+          } else if (response.status >= 400 && !documentedCodes.has(code)) outcome.undocumented++;
         }
       };
       await Promise.all(Array.from({ length: concurrency }, worker));

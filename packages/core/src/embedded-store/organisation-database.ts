@@ -123,17 +123,22 @@ export class OrganisationDatabase {
    * schema version, and records the organisation, schema version and analyzer.
    *
    * @throws {DocqaError} `store_corrupt` when the file cannot be opened, belongs to another
-   *   organisation or has another schema version; `store_unavailable` when the first write fails.
+   *   organisation or has another schema version; `store_unavailable` when another connection
+   *   holds its lock beyond the busy timeout (10 s) or the first write fails.
    */
   constructor(private readonly settings: OrganisationDatabaseSettings) {
     mkdirSync(dirname(settings.path), { recursive: true });
     try {
       this.database = new DatabaseSync(settings.path);
-      this.database.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;");
+      // The busy timeout first: another connection (an ingestion worker thread) may be creating
+      // the same file, and switching a new file to WAL waits for its lock.
+      this.database.exec("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
       this.database.exec(schema);
       this.migrate();
     } catch (error) {
-      throw new DocqaError("store_corrupt", `cannot open ${settings.path}: ${(error as Error).message}`, {
+      // SQLITE_BUSY (5) and SQLITE_LOCKED (6): another connection held the lock too long; the file is fine.
+      const busy = [5, 6].includes((error as { errcode?: number }).errcode ?? 0);
+      throw new DocqaError(busy ? "store_unavailable" : "store_corrupt", `cannot open ${settings.path}: ${(error as Error).message}`, {
         component: "embedded-store",
         cause: error,
       });
