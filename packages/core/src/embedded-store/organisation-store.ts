@@ -47,6 +47,18 @@ const reloadPageRows = 256;
 const stagedDocumentRows = 64;
 /** Slots staged between checks of the time slice. */
 const stagingStep = 32;
+/** The columns the in-memory indexes are built from. */
+const documentChunksQuery = "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks";
+
+/** The rows of `first`, then the rest of `rest`; stopping early also stops `rest` (ending its read). */
+function* chain<T>(first: readonly T[], rest: Iterator<T>): Generator<T> {
+  try {
+    yield* first;
+    for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+  } finally {
+    rest.return?.();
+  }
+}
 
 /** The in-memory indexes of an organisation, swapped as a whole by a reload. */
 interface MemoryIndexes {
@@ -438,7 +450,7 @@ export class OrganisationStore {
    */
   private async replaceDocumentGradually(
     docId: string,
-    rows: readonly IndexedChunkRow[],
+    rows: Iterable<IndexedChunkRow>,
     slice: TimeSlice,
     generation: number,
   ): Promise<boolean> {
@@ -540,10 +552,19 @@ export class OrganisationStore {
       latest = Math.max(latest, Number(row.seq));
     }
     for (const docId of changed) {
-      const rows = this.database.statements.chunksOfDocument.all(docId) as IndexedChunkRow[];
-      if (generation !== this.generation || !this.database.isOpen) return;
-      if (rows.length <= stagedDocumentRows) this.replaceDocument(docId, rows);
-      else if (!(await this.replaceDocumentGradually(docId, rows, slice, generation))) return;
+      // A statement of its own, read a step at a time: a large document's rows are never all
+      // read in one step, and a catch-up meanwhile cannot reset it.
+      const rows = this.database
+        .select<IndexedChunkRow>(`${documentChunksQuery} WHERE doc_id = $docId ORDER BY chunk_index`, { docId })
+        [Symbol.iterator]();
+      const first: IndexedChunkRow[] = [];
+      while (first.length <= stagedDocumentRows) {
+        const next = rows.next();
+        if (next.done) break;
+        first.push(next.value);
+      }
+      if (first.length <= stagedDocumentRows) this.replaceDocument(docId, first);
+      else if (!(await this.replaceDocumentGradually(docId, chain(first, rows), slice, generation))) return;
       await slice.yieldIfDue();
       if (generation !== this.generation || !this.database.isOpen) return;
     }
