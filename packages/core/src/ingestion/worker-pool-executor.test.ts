@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config.js";
 import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
+import type { AuditEvent, AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
 import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
@@ -30,7 +31,7 @@ function recordingLogger(): Logger & { lines: { message: string; fields: Record<
   return { lines, debug: record, info: record, warn: record, error: record };
 }
 
-function workerService(overrides: Parameters<typeof resolveConfig>[0] = {}, logger = recordingLogger()) {
+function workerService(overrides: Parameters<typeof resolveConfig>[0] = {}, logger = recordingLogger(), audit?: AuditLog) {
   const dataDir = mkdtempSync(join(tmpdir(), "docqa-workers-"));
   const service = createRagService({
     config: resolveConfig(overrides, {
@@ -41,6 +42,7 @@ function workerService(overrides: Parameters<typeof resolveConfig>[0] = {}, logg
       ingestion: { useRaptor: false },
     }),
     logger,
+    audit,
   });
   services.push(service);
   return { service, dataDir, logger };
@@ -73,6 +75,26 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
       written: 0,
       unchanged: 50,
     });
+  });
+
+  it("applies the write rules in the worker: a refusal keeps its code and details, and audit lines reach the service's audit log", async () => {
+    const events: AuditEvent[] = [];
+    const { service } = workerService({}, recordingLogger(), { record: (event) => events.push(event) });
+    await service.upsert({ orgId: "org", principal, documents: { handbook: { title: "Handbook", content: "Badges open doors." } } });
+    const intruder = { userName: "bob@example.org", roles: [], groups: [] };
+    const refused = await docqaErrorOf(
+      service.upsert({ orgId: "org", principal: intruder, documents: { handbook: { title: "Handbook", content: "Mine now." } } }),
+    );
+    expect([refused.code, refused.details]).toEqual([
+      "forbidden",
+      [{ doc_id: "handbook", rule: 3, reason: "only the document's owner or an administrator may replace it" }],
+    ]);
+    expect(events.map((event) => [event.actor, event.docId, event.outcome, event.via])).toEqual([
+      ["ann@example.org", "handbook", "created", "upsert"],
+      ["bob@example.org", "handbook", "forbidden", "upsert"],
+    ]);
+    const found = await service.search({ orgId: "org", principal, query: "badges" });
+    expect(found.results.map((result) => result.chunk.text)).toEqual(["Badges open doors."]);
   });
 
   it("carries errors back with their code and details: validation, document size, file rejections", async () => {
