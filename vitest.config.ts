@@ -41,7 +41,12 @@ const alias = {
 
 const maxWorkers = Number(process.env.DOCQA_TEST_WORKERS) || Math.max(2, availableParallelism());
 /** Integration tests that time an outage: run last, one at a time. */
-const faultTests = ["packages/predict-api/src/backend-faults.int.test.ts", "packages/redis/src/redis-unavailable.int.test.ts"];
+const faultTests = [
+  "packages/predict-api/src/backend-faults.int.test.ts",
+  "packages/redis/src/redis-unavailable.int.test.ts",
+  "packages/chat-api/src/readiness.int.test.ts",
+  "packages/chat-api/src/sweep-leftovers.int.test.ts",
+];
 
 export default defineConfig({
   test: {

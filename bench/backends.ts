@@ -19,7 +19,8 @@ import { type BenchmarkRow, percentile } from "./statistics.ts";
 
 const secret = "bench-backends-secret-0123456789abcdef";
 const user = "bench@example.org";
-const questions = [
+/** Questions answered by the shared documents (also used by `model-change.ts`). */
+export const questions = [
   "How do I install Rust with rustup?",
   "What are the ownership rules in Rust?",
   "How do I append to a String?",

@@ -8,7 +8,8 @@
  * load benchmark (autocannon on loopback, about a minute and both CPU cores), which the default
  * run leaves out. `BENCH_ONLY=serving` runs serving during ingestion and the hostile set
  * (issue 14: a server process with ingestion worker threads, a few minutes), also left out of the
- * default run.
+ * default run. `BENCH_ONLY=reindex` runs the model change benchmark (real models, a few
+ * minutes; `BENCH_REINDEX_SERVERS=1` adds Milvus + OpenSearch), also left out by default.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -30,4 +31,5 @@ if (only === "backends") rows.push(...(await (await import("./backends.ts")).ben
 if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli()));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
 if (only === "serving") rows.push(...(await (await import("./serving-under-ingestion.ts")).benchmarkServingUnderIngestion()));
+if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 printRows(rows);

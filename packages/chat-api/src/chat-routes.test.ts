@@ -7,6 +7,8 @@ import {
   createRagService,
   type DeepPartial,
   type DocqaConfigOverrides,
+  DocqaError,
+  type EmbeddedStore,
   type JobStore,
   mintAccessToken,
   noInformationSentence,
@@ -47,6 +49,8 @@ function harness(
     wrap?: (service: RagService) => RagService;
     /** `null` for BM25 only. */
     embeddings?: null;
+    /** Changes the embedded store (for example to make it fail). */
+    stores?: (store: EmbeddedStore) => EmbeddedStore;
     jobStore?: JobStore;
   } = {},
 ): Harness {
@@ -58,7 +62,7 @@ function harness(
       logging: { level: "silent" },
       ingestion: { useRaptor: false },
     }),
-    stores: createEmbeddedStore({ dataDir }),
+    stores: options.stores ? options.stores(createEmbeddedStore({ dataDir })) : createEmbeddedStore({ dataDir }),
     embeddings: options.embeddings === null ? null : new DeterministicEmbeddings({ dimension: 64 }),
     jobStore: options.jobStore ?? createInMemoryJobStore(),
   });
@@ -139,6 +143,81 @@ describe("GET /health", () => {
   });
 });
 
+describe("GET /readyz", () => {
+  it("answers 200 ready with one check per backend role, without a token", async () => {
+    const { app } = harness();
+    const response = await app.request("/readyz");
+    expect(response.status).toBe(200);
+    expect(response.headers.get("Cache-Control")).toBe("no-store");
+    const body = (await response.json()) as { status: string; checks: { role: string; backend: string; status: string }[] };
+    expect(body.status).toBe("ready");
+    expect(body.checks.map(({ role, backend, status }) => [role, backend, status])).toEqual([
+      ["startup", "docqa", "up"],
+      ["vector", "embedded", "up"],
+      ["keyword", "embedded", "up"],
+      ["jobs", "memory", "up"],
+      ["memory", "in-memory", "up"],
+    ]);
+    expectConforms("get", "/readyz", 200, body);
+  });
+
+  it("answers 503 naming the backend that is down, and refuses an upload before creating a job", async () => {
+    const jobs = createInMemoryJobStore();
+    let saved = 0;
+    const h = harness({
+      stores: (store) => ({
+        ...store,
+        ping: async () => {
+          throw new DocqaError("store_unavailable", "DATA_DIR /data is not a writable directory: EROFS", { component: "embedded-store" });
+        },
+      }),
+      jobStore: {
+        ...jobs,
+        save: async (job) => {
+          saved++;
+          await jobs.save(job);
+        },
+      },
+    });
+    const response = await h.app.request("/readyz");
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as { status: string; detail: string };
+    expect(body.status).toBe("not_ready");
+    expect(body.detail).toBe(
+      "embedded (vector index) is down: DATA_DIR /data is not a writable directory: EROFS; embedded (keyword index) is down: DATA_DIR /data is not a writable directory: EROFS",
+    );
+    expectConforms("get", "/readyz", 503, body);
+
+    const token = await tokenFor("ann@a.example");
+    const refused = await upload(h.app, [{ name: "vacation.txt", content: "New employees receive 20 vacation days." }], token);
+    const error = await expectError(refused, 503, "store_unavailable");
+    expect(error.message).toContain("the ingestion was not accepted: embedded (vector index) is down");
+    expect(saved).toBe(0);
+  });
+});
+
+describe("GET /api/reindex", () => {
+  it("tells the token's organisation which model its vector index holds, and its latest reindex job", async () => {
+    const h = harness();
+    const token = await tokenFor("ann@a.example");
+    const empty = await h.app.request("/api/reindex", { headers: { Authorization: `Bearer ${token}` } });
+    expect(empty.status).toBe(200);
+    const emptyBody = await empty.json();
+    expect(emptyBody).toEqual({
+      orgId: orgA,
+      configuredModel: { id: "docqa-deterministic-hash-64", dimension: 64 },
+      indexModel: null,
+      vectors: "empty",
+      job: null,
+    });
+    expectConforms("get", "/api/reindex", 200, emptyBody);
+    await upload(h.app, [{ name: "vacation.txt", content: "New employees receive 20 vacation days." }], token, { metadata: everyone });
+    const current = await (await h.app.request("/api/reindex", { headers: { Authorization: `Bearer ${token}` } })).json();
+    expect(current).toMatchObject({ vectors: "current", indexModel: { id: "docqa-deterministic-hash-64", dimension: 64 }, job: null });
+    expect((await h.app.request("/api/reindex")).status).toBe(401);
+  });
+});
+
 describe("reference pages and OpenAPI document", () => {
   it("serve /openapi.json, /docs and /redoc without a token, listing every set B endpoint and error", async () => {
     const { app } = harness();
@@ -149,13 +228,15 @@ describe("reference pages and OpenAPI document", () => {
       "/api/ingest",
       "/api/ingest/{jobId}",
       "/api/memory",
+      "/api/reindex",
       "/api/search",
       "/health",
+      "/readyz",
     ]);
     const paths = openApi.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown }>>;
     for (const [path, methods] of Object.entries(paths)) {
       for (const operation of Object.values(methods)) {
-        if (path === "/health") {
+        if (path === "/health" || path === "/readyz") {
           expect(operation.security).toBeUndefined();
           continue;
         }

@@ -1,8 +1,8 @@
 /**
- * Endpoint set B as Hono routes: `GET /health`, `POST /api/chat`, `POST /api/search`,
- * `POST /api/ingest`, `GET /api/ingest/{jobId}`, `DELETE /api/memory`, the documents API
- * (`GET /api/documents`, `GET` and `DELETE /api/documents/{id}`); plus `/openapi.json`, `/docs`
- * and `/redoc`.
+ * Endpoint set B as Hono routes: `GET /health` (liveness), `GET /readyz` (readiness),
+ * `POST /api/chat`, `POST /api/search`, `POST /api/ingest`, `GET /api/ingest/{jobId}`,
+ * `DELETE /api/memory`, `GET /api/reindex`, the documents API (`GET /api/documents`, `GET` and
+ * `DELETE /api/documents/{id}`); plus `/openapi.json`, `/docs` and `/redoc`.
  * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
  * validate, call one service method, and map the result; retrieval, access control and answering
  * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
@@ -25,6 +25,7 @@ import { formatFromName } from "@docqa/core/ingestion";
 import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
+  addReadinessRoute,
   createDocqaApp,
   type DocqaAppOptions,
   defaultJsonContentType,
@@ -57,6 +58,7 @@ import {
   ingestQuerySchema,
   ingestResponseSchema,
   jobParamsSchema,
+  reindexStatusResponseSchema,
   searchRequestSchema,
   searchResponseSchema,
   storedDocumentSchema,
@@ -226,7 +228,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       method: "get",
       path: "/health",
       summary: "Health check",
-      description: "No authentication and no rate limit. `status` is `degraded` when retrieval runs on BM25 alone.",
+      description:
+        "Liveness: no authentication, no rate limit, and no backend is asked (use `/readyz` as the readiness probe). `status` is `degraded` when retrieval runs on BM25 alone.",
       responses: { 200: { content: { "application/json": { schema: healthResponseSchema } }, description: "The service is up." } },
     }),
     async (c) => {
@@ -234,6 +237,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       return c.json({ status: health.status, timestamp: new Date().toISOString(), version: packageJson.version }, 200);
     },
   );
+
+  addReadinessRoute(app, service);
 
   app.openapi(
     createRoute({
@@ -298,7 +303,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       path: "/api/ingest",
       summary: "Document ingestion",
       description:
-        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns new documents; share them with an `acl` in `metadata`. A file replacing a document the user neither owns nor administers is rejected in the job (`errors[].code` `forbidden`); a re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns new documents; share them with an `acl` in `metadata`. A file replacing a document the user neither owns nor administers is rejected in the job (`errors[].code` `forbidden`); a re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. When a store the job writes (vector index, keyword index, registry, job store) does not answer within `READINESS_TIMEOUT_MS`, the upload is refused with 503 `store_unavailable` before a job is created, as `/upsert` is. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
       ...authenticated,
       request: {
         query: ingestQuerySchema,
@@ -342,7 +347,14 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
           requestId: c.req.header("X-Request-Id"),
         };
         if (!wait) return c.json(ingestResponse(await service.startIngestion(request), true), 202);
-        return c.json(ingestResponse(await service.ingestFiles(request), false), 200);
+        const job = await service.ingestFiles(request);
+        // Every file refused because a store went down during the job: answered like /upsert.
+        if (job.state === "failed" && job.errors.length > 0 && job.errors.every((error) => error.code === "store_unavailable")) {
+          throw new DocqaError("store_unavailable", `ingestion job ${job.jobId} failed: ${job.errors[0]?.message}`, {
+            component: "chat-api",
+          });
+        }
+        return c.json(ingestResponse(job, false), 200);
       } catch (error) {
         await rm(received.directory, { recursive: true, force: true });
         throw error;
@@ -402,6 +414,22 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     async (c) => {
       const auth = c.get("auth");
       return c.json(await service.forgetUser({ orgId: auth.orgId, principal: auth.principal }), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/api/reindex",
+      summary: "Vector index and reindex job of the organisation",
+      description:
+        "Which embedding model the token's organisation's vector index holds, compared with the configured one, and its latest reindex job (started with `docqa reindex --org <id>` or `service.reindex`, by any process) with its phase and progress. Read-only.",
+      ...authenticated,
+      responses: { 200: jsonResponse(reindexStatusResponseSchema, "The organisation's vector index and latest reindex job."), ...errors },
+    }),
+    async (c) => {
+      const auth = c.get("auth");
+      return c.json(await service.reindexStatus({ orgId: auth.orgId }), 200);
     },
   );
 

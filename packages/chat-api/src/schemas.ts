@@ -282,6 +282,45 @@ export const forgetResponseSchema = z
   })
   .openapi("ForgetResponse");
 
+const embeddingModelSchema = z
+  .object({ id: z.string().openapi({ example: "Xenova/bge-small-en-v1.5" }), dimension: z.number().int().openapi({ example: 384 }) })
+  .openapi("EmbeddingModel");
+
+/** Response of `GET /api/reindex`. */
+export const reindexStatusResponseSchema = z
+  .object({
+    orgId: z.string(),
+    configuredModel: embeddingModelSchema
+      .nullable()
+      .openapi({ description: "The service's embedding model (`EMBED_MODEL_NAME`), or null when none is loaded." }),
+    indexModel: embeddingModelSchema
+      .nullable()
+      .openapi({ description: "The model of the organisation's vectors; null when it holds none." }),
+    vectors: z.enum(["current", "other_model", "no_vectors", "empty", "none"]).openapi({
+      description:
+        "`current`: the configured model; `other_model`: queries are embedded with the index's model when it can be loaded, else answered with BM25 alone, until reindexed; `no_vectors`: BM25 alone until reindexed; `empty`: no chunks; `none`: the deployment has no vector index.",
+    }),
+    job: z
+      .object({
+        jobId: z.string(),
+        orgId: z.string(),
+        model: embeddingModelSchema,
+        fromModel: embeddingModelSchema.nullable(),
+        state: z.enum(["running", "succeeded", "failed"]),
+        phase: z.enum(["copying", "catching_up", "switching", "retiring"]).optional(),
+        total: z.number().int().openapi({ description: "Chunks of the organisation when the job started." }),
+        processed: z.number().int().openapi({ description: "Chunks embedded with the new model so far (catch-up included)." }),
+        startedAt: z.string(),
+        updatedAt: z
+          .string()
+          .openapi({ description: "Refreshed while the job runs; a running job silent for a minute is reported failed." }),
+        finishedAt: z.string().optional(),
+        failure: z.string().optional(),
+      })
+      .nullable()
+      .openapi({ description: "The latest reindex job (`docqa reindex`, `service.reindex`), of any process; null when there was none." }),
+  })
+  .openapi("ReindexStatusResponse");
 /** A stored document as `/api/documents` shows it (metadata only, never content). */
 export const storedDocumentSchema = z
   .object({

@@ -90,12 +90,14 @@ export {
 } from "./documents/list-documents.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
+export { type EmbeddingModelResolver, loadEmbeddingModel } from "./embeddings/embeddings-for-model.js";
 export {
   embeddingsFromProvider,
   type ProviderEmbeddingsConfig,
   type ProviderEmbeddingsOptions,
 } from "./embeddings/embeddings-from-provider.js";
 export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
+export { indexModelOf, type OrganisationIndexModel, OrganisationIndexModels } from "./embeddings/organisation-index-models.js";
 export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
 export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
@@ -134,3 +136,14 @@ export type {
   UpsertRequest,
   UpsertResult,
 } from "./service/rag-service.js";
+export type { ReindexRequest, ReindexStatus } from "./service/reindex-jobs.js";
+export {
+  assertStoresWritable,
+  checkReadiness,
+  type ReadinessCheck,
+  type ReadinessReport,
+  type ReadinessRole,
+  type ReadinessTargets,
+} from "./service/service-readiness.js";
+export type { ReindexJob, ReindexPhase, ReindexState } from "./stores/reindexable-index.js";
+export type { SweepReport, SweptOrganisation } from "./stores/sweep-uncommitted.js";

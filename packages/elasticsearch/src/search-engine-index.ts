@@ -9,7 +9,7 @@
  * registry (`search-engine-registry.ts`).
  */
 import { DocqaError, type Logger, silentLogger } from "@docqa/core";
-import type { ChunkRecord, DocumentVersion, ScoredChunk, SearchOptions, ServerKeywordStore } from "@docqa/core/stores";
+import type { ChunkRecord, DocumentVersion, ScoredChunk, SearchOptions, ServerKeywordStore, SweepableIndex } from "@docqa/core/stores";
 import {
   type BulkLimits,
   type BulkOperation,
@@ -24,6 +24,7 @@ import { createIndexLifecycle } from "./index-lifecycle.js";
 import { type OrganisationIndexNames, organisationIndexNames, validateIndexBase } from "./index-names.js";
 import { encodePathSegment, isMissingIndex, redactUrl, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
 import { createSearchEngineRegistry } from "./search-engine-registry.js";
+import { assertDeletedByQuery, createSearchEngineSweep } from "./search-engine-sweep.js";
 import { documentChunksBody, maximumResultWindow, pruneBodies, textSearchBody } from "./search-queries.js";
 import { sendBulk } from "./send-bulk.js";
 
@@ -61,8 +62,8 @@ export interface SearchEngineIndexSettings {
   client?: SearchEngineClient | undefined;
 }
 
-/** The store {@link createSearchEngineIndex} returns. */
-export interface SearchEngineIndex extends ServerKeywordStore {
+/** The store {@link createSearchEngineIndex} returns (also swept of uncommitted versions: `SweepableIndex`). */
+export interface SearchEngineIndex extends ServerKeywordStore, SweepableIndex {
   /**
    * `elasticsearch` or `opensearch`: the configured engine, or with `auto` the detected one, and
    * `search-engine` until the first request has detected it.
@@ -136,6 +137,8 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
     bulk: runBulk,
   });
 
+  const sweep = createSearchEngineSweep(connection, base);
+
   const store: SearchEngineIndex = {
     get name() {
       return client?.engine ?? (engine === "auto" ? "search-engine" : engine);
@@ -203,16 +206,20 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
           { allowStatus: [404] },
         );
         if (isMissingIndex(response)) return;
-        const result = response.body as { failures?: unknown; timed_out?: unknown };
-        if (result.timed_out === true || (Array.isArray(result.failures) && result.failures.length > 0)) {
-          throw new DocqaError(
-            "store_unavailable",
-            `pruning old versions in ${names.chunks} failed: ${result.timed_out === true ? "timed out" : JSON.stringify(result.failures).slice(0, 500)}`,
-            { component: search.engine },
-          );
-        }
+        assertDeletedByQuery(search, response.body, `pruning old versions in ${names.chunks}`);
       }
     },
+
+    async ping() {
+      // `GET /` (what engine detection asks too): any answer but an error means the cluster
+      // serves requests; 403 is a key without the monitor privilege, still an answer.
+      const search = await connection();
+      await search.request({ method: "GET", path: "/" }, { allowStatus: [403] });
+    },
+
+    organisations: () => sweep.organisations(),
+    storedVersions: (orgId) => sweep.storedVersions(orgId),
+    removeVersions: (orgId, versions) => sweep.removeVersions(orgId, versions),
 
     async documentChunks(orgId, docId, contentHash) {
       const search = await connection();

@@ -1,8 +1,8 @@
 /**
  * @docqa/http: pieces shared by docqa's Hono adapters: the app factory of the endpoint sets
  * (error handling, 404/405, request limits, bearer authentication, rate limits, reference pages),
- * the error status table, FastAPI-compatible body handling, uploads streamed to disk, and the one
- * rate-limiter interface.
+ * the error status table, FastAPI-compatible body handling, uploads streamed to disk, the
+ * readiness route, and the one rate-limiter interface.
  */
 export { allowedMethods } from "./allowed-methods.js";
 export { type AuthenticatedUser, type AuthVariables, bearerAuth } from "./bearer-auth.js";
@@ -38,6 +38,12 @@ export {
   rateLimiterFromFlexible,
   rateLimitersFor,
 } from "./rate-limit.js";
+export {
+  addReadinessRoute,
+  type ReadinessRouteOptions,
+  readinessCheckSchema,
+  readinessResponseSchema,
+} from "./readiness-route.js";
 export {
   baseFileName,
   type ReceivedFile,

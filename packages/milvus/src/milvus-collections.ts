@@ -51,15 +51,125 @@ export interface MilvusCollectionsSettings {
 /** Dimension of the placeholder `embedding` of collections created without an embedding model. */
 const placeholderDimension = 2;
 
+/**
+ * How long a process trusts its answer to "which collection serves this organisation now" (the
+ * alias `<chunk collection>_live`, moved by a reindex), in milliseconds. Writes always ask again.
+ */
+export const liveCollectionTtlMs = 2_000;
+
+/** The generation suffix of a collection a reindex created: `<chunk collection>_gen<n>`. */
+const generationPattern = /_gen(\d+)$/;
+
 /** The per-organisation collections of one Milvus store. */
 export class MilvusCollections {
   private readonly chunkCollections = new Map<string, Promise<ChunkCollection | undefined>>();
+  /** The collection serving each organisation (by its chunk collection name), and until when to trust it. */
+  private readonly live = new Map<string, { name: Promise<string>; expires: number }>();
 
   constructor(private readonly settings: MilvusCollectionsSettings) {}
+
+  /** The alias naming the collection that serves an organisation after a reindex: `<chunk collection>_live`. */
+  liveAliasName(orgId: string): string {
+    return `${this.chunkCollectionName(orgId)}_live`;
+  }
+
+  /** The collection a reindex creates for an organisation: `<chunk collection>_gen<generation>`. */
+  generationName(orgId: string, generation: number): string {
+    return `${this.chunkCollectionName(orgId)}_gen${generation}`;
+  }
+
+  /** The generation of a collection name (`_gen<n>`), or 1 for the organisation's first collection. */
+  generationOf(name: string): number {
+    const match = generationPattern.exec(name);
+    return match ? Number(match[1]) : 1;
+  }
+
+  /**
+   * The collection serving the organisation now: the target of the alias
+   * `<chunk collection>_live` when a reindex created one, else `<chunk collection>` itself.
+   * Remembered for {@link liveCollectionTtlMs}; `fresh` asks Milvus again.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  async liveCollectionName(orgId: string, fresh = false): Promise<string> {
+    const logical = this.chunkCollectionName(orgId);
+    const known = this.live.get(logical);
+    if (known && !fresh && known.expires > Date.now()) return known.name;
+    const resolving = this.settings.connection.call("resolve the live collection", async (client, timeout) => {
+      const response = await client.describeAlias({ alias: `${logical}_live`, collection_name: logical, timeout });
+      try {
+        checkStatus("resolve the live collection", response);
+      } catch (error) {
+        if (error instanceof MilvusStatusError && error.collectionMissing) return logical; // no alias: never reindexed
+        throw error;
+      }
+      return response.collection || logical;
+    });
+    const entry = { name: resolving, expires: Date.now() + liveCollectionTtlMs };
+    this.live.set(logical, entry);
+    resolving.catch(() => {
+      if (this.live.get(logical) === entry) this.live.delete(logical);
+    });
+    return resolving;
+  }
+
+  /** Records that `name` now serves the organisation (this process switched it). */
+  setLive(orgId: string, name: string): void {
+    this.live.set(this.chunkCollectionName(orgId), { name: Promise.resolve(name), expires: Date.now() + liveCollectionTtlMs });
+  }
+
+  /**
+   * Opens collection `name`, creating it as a chunk collection for `model` when it does not exist
+   * (a reindex target).
+   *
+   * @throws {DocqaError} `store_unavailable`; `config_invalid`.
+   */
+  async openOrCreate(name: string, model: EmbeddingModelInfo | null): Promise<ChunkCollection> {
+    this.chunkCollections.delete(name);
+    const collection = await this.openChunkCollection(name, { model });
+    if (!collection) throw new DocqaError("internal_error", `collection ${name} was not created`, { component: "milvus" });
+    this.chunkCollections.set(name, Promise.resolve(collection));
+    return collection;
+  }
+
+  /** The names of every collection of the organisation's chunk collection family (`<chunk>` and `<chunk>_gen<n>`). */
+  async generationNames(orgId: string): Promise<string[]> {
+    const logical = this.chunkCollectionName(orgId);
+    const listed = await this.settings.connection.call("list collections", async (client, timeout) =>
+      checkStatus("list collections", await client.showCollections({ timeout })),
+    );
+    return listed.data
+      .map((collection) => collection.name)
+      .filter((name) => name === logical || (name.startsWith(`${logical}_gen`) && generationPattern.test(name)));
+  }
+
+  /** Drops the alias naming the organisation's live collection, if any. */
+  async dropLiveAlias(orgId: string): Promise<void> {
+    const alias = this.liveAliasName(orgId);
+    this.live.delete(this.chunkCollectionName(orgId));
+    await this.settings.connection.call("drop an alias", async (client, timeout) => {
+      try {
+        checkStatus("drop an alias", await client.dropAlias({ alias, timeout }));
+      } catch (error) {
+        if (!(error instanceof MilvusStatusError && (error.collectionMissing || /not exist|not found/i.test(error.status.reason))))
+          throw error;
+      }
+    });
+  }
 
   /** The chunk collection of an organisation: `<base>_<organisation suffix>`. */
   chunkCollectionName(orgId: string): string {
     return organisationCollectionName(this.settings.base, orgId);
+  }
+
+  /**
+   * The organisation chunk collection name that collection `name` is, or is a reindex
+   * generation of (`_gen<n>`), or undefined when `name` is not one of this base (a registry,
+   * another base's collection).
+   */
+  logicalChunkCollectionName(name: string): string | undefined {
+    if (!name.startsWith(`${this.settings.base}_`) || name.endsWith("_registry")) return undefined;
+    return name.replace(generationPattern, "");
   }
 
   /**
@@ -75,7 +185,9 @@ export class MilvusCollections {
         return await action(collection);
       } catch (error) {
         if (attempt > 0 || !collectionGone(error)) throw error;
+        // Dropped (a reindex retired it) or unloaded (a restart): ask again which collection serves.
         this.chunkCollections.delete(collection.name);
+        this.live.delete(this.chunkCollectionName(orgId));
       }
     }
   }
@@ -87,7 +199,7 @@ export class MilvusCollections {
    *   create; `store_unavailable` when Milvus cannot be reached or refuses.
    */
   async chunkCollection(orgId: string, create?: { model: EmbeddingModelInfo | null }): Promise<ChunkCollection | undefined> {
-    const name = this.chunkCollectionName(orgId);
+    const name = await this.liveCollectionName(orgId, create !== undefined);
     for (let attempt = 0; attempt < 3; attempt++) {
       let opening = this.chunkCollections.get(name);
       if (!opening) {
@@ -182,6 +294,7 @@ export class MilvusCollections {
   /** Forgets every opened chunk collection. */
   clear(): void {
     this.chunkCollections.clear();
+    this.live.clear();
   }
 
   private async openChunkCollection(name: string, create?: { model: EmbeddingModelInfo | null }): Promise<ChunkCollection | undefined> {

@@ -27,9 +27,14 @@ import {
   indexedText,
   matchesChunkFilter,
   type RegisteredDocument,
+  type ReindexableIndex,
+  type ReindexJob,
+  type ReindexTarget,
   type ScoredChunk,
   type SearchOptions,
   type ServerVectorStore,
+  type StoredVersion,
+  type SweepableIndex,
   type WriteOptions,
 } from "@docqa/core/stores";
 import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
@@ -47,7 +52,9 @@ import { MilvusCapabilities } from "./milvus-capabilities.js";
 import { type ChunkCollection, MilvusCollections } from "./milvus-collections.js";
 import { checkStatus, MilvusConnection } from "./milvus-connection.js";
 import { MilvusRegistry } from "./milvus-registry.js";
+import { MilvusReindex } from "./milvus-reindex.js";
 import { chunksOf, deleteRows, filterRequest, maximumTopK, queryRows } from "./milvus-requests.js";
+import { MilvusSweep } from "./milvus-sweep.js";
 
 /** Settings of {@link createMilvusStore}. Every setting has a default. */
 export interface MilvusStoreSettings {
@@ -92,6 +99,12 @@ export interface MilvusStoreSettings {
   filterValues?: "auto" | FilterValueMode | undefined;
   /** Most rows per insert request; default 500 (requests are also kept under 8 MiB). */
   batchSize?: number | undefined;
+  /**
+   * After a reindex switched an organisation to a new collection: how long the old one is kept,
+   * in milliseconds, while chunks that other processes wrote through it (before they saw the
+   * switch) are copied over; default the larger of 5,000 and `timeoutMs`.
+   */
+  reindexSettleMs?: number | undefined;
   /** Logger; default silent. */
   logger?: Logger | undefined;
 }
@@ -117,7 +130,7 @@ export function createMilvusStore(settings: MilvusStoreSettings = {}): MilvusSto
 }
 
 /** The Milvus implementation of `ServerVectorStore`; see the module documentation. */
-export class MilvusStore implements ServerVectorStore {
+export class MilvusStore implements ServerVectorStore, SweepableIndex, ReindexableIndex {
   readonly name = "milvus";
   readonly writes = "staged" as const;
   private readonly connection: MilvusConnection;
@@ -128,6 +141,8 @@ export class MilvusStore implements ServerVectorStore {
   private readonly capabilities: MilvusCapabilities;
   private readonly collections: MilvusCollections;
   private readonly registry: MilvusRegistry;
+  private readonly sweeping: MilvusSweep;
+  private readonly reindexing: MilvusReindex;
 
   constructor(settings: MilvusStoreSettings = {}) {
     const base = settings.collection ?? "docs_collection";
@@ -163,6 +178,15 @@ export class MilvusStore implements ServerVectorStore {
       logger: this.logger,
     });
     this.registry = new MilvusRegistry(this.connection, this.collections, this.capabilities, schemaTimeoutMs);
+    this.sweeping = new MilvusSweep(this.connection, this.collections, this.capabilities);
+    this.reindexing = new MilvusReindex({
+      connection: this.connection,
+      collections: this.collections,
+      capabilities: this.capabilities,
+      writeChunks: (collection, chunks) => this.writeChunks(collection, chunks),
+      settleMs: settings.reindexSettleMs ?? Math.max(5_000, timeoutMs),
+      logger: this.logger,
+    });
   }
 
   /** The chunk collection of an organisation: `<base>_<organisation suffix>`. */
@@ -192,6 +216,11 @@ export class MilvusStore implements ServerVectorStore {
       );
       return Number(response.data[0]?.["count(*)"] ?? 0);
     });
+  }
+
+  /** Asks the server its version (`GetVersion`), uncached, within `STORE_TIMEOUT_MS`. */
+  async ping(): Promise<void> {
+    await this.connection.call("answer a health check", async (client) => checkStatus("answer a health check", await client.getVersion()));
   }
 
   async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
@@ -288,17 +317,31 @@ export class MilvusStore implements ServerVectorStore {
     const collection = await this.collections.chunkCollection(orgId, { model: model ?? null });
     if (!collection) throw new DocqaError("internal_error", "the chunk collection was not created", { component: "milvus" });
     if (hasVectors && model) this.assertModel(collection, model);
+    await this.writeChunks(
+      collection,
+      documents.flatMap((document) =>
+        document.chunks.map((chunk) => ({ ...chunk, docId: document.docId, contentHash: document.contentHash })),
+      ),
+    );
+  }
+
+  /**
+   * Writes chunks (each keyed by its document, position and version) to `collection`, in batches
+   * of at most `batchSize` rows and 8 MiB.
+   *
+   * @throws {DocqaError} `store_unavailable` (including rows Milvus did not write);
+   *   `embedding_dimension_mismatch`; `payload_too_large`.
+   */
+  private async writeChunks(collection: ChunkCollection, chunks: readonly ChunkRecord[]): Promise<void> {
     const truncated: string[] = [];
     const rows: ChunkRow[] = [];
-    for (const document of documents) {
-      for (const chunk of document.chunks) {
-        const converted = chunkToRow(document.docId, document.contentHash, chunk, {
-          dimension: collection.dimension,
-          bm25Text: (item) => this.bm25Document(collection, indexedText(item)),
-        });
-        rows.push(converted.row);
-        if (converted.truncated.length > 0) truncated.push(`${converted.row.id} (${converted.truncated.join(", ")})`);
-      }
+    for (const chunk of chunks) {
+      const converted = chunkToRow(chunk.docId, chunk.contentHash, chunk, {
+        dimension: collection.dimension,
+        bm25Text: (item) => this.bm25Document(collection, indexedText(item)),
+      });
+      rows.push(converted.row);
+      if (converted.truncated.length > 0) truncated.push(`${converted.row.id} (${converted.truncated.join(", ")})`);
     }
     if (truncated.length > 0) {
       this.logger.warn(`truncated ${truncated.length} chunks to Milvus's ${maximumVarCharBytes}-byte field limit`, {
@@ -331,6 +374,36 @@ export class MilvusStore implements ServerVectorStore {
 
   async commit(orgId: string, change: { write: readonly RegisteredDocument[]; remove: readonly string[] }): Promise<void> {
     await this.registry.commit(orgId, change);
+  }
+
+  /** The model of the organisation's live vectors (see `ReindexableIndex.vectorModel`). */
+  vectorModel(orgId: string): Promise<EmbeddingModelInfo | null | undefined> {
+    return this.reindexing.vectorModel(orgId);
+  }
+
+  /** Prepares a new collection generation for a reindex (see `ReindexableIndex.beginReindex`). */
+  beginReindex(orgId: string, job: ReindexJob): Promise<ReindexTarget> {
+    return this.reindexing.beginReindex(orgId, job);
+  }
+
+  /** The organisation's latest reindex job (see `ReindexableIndex.reindexJob`). */
+  reindexJob(orgId: string): Promise<ReindexJob | undefined> {
+    return this.reindexing.reindexJob(orgId);
+  }
+
+  /** Organisations with a chunk collection of this base (see `SweepableIndex.organisations`). */
+  organisations(): Promise<string[]> {
+    return this.sweeping.organisations();
+  }
+
+  /** Every (document, version) stored for the organisation (see `SweepableIndex.storedVersions`). */
+  storedVersions(orgId: string): Promise<StoredVersion[]> {
+    return this.sweeping.storedVersions(orgId);
+  }
+
+  /** Deletes exactly these versions' chunks (see `SweepableIndex.removeVersions`). */
+  removeVersions(orgId: string, versions: readonly Pick<StoredVersion, "docId" | "contentHash">[]): Promise<void> {
+    return this.sweeping.removeVersions(orgId, versions);
   }
 
   async contentHashes(orgId: string, docIds: readonly string[]): Promise<Map<string, string>> {
@@ -386,13 +459,15 @@ export class MilvusStore implements ServerVectorStore {
   }
 
   /**
-   * Drops the organisation's chunk and registry collections (every document, version and
-   * recorded setting). A no-op for an organisation without collections.
+   * Drops the organisation's chunk collections (every reindex generation and the alias naming
+   * the live one) and registry collection: every document, version and recorded setting. A no-op
+   * for an organisation without collections.
    *
    * @throws {DocqaError} `store_unavailable`.
    */
   async dropOrganisation(orgId: string): Promise<void> {
-    const names = [this.chunkCollectionName(orgId), this.registryCollectionName(orgId)];
+    await this.collections.dropLiveAlias(orgId);
+    const names = [...(await this.collections.generationNames(orgId)), this.registryCollectionName(orgId)];
     for (const name of names) {
       this.collections.forget(name);
       this.registry.forget(name);
@@ -416,8 +491,8 @@ export class MilvusStore implements ServerVectorStore {
       : "no embeddings (it was created without an embedding model)";
     throw new DocqaError(
       "embedding_model_mismatch",
-      `collection ${collection.name} holds ${holds}, not of ${model.id} (${model.dimension}): re-ingest into another VECTORDB_COLLECTION or use the same EMBED_MODEL_NAME`,
-      { component: "milvus" },
+      `collection ${collection.name} holds ${holds}, not of ${model.id} (${model.dimension}): reindex the organisation (docqa reindex) or use the same EMBED_MODEL_NAME`,
+      { component: "milvus", details: { indexModel: stored ? { id: stored.id, dimension: stored.dimension } : null } },
     );
   }
 

@@ -96,6 +96,26 @@ describe("createPrometheusMetrics", () => {
   });
 });
 
+describe("sweeper and reindex metrics", () => {
+  it("counts sweeper passes, removed versions and chunks, and reads the vector index detail of health()", async () => {
+    const own = createPrometheusMetrics({ processMetrics: false });
+    own.serviceMetrics.swept?.({ versionsRemoved: 2, chunksRemoved: 7, pending: 1, failures: 0, seconds: 0.2 });
+    own.serviceMetrics.swept?.({ versionsRemoved: 1, chunksRemoved: 3, pending: 0, failures: 1, seconds: 0.1 });
+    const health = await service.health();
+    own.observeService({
+      statistics: () => service.statistics(),
+      health: async () => ({ ...health, vectorIndexes: { otherModel: 3, reindexing: 1 } }),
+    });
+    const text = await own.registry.metrics();
+    expect(sample(text, "docqa_sweep_passes_total", { outcome: "ok" })).toBe(1);
+    expect(sample(text, "docqa_sweep_passes_total", { outcome: "error" })).toBe(1);
+    expect(sample(text, "docqa_swept_versions_total")).toBe(3);
+    expect(sample(text, "docqa_swept_chunks_total")).toBe(10);
+    expect(sample(text, "docqa_vector_indexes_other_model")).toBe(3);
+    expect(sample(text, "docqa_reindex_jobs_running")).toBe(1);
+  });
+});
+
 describe("metricsHandlers", () => {
   const routes = (access: "open" | "token") => {
     const app = chatRoutes(service, { server, rateLimit: false });

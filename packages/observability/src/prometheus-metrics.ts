@@ -2,8 +2,9 @@
  * Prometheus metrics of a docqa service and its HTTP servers, kept in one `prom-client`
  * registry: request counts and latency per route and status (`@hono/prometheus`), rate-limit
  * rejections, pipeline stage latencies and failures, answers by mode and abstention reason,
- * ingestion files, documents and chunks, embedding throughput, store and backend errors, and the
- * organisation stores open. The names and labels are listed in docs/observability.md.
+ * ingestion files, documents and chunks, embedding throughput, store and backend errors, the
+ * sweeper of uncommitted chunk versions, the organisation stores open, and the organisations
+ * whose vector index holds another embedding model and the reindex jobs running. The names and labels are listed in docs/observability.md.
  */
 import type { RagService } from "@docqa/core";
 import type { ServiceMetrics } from "@docqa/core/telemetry";
@@ -28,7 +29,7 @@ export interface PrometheusMetricsOptions {
 export interface PrometheusMetrics {
   /** The registry: `await registry.metrics()` is the exposition text, `registry.contentType` its media type. */
   readonly registry: Registry;
-  /** Pass as `createRagService({ metrics })`: records the service's stage, answer, ingestion, embedding and backend events. */
+  /** Pass as `createRagService({ metrics })`: records the service's stage, answer, ingestion, embedding, backend and sweep events. */
   readonly serviceMetrics: ServiceMetrics;
   /**
    * Middleware counting and timing every request of one endpoint set (label `set`) per method,
@@ -37,10 +38,11 @@ export interface PrometheusMetrics {
    */
   httpMiddleware(set: string): MiddlewareHandler;
   /**
-   * Reads `docqa_open_organisation_stores` from `service.statistics()` at every scrape. Call once
-   * per service.
+   * Reads `docqa_open_organisation_stores` from `service.statistics()`, and
+   * `docqa_vector_indexes_other_model` and `docqa_reindex_jobs_running` from `service.health()`
+   * (neither waits for a backend), at every scrape. Call once per service.
    */
-  observeService(service: Pick<RagService, "statistics">): void;
+  observeService(service: Pick<RagService, "statistics" | "health">): void;
 }
 
 /** Histogram buckets of pipeline stages, in seconds: from half a millisecond (a filter) to 30 s (a slow model). */
@@ -141,7 +143,44 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     "Failed calls to a store or the embedding model, per backend, operation and error code.",
     ["backend", "operation", "code"],
   );
-  const services: Pick<RagService, "statistics">[] = [];
+  const sweepPasses = counter(
+    "docqa_sweep_passes_total",
+    "Passes of the sweeper of uncommitted chunk versions (staged stores), per outcome (ok, error: some index or organisation could not be swept).",
+    ["outcome"],
+  );
+  const sweptVersions = counter(
+    "docqa_swept_versions_total",
+    "Uncommitted document versions that failed or interrupted writes left, removed by the sweeper.",
+    [],
+  );
+  const sweptChunks = counter("docqa_swept_chunks_total", "Chunks of the uncommitted versions removed by the sweeper.", []);
+  const services: Pick<RagService, "statistics" | "health">[] = [];
+  /** The services' `vectorIndexes` health detail, summed. */
+  const vectorIndexes = async () => {
+    const detail = { otherModel: 0, reindexing: 0 };
+    for (const service of services) {
+      const health = (await service.health().catch(() => undefined))?.vectorIndexes;
+      detail.otherModel += health?.otherModel ?? 0;
+      detail.reindexing += health?.reindexing ?? 0;
+    }
+    return detail;
+  };
+  new Gauge({
+    name: "docqa_vector_indexes_other_model",
+    help: "Organisations known to this process whose vector index holds another embedding model, or none: served with BM25 alone (or the index's model) until docqa reindex.",
+    registers,
+    async collect() {
+      this.set((await vectorIndexes()).otherModel);
+    },
+  });
+  new Gauge({
+    name: "docqa_reindex_jobs_running",
+    help: "Reindex jobs (docqa reindex, service.reindex) running in this process.",
+    registers,
+    async collect() {
+      this.set((await vectorIndexes()).reindexing);
+    },
+  });
   new Gauge({
     name: "docqa_open_organisation_stores",
     help: "Organisation stores open in this process (the embedded store's SQLite files); 0 when the backends keep nothing open per organisation.",
@@ -180,6 +219,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
     backendError(event) {
       backendErrors.inc({ backend: event.backend, operation: event.operation, code: event.code });
+    },
+    swept(event) {
+      sweepPasses.inc({ outcome: event.failures > 0 ? "error" : "ok" });
+      sweptVersions.inc(event.versionsRemoved);
+      sweptChunks.inc(event.chunksRemoved);
     },
   };
 

@@ -573,6 +573,21 @@ describe("other routes", () => {
     expect(await response.json()).toMatchObject({ status: "ok" });
   });
 
+  it("GET /readyz is public and answers 200 with each backend's check", async () => {
+    h = harness();
+    const response = await h.app.request("/readyz");
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { status: string; checks: { role: string; backend: string; status: string }[] };
+    expect(body.status).toBe("ready");
+    expect(body.checks.filter((check) => check.status === "up").map((check) => `${check.role}:${check.backend}`)).toEqual([
+      "startup:docqa",
+      "vector:embedded",
+      "keyword:embedded",
+      "jobs:sqlite",
+      "memory:in-memory",
+    ]);
+  });
+
   it("POST /query returns the intent and echoes the user with organisation, roles and groups", async () => {
     h = harness();
     const token = await tokenFor("ann@a.example", orgA, { role: "manager", groups: ["hr"] });
@@ -653,7 +668,15 @@ describe("other routes", () => {
   it("serves the OpenAPI document and reference pages without a CDN", async () => {
     h = harness();
     const openApi = (await (await h.app.request("/openapi.json")).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(openApi.paths).sort()).toEqual(["/documents", "/documents/{doc_id}", "/healthz", "/predict", "/query", "/upsert"]);
+    expect(Object.keys(openApi.paths).sort()).toEqual([
+      "/documents",
+      "/documents/{doc_id}",
+      "/healthz",
+      "/predict",
+      "/query",
+      "/readyz",
+      "/upsert",
+    ]);
     const docs = await (await h.app.request("/docs")).text();
     expect(docs).toContain('src="docs/assets/swagger-ui-bundle.js"');
     expect(docs).not.toMatch(/https?:\/\//);

@@ -1,8 +1,8 @@
 /**
- * Endpoint set A as Hono routes: `GET /healthz`, `POST /query`, `POST /predict`,
- * `POST /upsert`, the documents API (`GET /documents`, `GET` and `DELETE /documents/{doc_id}`),
- * and, only when enabled, the development route `POST /testpredict`; plus `/openapi.json`,
- * `/docs` and `/redoc`. Routes parse and validate, call one service method, and
+ * Endpoint set A as Hono routes: `GET /healthz` (liveness), `GET /readyz` (readiness),
+ * `POST /query`, `POST /predict`, `POST /upsert`, the documents API (`GET /documents`, `GET` and
+ * `DELETE /documents/{doc_id}`), and, only when enabled, the development route
+ * `POST /testpredict`; plus `/openapi.json`, `/docs` and `/redoc`. Routes parse and validate, call one service method, and
  * map the result; all logic lives in `@docqa/core`, and errors, unknown routes, the body limit,
  * authentication, rate limits and the reference pages are `@docqa/http`'s `createDocqaApp`.
  * `/predict` and `/testpredict` also answer as Server-Sent Events (see `stream-prediction.ts`).
@@ -18,6 +18,7 @@ import {
 } from "@docqa/core";
 import {
   type AuthVariables,
+  addReadinessRoute,
   createDocqaApp,
   type DocqaAppOptions,
   defaultJsonContentType,
@@ -242,11 +243,13 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       path: "/healthz",
       summary: "Liveness check",
       description:
-        "Returns `status: ok` while the process serves requests; `detail` tells whether embeddings are loaded (else retrieval is BM25 only).",
+        "Returns `status: ok` while the process serves requests, without asking any backend (use `/readyz` as the readiness probe); `detail` tells whether embeddings are loaded (else retrieval is BM25 only).",
       responses: { 200: jsonResponse(healthResponseSchema, "The service is alive.") },
     }),
     async (c) => c.json({ status: "ok" as const, detail: await service.health() }, 200),
   );
+
+  addReadinessRoute(app, service);
 
   app.openapi(
     createRoute({

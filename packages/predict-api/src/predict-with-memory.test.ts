@@ -157,6 +157,9 @@ describe("/predict with conversation memory", () => {
         throw new Error("memory down");
       },
       deleteUser: async () => 0,
+      ping: async () => {
+        throw new Error("memory down");
+      },
       close: async () => {},
     };
     const broken = await harness(failing);

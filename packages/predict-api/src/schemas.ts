@@ -239,6 +239,13 @@ export const healthResponseSchema = z
           .optional()
           .openapi({ description: "The chat model: `ready` with provider and model, or `disabled` with the reason in `detail`." }),
         reranker: z.string().nullable(),
+        vectorIndexes: z
+          .object({ otherModel: z.number().int(), reindexing: z.number().int(), detail: z.string().optional() })
+          .optional()
+          .openapi({
+            description:
+              "Organisations whose vector index holds another embedding model or none (served with that model when it can be loaded, else BM25 alone, until `docqa reindex`), and reindex jobs running in this process.",
+          }),
       })
       .optional(),
   })

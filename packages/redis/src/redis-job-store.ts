@@ -108,6 +108,9 @@ export function createRedisJobStore(client: Redis, options: RedisJobStoreOptions
         return jobs;
       });
     },
+    async ping() {
+      await callRedis(client, "answer PING", () => client.ping());
+    },
     async close() {},
   };
 }

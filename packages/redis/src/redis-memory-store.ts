@@ -178,6 +178,9 @@ export function createRedisMemoryStore(client: Redis, options: RedisMemoryStoreO
       );
       return Number(deleted);
     },
+    async ping() {
+      await callRedis(client, "answer PING", () => client.ping());
+    },
     async close() {},
   };
 }

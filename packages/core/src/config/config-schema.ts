@@ -48,6 +48,29 @@ const storesSchema = z.object({
   keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", "elasticsearch", "opensearch", "search-engine", "milvus"]).default("auto")),
   /** `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the request fails with 503 (`store_unavailable`). */
   timeoutMs: setting("STORE_TIMEOUT_MS", integer(10_000, 1)),
+  /**
+   * `MAX_OPEN_ORGANISATIONS`, default 128: most organisation files the embedded store keeps open
+   * at once (3 file descriptors each); the least recently used is closed, once no request uses
+   * it, to open another.
+   */
+  maxOpenOrganisations: setting("MAX_OPEN_ORGANISATIONS", integer(128, 1)),
+  /**
+   * `READINESS_TIMEOUT_MS`, default 2000: how long each backend may take to answer a readiness
+   * check (`/readyz`, and ingestion before it accepts a job) before it counts as down.
+   */
+  readinessTimeoutMs: setting("READINESS_TIMEOUT_MS", integer(2_000, 1)),
+  /**
+   * `SWEEP_INTERVAL_SECONDS`, default 600: how often a service on staged stores (Milvus,
+   * Elasticsearch/OpenSearch) looks for chunk versions that failed or interrupted writes left
+   * uncommitted, once `ready()` has run; 0 turns the background sweep off (`service.sweep()`
+   * still runs one pass).
+   */
+  sweepIntervalSeconds: setting("SWEEP_INTERVAL_SECONDS", integer(600, 0)),
+  /**
+   * `SWEEP_GRACE_SECONDS`, default 3600: how long a chunk version must stay uncommitted before
+   * the sweeper removes it; longer than any write takes, so writes in progress are never touched.
+   */
+  sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
   milvus: z
     .object({
       /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */

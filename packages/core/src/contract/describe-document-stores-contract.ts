@@ -6,8 +6,9 @@
  * filters, metadata filters, sorted and normalisable scores, empty organisations, unicode text,
  * a 10,000-chunk batch, the embedding model check, the registry's document records and paged,
  * principal-filtered listings, reading a version's stored chunks back with their embeddings,
- * deletion of every chunk, vector, full-text entry and summary of a document, and, for staged
- * stores, that a write failing half-way leaves nothing visible.
+ * deletion of every chunk, vector, full-text entry and summary of a document, a health check
+ * (`ping`) of every part, and, for staged stores, that a write failing half-way leaves nothing
+ * visible and that the sweeper removes a version an interrupted write left uncommitted.
  *
  * @example
  * ```ts
@@ -20,11 +21,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canRead } from "../acl/evaluate-access.js";
 import { normalizePrincipal, type Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { silentLogger } from "../logging/logger.js";
 import { normalizeScores } from "../retrieval/normalize-scores.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import { type ChunkRecord, chunkId, type DocumentVersion, type ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentInfo, DocumentQuery, DocumentRecord } from "../stores/document-registry.js";
 import { type DocumentStores, type StagedStoreParts, stagedDocumentStores } from "../stores/document-stores.js";
+import { createUncommittedSweeper, type SweepReport } from "../stores/sweep-uncommitted.js";
+import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
 
@@ -130,6 +134,15 @@ export function describeDocumentStoresContract(name: string, create: () => Promi
     afterAll(async () => {
       await subject?.close();
     }, timeout);
+
+    it(
+      "answers a health check on every part while the backends are up, before any organisation exists",
+      async () => {
+        const parts = [subject.stores.vector, subject.stores.keyword].filter((part) => part !== undefined);
+        for (const part of parts) await expect(part.ping()).resolves.toBeUndefined();
+      },
+      timeout,
+    );
 
     it(
       "finds written chunks by BM25 and by vector, with sorted, finite, normalisable scores",
@@ -619,6 +632,64 @@ export function describeDocumentStoresContract(name: string, create: () => Promi
         expect(pears.keyword).toEqual([]);
         expect((pears.vector ?? []).every((result) => result.chunk.contentHash === "doc:v1")).toBe(true);
         expect((await subject.stores.registry.contentHashes(orgId, ["doc"])).get("doc")).toBe("doc:v1");
+      },
+      timeout,
+    );
+
+    it(
+      "sweeps a version an interrupted write left uncommitted after the grace period, and nothing else",
+      async () => {
+        const parts = subject.stagedParts;
+        if (!parts) return; // a transactional store leaves nothing uncommitted
+        const indexes = [...new Set([parts.vector, parts.keyword])].filter((index) => index !== undefined);
+        expect(indexes.every(isSweepable)).toBe(true);
+        const orgId = organisation("sweep");
+        const stamped = { metadata: { org_id: orgId } };
+        await write(orgId, [
+          await contractDocument("kept", ["committed text about harbours", "more about harbours"], stamped),
+          await contractDocument("other", ["another committed text about lighthouses"], stamped),
+        ]);
+        // A crash between the staged protocol's write and commit: v2 is stored, never committed.
+        const interrupted = await contractDocument("kept", ["interrupted text about pears", "more pears", "even more pears"], {
+          ...stamped,
+          version: "v2",
+        });
+        for (const index of indexes) await index.write(orgId, [interrupted], { embeddingModel: contractEmbeddingModel });
+        expect(await parts.keyword.count(orgId)).toBe(6);
+
+        let clock = 1_000_000;
+        const reports: SweepReport[] = [];
+        const sweeper = createUncommittedSweeper({
+          indexes: indexes.filter((index): index is typeof index & SweepableIndex => isSweepable(index)),
+          registry: parts.registry,
+          graceMs: 60_000,
+          logger: silentLogger,
+          now: () => clock,
+          onSweep: (report) => reports.push(report),
+        });
+        const early = await sweeper.sweep();
+        expect(early.errors).toEqual([]);
+        expect(early.versionsRemoved).toBe(0);
+        expect(early.pending).toBe(indexes.length);
+        expect(await parts.keyword.count(orgId)).toBe(6);
+
+        clock += 60_000;
+        const late = await sweeper.sweep();
+        expect(late.errors).toEqual([]);
+        expect(late.removed.filter((entry) => entry.orgId === orgId)).toEqual(
+          indexes.map((index) => ({ index: index.name, orgId, versions: 1, chunks: 3 })),
+        );
+        expect(reports).toHaveLength(2);
+        expect(await parts.keyword.count(orgId)).toBe(3);
+        if (parts.vector) expect(await parts.vector.count(orgId)).toBe(3);
+        const harbours = await searchBoth(subject.stores, orgId, "harbours", 10, { principal: reader });
+        expect(harbours.keyword.map((result) => result.chunk.contentHash)).toEqual(["kept:v1", "kept:v1"]);
+        expect(await (indexes[0] as unknown as SweepableIndex).storedVersions(orgId)).toEqual(
+          expect.arrayContaining([
+            { docId: "kept", contentHash: "kept:v1", chunks: 2 },
+            { docId: "other", contentHash: "other:v1", chunks: 1 },
+          ]),
+        );
       },
       timeout,
     );

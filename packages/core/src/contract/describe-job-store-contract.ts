@@ -76,6 +76,14 @@ export function describeJobStoreContract(
     });
 
     it(
+      "answers a health check while the backend is up",
+      async () => {
+        await expect(subject.store.ping()).resolves.toBeUndefined();
+      },
+      timeout,
+    );
+
+    it(
       "reads nothing for a job never saved",
       async () => {
         expect(await subject.store.get(organisation(), jobId())).toBeUndefined();

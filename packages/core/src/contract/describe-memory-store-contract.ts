@@ -107,6 +107,10 @@ export function describeMemoryStoreContract(
       await subject?.close();
     }, timeout);
 
+    it("answers a health check while the backend is up", async () => {
+      await expect(subject.store.ping()).resolves.toBeUndefined();
+    });
+
     it("names itself", () => {
       expect(subject.store.name).toMatch(/^[a-z][a-z0-9-]*$/);
     });

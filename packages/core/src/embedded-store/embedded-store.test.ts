@@ -1,7 +1,9 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -12,6 +14,9 @@ import { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } f
 import { OrganisationStore } from "./organisation-store.js";
 
 const model = { id: "test-model", dimension: 3 };
+const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
+const fixture = join(packageRoot, "test-fixtures", "open-organisations.mjs");
+const built = existsSync(join(packageRoot, "dist", "index.js"));
 const everyone = "|user:_all_|";
 const reader: Principal = { userName: "reader@example.org", roles: [], groups: [] };
 
@@ -231,6 +236,58 @@ describe("embedded store", () => {
     ).toEqual(["w::0"]);
   });
 
+  it("rebuilds its indexes, a slice at a time, when another connection switched the vectors to another model (a reindex)", async () => {
+    const serving = newStore(undefined, { refreshSliceMs: 0 });
+    const other = newStore(serving.dataDir);
+    const modelB = { id: "test-model-b", dimension: 2 };
+    const docs = Array.from({ length: 20 }, (_, index) =>
+      documentVersion(`doc-${index}`, [`switch text ${index}`], { vectors: [[1, 0, index === 7 ? 1 : 0]] }),
+    );
+    await serving.upsert("org-a", docs, { embeddingModel: model });
+    expect(await serving.count("org-a")).toBe(20);
+    // A write-only connection (an ingestion worker), open before the switch.
+    const worker = newStore(serving.dataDir, { inMemoryIndexes: false });
+    expect((await worker.contentHashes("org-a", ["doc-0"])).size).toBe(1);
+    // Another process reindexes to model B and switches.
+    const now = new Date().toISOString();
+    const target = await other.beginReindex("org-a", {
+      jobId: "job-1",
+      orgId: "org-a",
+      model: modelB,
+      fromModel: model,
+      state: "running",
+      total: 20,
+      processed: 0,
+      startedAt: now,
+      updatedAt: now,
+    });
+    for (let chunks = await target.pending(8); chunks.length > 0; chunks = await target.pending(8)) {
+      await target.write(chunks.map((chunk) => ({ ...chunk, embedding: Float32Array.from(chunk.docId === "doc-7" ? [0, 1] : [1, 0]) })));
+    }
+    expect(await target.activate()).toBe(true);
+    // The serving store follows at once: its model, then its indexes, rebuilt with the event loop running.
+    expect(await serving.vectorModel("org-a")).toEqual(modelB);
+    const turns = await eventLoopTurns(() => serving.refresh("org-a"));
+    expect(turns).toBeGreaterThanOrEqual(1);
+    const results = await serving.searchByVector("org-a", Float32Array.from([0, 1]), modelB, { topK: 1, filter: {} });
+    expect(results.map((result) => result.chunk.docId)).toEqual(["doc-7"]);
+    const refused = await serving.searchByVector("org-a", Float32Array.from([1, 0, 0]), model, { topK: 1, filter: {} }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(DocqaError.isInstance(refused) && refused.code).toBe("embedding_model_mismatch");
+    // The write-only connection opened before the switch refuses vectors of the old model.
+    const stale = await worker
+      .upsert("org-a", [documentVersion("late", ["late text"], { vectors: [[1, 0, 0]] })], { embeddingModel: model })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(DocqaError.isInstance(stale) && stale.code).toBe("embedding_model_mismatch");
+    await worker.upsert("org-a", [documentVersion("late", ["late text"], { vectors: [[0, 1]] })], { embeddingModel: modelB });
+    expect(await serving.count("org-a")).toBe(21);
+  });
+
   it("refresh replays writes made elsewhere one document per step, letting the event loop run between steps", async () => {
     const serving = newStore(undefined, { refreshSliceMs: 0 });
     const writer = newStore(serving.dataDir, { inMemoryIndexes: false });
@@ -358,5 +415,81 @@ describe("embedded store with an HNSW graph", () => {
     await store.delete("org-a", ["v123"]);
     const afterDelete = await store.searchByVector("org-a", vectorFor(123), hnswModel, { topK: 3, filter: { principal: everyone } });
     expect(afterDelete.map((result) => result.chunk.docId)).not.toContain("v123");
+  });
+});
+
+describe("embedded store: open files", () => {
+  it("creates no file when an organisation without one is read", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    const store = newStore(dataDir);
+    const principalFilter = { principal: reader };
+    expect(await store.count("nobody")).toBe(0);
+    expect(await store.searchByText("nobody", "anything", { topK: 5, filter: principalFilter })).toEqual([]);
+    expect(await store.searchByVector("nobody", Float32Array.of(1, 0, 0), model, { topK: 5, filter: principalFilter })).toEqual([]);
+    expect(await store.contentHashes("nobody", ["a"])).toEqual(new Map());
+    expect(await store.derivedDocuments("nobody", ["a"])).toEqual([]);
+    await store.delete("nobody", ["a"]);
+    await store.upsert("nobody", [], { deleteDocIds: ["a"] });
+    expect(readdirSync(dataDir)).toEqual([]);
+    expect(store.openOrganisations()).toBe(0);
+  });
+
+  it("keeps at most maxOpenOrganisations files open and reopens the others with their data", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    temporaryDirectories.push(dataDir);
+    const store = createEmbeddedStore({ dataDir, maxOpenOrganisations: 2 });
+    stores.push(store);
+    for (const orgId of ["org-1", "org-2", "org-3", "org-4"]) {
+      await store.upsert(orgId, [documentVersion(`doc-${orgId}`, [`text of ${orgId} about lighthouses`], { vectors: [[1, 0, 0]] })], {
+        embeddingModel: model,
+      });
+      expect(store.openOrganisations()).toBeLessThanOrEqual(2);
+    }
+    expect(readdirSync(dataDir).filter((name) => name.endsWith(".sqlite"))).toHaveLength(4);
+    for (const orgId of ["org-1", "org-2", "org-3", "org-4"]) {
+      const found = await store.searchByText(orgId, "lighthouses", { topK: 5, filter: { principal: reader } });
+      expect(found.map((result) => result.chunk.docId)).toEqual([`doc-${orgId}`]);
+      expect(store.openOrganisations()).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it("reports a file that is not a database as store_corrupt", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    const store = newStore(dataDir);
+    await store.upsert("org-x", [documentVersion("a", ["alpha"])]);
+    await store.close();
+    const file = readdirSync(dataDir).find((name) => name.endsWith(".sqlite")) as string;
+    for (const name of readdirSync(dataDir)) rmSync(join(dataDir, name));
+    writeFileSync(join(dataDir, file), "this is not a SQLite database ".repeat(200));
+    const reopened = newStore(dataDir);
+    const error = await reopened.count("org-x").catch((caught: unknown) => caught);
+    expect(DocqaError.isInstance(error) && error.code).toBe("store_corrupt");
+  });
+});
+
+describe.skipIf(!built && process.env.CI !== "true")("embedded store: descriptor limit (needs `npm run build`)", () => {
+  const runChild = (organisations: number, maxOpen: number) => {
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-fds-"));
+    temporaryDirectories.push(dataDir);
+    // 64 descriptors: Node itself uses about 25; 40 organisations need 120 when all stay open.
+    const output = execFileSync(
+      "sh",
+      ["-c", `ulimit -n 64 && exec "$0" "$@"`, process.execPath, fixture, dataDir, String(organisations), String(maxOpen)],
+      {
+        encoding: "utf8",
+      },
+    );
+    return JSON.parse(output) as { written: number; read: number; open: number; failure?: { code: string; message: string } };
+  };
+
+  it("serves 40 organisations under a 64-descriptor limit with 8 open at most", () => {
+    expect(runChild(40, 8)).toEqual({ written: 40, read: 40, open: 8 });
+  });
+
+  it("reports running out of descriptors as store_unavailable, never as corruption", () => {
+    const result = runChild(40, 1000);
+    expect(result.written).toBeLessThan(40);
+    expect(result.failure?.code).toBe("store_unavailable");
+    expect(result.failure?.message).toMatch(/run out of file descriptors \(EMFILE\).*MAX_OPEN_ORGANISATIONS/);
   });
 });

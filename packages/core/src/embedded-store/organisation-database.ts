@@ -6,9 +6,11 @@
  * Durability and atomicity: the file is in WAL mode with `synchronous=FULL` and every write is
  * one `BEGIN IMMEDIATE` transaction, so a crash (kill -9, power loss) leaves the last committed
  * state. Each transaction also appends the affected document ids to the `changes` table, which
- * the in-memory indexes replay (see `organisation-store.ts`).
+ * the in-memory indexes replay (see `organisation-store.ts`). A reindex keeps the chunks' vectors
+ * by the new model in `reindex_vectors` (keyed by chunk and version) until they replace the live
+ * ones in one transaction.
  */
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -61,6 +63,12 @@ CREATE TABLE IF NOT EXISTS derivations (
   PRIMARY KEY (source_doc_id, derived_doc_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS derivations_by_derived ON derivations(derived_doc_id);
+CREATE TABLE IF NOT EXISTS reindex_vectors (
+  chunk_id TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  PRIMARY KEY (chunk_id, content_hash)
+) STRICT, WITHOUT ROWID;
 `;
 
 /** Settings of an {@link OrganisationDatabase}. */
@@ -72,6 +80,8 @@ export interface OrganisationDatabaseSettings {
   /** The BM25 analyzer; its name is recorded, and every chunk re-analysed when it changed. */
   analyzer: Analyzer;
   logger: Logger;
+  /** The setting that bounds open databases, named in the message when descriptors run out; default `MAX_OPEN_ORGANISATIONS`. */
+  openLimitSetting?: string | undefined;
 }
 
 /** A row of the `chunks` table. */
@@ -122,29 +132,37 @@ export class OrganisationDatabase {
    * Opens (or creates) the file, checks that it belongs to `settings.orgId` and has this
    * schema version, and records the organisation, schema version and analyzer.
    *
-   * @throws {DocqaError} `store_corrupt` when the file cannot be opened, belongs to another
-   *   organisation or has another schema version; `store_unavailable` when another connection
-   *   holds its lock beyond the busy timeout (10 s) or the first write fails.
+   * @throws {DocqaError} `store_unavailable` when the process has run out of file descriptors
+   *   (EMFILE, ENFILE), the file is locked or cannot be opened, or the first write fails;
+   *   `store_corrupt` when the file is not a SQLite database, is damaged, belongs to another
+   *   organisation or has another schema version. The busy timeout (10 s) bounds the wait for
+   *   another connection's lock (an ingestion worker thread creating the same file).
    */
   constructor(private readonly settings: OrganisationDatabaseSettings) {
     mkdirSync(dirname(settings.path), { recursive: true });
+    let database: DatabaseSync | undefined;
     try {
-      this.database = new DatabaseSync(settings.path);
+      database = new DatabaseSync(settings.path);
       // The busy timeout first: another connection (an ingestion worker thread) may be creating
       // the same file, and switching a new file to WAL waits for its lock.
-      this.database.exec("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
-      this.database.exec(schema);
+      database.exec("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
+      database.exec(schema);
+      this.database = database;
       this.migrate();
     } catch (error) {
-      // SQLITE_BUSY (5) and SQLITE_LOCKED (6): another connection held the lock too long; the file is fine.
-      const busy = [5, 6].includes((error as { errcode?: number }).errcode ?? 0);
-      throw new DocqaError(busy ? "store_unavailable" : "store_corrupt", `cannot open ${settings.path}: ${(error as Error).message}`, {
-        component: "embedded-store",
-        cause: error,
-      });
+      // Classified before closing: closing frees the descriptors the probe looks for.
+      const failure = openFailure(error, settings.path, settings.openLimitSetting ?? "MAX_OPEN_ORGANISATIONS");
+      if (database?.isOpen) database.close();
+      throw failure;
     }
+    this.database = database;
     this.statements = prepareStatements(this.database);
-    this.checkStoreInfo();
+    try {
+      this.checkStoreInfo();
+    } catch (error) {
+      this.database.close();
+      throw error;
+    }
   }
 
   /** Whether the database is open (false after {@link close}). */
@@ -187,6 +205,14 @@ export class OrganisationDatabase {
     const id = read("embedding_model");
     const dimension = read("embedding_dimension");
     return id !== undefined && dimension !== undefined ? { id, dimension: Number(dimension) } : undefined;
+  }
+
+  /**
+   * The generation of the vectors: incremented when a reindex replaces them, so that every process
+   * rebuilds its in-memory indexes.
+   */
+  readGeneration(): number {
+    return Number((this.statements.getInfo.get("vectors_generation") as { value: string } | undefined)?.value ?? 0);
   }
 
   /** SQLite's `data_version`: changes when another connection commits. */
@@ -290,6 +316,44 @@ export class OrganisationDatabase {
   }
 }
 
+/** SQLite result codes (https://sqlite.org/rescode.html) that mean the file itself is damaged. */
+const corruptionCodes = new Set([11 /* SQLITE_CORRUPT */, 26 /* SQLITE_NOTADB */]);
+
+/**
+ * The error for a database that could not be opened: `store_unavailable` when the process has no
+ * file descriptor left (SQLite reports only `SQLITE_CANTOPEN`, so a descriptor is asked of the
+ * system to tell), `store_corrupt` when the file is not a database or is damaged, else
+ * `store_unavailable` with SQLite's reason (locked, permissions, disk).
+ */
+export function openFailure(error: unknown, path: string, limitSetting: string): DocqaError {
+  const options = { component: "embedded-store", cause: error };
+  const exhausted = descriptorsExhausted(dirname(path));
+  if (exhausted) {
+    return new DocqaError(
+      "store_unavailable",
+      `cannot open ${path}: the process has run out of file descriptors (${exhausted}); lower ${limitSetting} (each open organisation holds 3) or raise the limit (ulimit -n)`,
+      options,
+    );
+  }
+  const code = (error as { errcode?: unknown }).errcode;
+  const message = (error as Error).message;
+  if (typeof code === "number" && corruptionCodes.has(code & 0xff)) {
+    return new DocqaError("store_corrupt", `cannot open ${path}: ${message}`, options);
+  }
+  return new DocqaError("store_unavailable", `cannot open ${path}: ${message}`, options);
+}
+
+/** `EMFILE` or `ENFILE` when opening a file descriptor fails for want of descriptors, else undefined. */
+export function descriptorsExhausted(path: string): "EMFILE" | "ENFILE" | undefined {
+  try {
+    closeSync(openSync(path, "r"));
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "EMFILE" || code === "ENFILE" ? code : undefined;
+  }
+}
+
 /** Prepares every statement the embedded store runs more than once. */
 function prepareStatements(database: DatabaseSync) {
   return {
@@ -332,6 +396,19 @@ function prepareStatements(database: DatabaseSync) {
     trimChanges: database.prepare("DELETE FROM changes WHERE seq <= ?"),
     dataVersion: database.prepare("PRAGMA data_version"),
     countWithoutEmbedding: database.prepare("SELECT COUNT(*) AS n FROM chunks WHERE embedding IS NULL"),
+    anyChunk: database.prepare("SELECT 1 AS found FROM chunks LIMIT 1"),
+    deleteInfo: database.prepare("DELETE FROM store_info WHERE key = ?"),
+    reindexPending: database.prepare(
+      "SELECT c.id, c.chunk_id, c.doc_id, c.chunk_index, c.text, c.title, c.source, c.owner_id, c.acl, c.metadata, c.content_hash FROM chunks c WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash) ORDER BY c.id LIMIT ?",
+    ),
+    reindexMissing: database.prepare(
+      "SELECT COUNT(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash)",
+    ),
+    reindexPut: database.prepare("INSERT OR REPLACE INTO reindex_vectors (chunk_id, content_hash, embedding) VALUES (?, ?, ?)"),
+    reindexApply: database.prepare(
+      "UPDATE chunks SET embedding = (SELECT r.embedding FROM reindex_vectors r WHERE r.chunk_id = chunks.chunk_id AND r.content_hash = chunks.content_hash)",
+    ),
+    reindexClear: database.prepare("DELETE FROM reindex_vectors"),
   } satisfies Record<string, StatementSync>;
 }
 

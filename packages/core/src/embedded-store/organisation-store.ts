@@ -16,6 +16,12 @@
  * A store opened with `inMemoryIndexes: false` (ingestion workers) only writes and reads the
  * registry: it builds no in-memory index and cannot search.
  *
+ * A reindex (`docqa reindex`, `service.reindex`) keeps the chunks' vectors by the new model in a
+ * side table and replaces the live ones in one transaction, which records the new model and
+ * increments the vectors' generation (`vectors_generation`) without logging each chunk as a
+ * change; every catch-up compares the generation and model its indexes were built from with the
+ * stored ones and rebuilds the indexes when another connection switched the vectors.
+ *
  * This file composes the parts: the database and its statements (`organisation-database.ts`),
  * the slot table and ACL masks (`slot-table.ts`), the background HNSW graph (`hnsw-builder.ts`)
  * and the SQL of metadata filters (`metadata-sql.ts`).
@@ -28,6 +34,7 @@ import type { IdScore } from "../retrieval/top-k.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import { type ChunkRecord, type DocumentVersion, documentInfo, indexedText, type ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentPage, DocumentQuery, DocumentRecord } from "../stores/document-registry.js";
+import { type ReindexJob, reindexHeartbeatTimeoutMs } from "../stores/reindexable-index.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { Bm25Index, type Bm25Parameters, type SlotMask } from "./bm25-index.js";
@@ -65,6 +72,10 @@ interface MemoryIndexes {
   slots: SlotTable;
   bm25: Bm25Index;
   vectors: ExactVectorIndex | undefined;
+  /** The model of the vectors held (undefined until one is stored). */
+  model: EmbeddingModelInfo | undefined;
+  /** The vectors' generation (`vectors_generation`, incremented by each reindex switch) they were built from. */
+  generation: number;
 }
 
 /** Settings of an {@link OrganisationStore}. */
@@ -96,27 +107,28 @@ export class OrganisationStore {
   private loaded = false;
   private lastChange = 0;
   private dataVersion = -1;
-  /** Incremented by every synchronous catch-up or reload, so that a gradual one in progress stops. */
-  private generation = 0;
+  /**
+   * Incremented by every synchronous catch-up or reload, so that a gradual one in progress stops.
+   * Not the vectors' generation (a reindex switch), which {@link MemoryIndexes.generation} follows.
+   */
+  private catchUpEpoch = 0;
   private refreshing: Promise<void> | undefined;
-  private model: EmbeddingModelInfo | undefined;
   private readonly writerOnly: boolean;
 
   constructor(private readonly settings: OrganisationStoreSettings) {
     this.database = new OrganisationDatabase(settings);
     this.writerOnly = settings.inMemoryIndexes === false;
-    this.indexes = this.emptyIndexes();
+    this.indexes = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
     this.hnsw = new HnswBuilder(settings.vectorIndex, settings.logger, {
       slotCount: () => this.indexes.slots.length,
       vectors: () => this.indexes.vectors,
       isOpen: () => this.database.isOpen,
     });
-    this.model = this.database.readStoredModel();
   }
 
-  /** The embedding model recorded with this organisation's vectors, if any. */
+  /** The embedding model recorded with this organisation's vectors, if any (as stored now). */
   get embeddingModel(): EmbeddingModelInfo | undefined {
-    return this.model;
+    return this.database.readStoredModel();
   }
 
   /** Replaces each document's chunks, and deletes `deleteDocIds`, in one transaction; see {@link TransactionalStore.upsert}. */
@@ -128,7 +140,7 @@ export class OrganisationStore {
     const hasVectors = documents.some((document) => document.chunks.some((chunk) => chunk.embedding !== undefined));
     if (hasVectors) {
       if (!embeddingModel) throw new TypeError("embeddingModel is required when chunks carry embeddings");
-      this.assertModel(embeddingModel);
+      this.assertStoredModel(embeddingModel);
       for (const document of documents) {
         for (const chunk of document.chunks) {
           if (chunk.embedding && chunk.embedding.length !== embeddingModel.dimension) {
@@ -152,9 +164,8 @@ export class OrganisationStore {
     const now = Date.now();
     this.database.transaction(() => {
       if (hasVectors && embeddingModel) {
-        this.model ??= this.database.readStoredModel();
-        this.assertModel(embeddingModel);
-        if (!this.model) {
+        // Checked again under the write lock: another connection may have switched the vectors.
+        if (!this.assertStoredModel(embeddingModel)) {
           this.database.statements.putInfo.run("embedding_model", embeddingModel.id);
           this.database.statements.putInfo.run("embedding_dimension", String(embeddingModel.dimension));
         }
@@ -196,7 +207,6 @@ export class OrganisationStore {
         this.database.statements.logChange.run(document.docId);
       }
     });
-    if (hasVectors && embeddingModel) this.model ??= embeddingModel;
     this.afterWrite();
   }
 
@@ -326,12 +336,143 @@ export class OrganisationStore {
 
   /** Exact (or HNSW) vector search over the in-memory indexes (call {@link refresh} first); see {@link VectorIndex.searchByVector}. */
   searchByVector(vector: Float32Array, model: EmbeddingModelInfo, topK: number, filter: ChunkFilter): ScoredChunk[] {
-    const { vectors, slots } = this.readableIndexes();
-    if (!this.model || !vectors) return [];
-    this.assertModel(model);
+    const indexes = this.readableIndexes();
+    const { vectors, slots } = indexes;
+    assertModelFits(model, indexes.model, slots.length - slots.dead - slots.staged > 0);
+    if (!indexes.model || !vectors) return [];
     const mask = this.mask(filter);
     const approximate = this.hnsw.search(vectors, vector, topK, mask, slots.maskAllowed);
     return this.hydrate(approximate ?? vectors.search(vector, topK, mask));
+  }
+
+  /**
+   * The model of the live vectors: the model, `null` when chunks are stored without vectors, or
+   * undefined when no chunk is stored.
+   */
+  vectorModel(): EmbeddingModelInfo | null | undefined {
+    // Read from the database, not the in-memory indexes: a switch made by another connection is
+    // followed at once (a search catches up before it runs), and a store without in-memory
+    // indexes answers too.
+    const stored = this.database.readStoredModel();
+    if (stored) return stored;
+    return this.database.statements.anyChunk.get() ? null : undefined;
+  }
+
+  /** The latest reindex job recorded, if any. */
+  reindexJob(): ReindexJob | undefined {
+    const row = this.database.statements.getInfo.get("reindex_job") as { value: string } | undefined;
+    return row ? (JSON.parse(row.value) as ReindexJob) : undefined;
+  }
+
+  /**
+   * Records `job` and prepares its target: the side table of new vectors is kept when it holds
+   * vectors of the same model (an interrupted job resumes), emptied otherwise.
+   *
+   * @throws {DocqaError} `invalid_request` when another job is running (heartbeat younger than
+   *   `reindexHeartbeatTimeoutMs`).
+   */
+  beginReindex(job: ReindexJob): void {
+    this.database.transaction(() => {
+      const running = this.reindexJob();
+      if (
+        running &&
+        running.jobId !== job.jobId &&
+        running.state === "running" &&
+        Date.now() - Date.parse(running.updatedAt) < reindexHeartbeatTimeoutMs
+      ) {
+        throw new DocqaError(
+          "invalid_request",
+          `a reindex of this organisation to ${running.model.id} is running (job ${running.jobId}, started ${running.startedAt}); wait for it to finish`,
+          { component: "embedded-store" },
+        );
+      }
+      const read = (key: string) => (this.database.statements.getInfo.get(key) as { value: string } | undefined)?.value;
+      if (read("reindex_model") !== job.model.id || read("reindex_dimension") !== String(job.model.dimension)) {
+        this.database.statements.reindexClear.run();
+        this.database.statements.putInfo.run("reindex_model", job.model.id);
+        this.database.statements.putInfo.run("reindex_dimension", String(job.model.dimension));
+      }
+      this.database.statements.putInfo.run("reindex_job", JSON.stringify(job));
+    });
+  }
+
+  /**
+   * Up to `limit` chunks after row `after` whose version has no vector of the target model yet,
+   * in row order, and the last row id returned.
+   */
+  reindexPending(after: number, limit: number): { chunks: ChunkRecord[]; last: number } {
+    const rows = this.database.statements.reindexPending.all(after, limit) as Omit<ChunkRow, "terms" | "embedding">[];
+    return { chunks: rows.map(toChunkRecord), last: rows.length > 0 ? Number((rows.at(-1) as { id: number }).id) : after };
+  }
+
+  /**
+   * Stores the chunks' vectors by the target model, in one transaction.
+   *
+   * @throws {DocqaError} `invalid_request` when the target is no longer `model` (another job
+   *   replaced it); `embedding_dimension_mismatch`.
+   */
+  reindexWrite(chunks: readonly ChunkRecord[], model: EmbeddingModelInfo): void {
+    for (const chunk of chunks) {
+      if (chunk.embedding?.length !== model.dimension) {
+        throw new DocqaError(
+          "embedding_dimension_mismatch",
+          `chunk ${chunk.id} has no ${model.dimension}-dimensional vector of ${model.id}`,
+          {
+            component: "embedded-store",
+          },
+        );
+      }
+    }
+    this.database.transaction(() => {
+      this.assertReindexTarget(model);
+      for (const chunk of chunks) {
+        const vector = chunk.embedding as Float32Array;
+        this.database.statements.reindexPut.run(
+          chunk.id,
+          chunk.contentHash,
+          new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength),
+        );
+      }
+    });
+  }
+
+  /** Saves a reindex job's progress. */
+  saveReindexJob(job: ReindexJob): void {
+    this.database.transaction(() => {
+      this.database.statements.putInfo.run("reindex_job", JSON.stringify(job));
+    });
+  }
+
+  /**
+   * Replaces every chunk's vector by its vector of `model`, records `model`, and empties the side
+   * table, in one transaction; returns false (changing nothing) when a chunk has no vector of
+   * `model` yet (written since the last catch-up).
+   */
+  reindexActivate(model: EmbeddingModelInfo): boolean {
+    let activated = false;
+    this.database.transaction(() => {
+      this.assertReindexTarget(model);
+      if (Number((this.database.statements.reindexMissing.get() as { n: number }).n) > 0) return;
+      this.database.statements.reindexApply.run();
+      this.database.statements.putInfo.run("embedding_model", model.id);
+      this.database.statements.putInfo.run("embedding_dimension", String(model.dimension));
+      this.database.statements.putInfo.run("vectors_generation", String(this.database.readGeneration() + 1));
+      this.database.statements.reindexClear.run();
+      this.database.statements.deleteInfo.run("reindex_model");
+      this.database.statements.deleteInfo.run("reindex_dimension");
+      activated = true;
+    });
+    // This connection's commit does not change its own data_version: the next refresh is forced,
+    // and rebuilds the indexes a slice at a time (the generation changed).
+    if (activated) this.dataVersion = -1;
+    return activated;
+  }
+
+  private assertReindexTarget(model: EmbeddingModelInfo): void {
+    const read = (key: string) => (this.database.statements.getInfo.get(key) as { value: string } | undefined)?.value;
+    if (read("reindex_model") !== model.id || read("reindex_dimension") !== String(model.dimension)) {
+      throw new DocqaError("invalid_request", `the reindex to ${model.id} was replaced by another one`, { component: "embedded-store" });
+    }
   }
 
   /** Vectors held, and the state of the HNSW graph: `none`, `building` or `ready`. */
@@ -370,12 +511,27 @@ export class OrganisationStore {
     return this.indexes;
   }
 
-  private emptyIndexes(): MemoryIndexes {
+  private emptyIndexes(model: EmbeddingModelInfo | undefined, generation: number): MemoryIndexes {
     return {
       slots: new SlotTable(),
       bm25: new Bm25Index(this.settings.bm25),
-      vectors: this.model ? new ExactVectorIndex(this.model.dimension) : undefined,
+      vectors: model ? new ExactVectorIndex(model.dimension) : undefined,
+      model,
+      generation,
     };
+  }
+
+  /**
+   * The stored model and generation of the vectors when another connection switched them (a
+   * reindex) since `indexes` were built, else undefined. A model stored for the first time (the
+   * first vectors of an index that held none) is adopted without a rebuild.
+   */
+  private vectorsSwitched(indexes: MemoryIndexes): { model: EmbeddingModelInfo | undefined; generation: number } | undefined {
+    const model = this.database.readStoredModel();
+    const generation = this.database.readGeneration();
+    if (generation !== indexes.generation || (model && indexes.model && !sameModel(model, indexes.model))) return { model, generation };
+    indexes.model ??= model;
+    return undefined;
   }
 
   /** After a write of this connection: trims the change log, and applies the write to the in-memory indexes. */
@@ -387,11 +543,10 @@ export class OrganisationStore {
 
   /** Rebuilds the in-memory indexes from the database, in one step. */
   private reload(): void {
-    this.generation++;
-    this.model ??= this.database.readStoredModel();
+    this.catchUpEpoch++;
     const dataVersion = this.database.readDataVersion();
     const last = this.database.statements.lastChange.get() as { seq: number };
-    const fresh = this.emptyIndexes();
+    const fresh = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
     for (const row of this.database.statements.allChunks.iterate() as Iterable<IndexedChunkRow>) this.addSlot(fresh, row, "fresh");
     this.install(fresh, Number(last.seq), dataVersion);
   }
@@ -414,8 +569,10 @@ export class OrganisationStore {
     const staged = mode === "staged";
     const slot = indexes.slots.add(row, staged);
     indexes.bm25.add(slot, row.terms === "" ? [] : row.terms.split(" "), staged);
-    if (row.embedding && this.model) {
-      indexes.vectors ??= new ExactVectorIndex(this.model.dimension);
+    // A row of another dimension was switched by a reindex after `indexes` were built: left out
+    // here, the rebuild that follows the switch holds it.
+    if (row.embedding && indexes.model && row.embedding.byteLength === indexes.model.dimension * Float32Array.BYTES_PER_ELEMENT) {
+      indexes.vectors ??= new ExactVectorIndex(indexes.model.dimension);
       indexes.vectors.set(
         slot,
         new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)),
@@ -452,7 +609,7 @@ export class OrganisationStore {
     docId: string,
     rows: Iterable<IndexedChunkRow>,
     slice: TimeSlice,
-    generation: number,
+    epoch: number,
   ): Promise<boolean> {
     const indexes = this.indexes;
     const staged: number[] = [];
@@ -460,7 +617,7 @@ export class OrganisationStore {
       staged.push(this.addSlot(indexes, row, "staged"));
       if (staged.length % stagingStep !== 0) continue;
       await slice.yieldIfDue();
-      if (generation !== this.generation || indexes !== this.indexes || !this.database.isOpen) {
+      if (epoch !== this.catchUpEpoch || indexes !== this.indexes || !this.database.isOpen) {
         for (const slot of staged) {
           indexes.slots.discard(slot);
           indexes.bm25.remove(slot);
@@ -487,12 +644,11 @@ export class OrganisationStore {
   /** Applies every change committed since the last catch-up, by this or another connection, in one step. */
   private catchUp(): void {
     const { seq: latest, first } = this.database.statements.lastChange.get() as { seq: number; first: number };
-    if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue()) {
+    if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue() || this.vectorsSwitched(this.indexes)) {
       this.reload();
       return;
     }
-    this.generation++;
-    this.model ??= this.database.readStoredModel();
+    this.catchUpEpoch++;
     const dataVersion = this.database.readDataVersion();
     const changed = new Set<string>();
     for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
@@ -511,10 +667,10 @@ export class OrganisationStore {
       if (!this.database.isOpen) return;
       const dataVersion = this.database.readDataVersion();
       if (this.loaded && dataVersion === this.dataVersion) return;
-      this.model ??= this.database.readStoredModel();
       const { first } = this.database.statements.lastChange.get() as { first: number };
-      if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue()) await this.reloadGradually(slice, dataVersion);
-      else await this.replayGradually(slice, dataVersion);
+      if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue() || this.vectorsSwitched(this.indexes)) {
+        await this.reloadGradually(slice, dataVersion);
+      } else await this.replayGradually(slice, dataVersion);
     }
   }
 
@@ -524,9 +680,10 @@ export class OrganisationStore {
    * (changes after the one read at the start) replaces such documents wholly.
    */
   private async reloadGradually(slice: TimeSlice, dataVersion: number): Promise<void> {
-    const generation = this.generation;
+    const epoch = this.catchUpEpoch;
     const { seq: start } = this.database.statements.lastChange.get() as { seq: number };
-    const fresh = this.emptyIndexes();
+    // A switch during the reload changes the generation: the pass after this one rebuilds again.
+    const fresh = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
     let after = -1;
     for (;;) {
       const rows = this.database.statements.chunksAfter.all(after, reloadPageRows) as IndexedChunkRow[];
@@ -534,9 +691,9 @@ export class OrganisationStore {
       for (const row of rows) this.addSlot(fresh, row, "fresh");
       after = Number((rows[rows.length - 1] as IndexedChunkRow).id);
       await slice.yieldIfDue();
-      if (generation !== this.generation || !this.database.isOpen) return;
+      if (epoch !== this.catchUpEpoch || !this.database.isOpen) return;
     }
-    this.generation++;
+    this.catchUpEpoch++;
     this.install(fresh, Number(start), dataVersion);
     // Commits made during the reload: force the replay of everything after `start`.
     this.dataVersion = -1;
@@ -544,7 +701,7 @@ export class OrganisationStore {
 
   /** Replays the change log since the last catch-up, one document per step (a large one in several, see {@link replaceDocumentGradually}). */
   private async replayGradually(slice: TimeSlice, dataVersion: number): Promise<void> {
-    const generation = this.generation;
+    const epoch = this.catchUpEpoch;
     let latest = this.lastChange;
     const changed = new Set<string>();
     for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
@@ -564,25 +721,27 @@ export class OrganisationStore {
         first.push(next.value);
       }
       if (first.length <= stagedDocumentRows) this.replaceDocument(docId, first);
-      else if (!(await this.replaceDocumentGradually(docId, chain(first, rows), slice, generation))) return;
+      else if (!(await this.replaceDocumentGradually(docId, chain(first, rows), slice, epoch))) return;
       await slice.yieldIfDue();
-      if (generation !== this.generation || !this.database.isOpen) return;
+      if (epoch !== this.catchUpEpoch || !this.database.isOpen) return;
     }
-    if (generation !== this.generation) return;
-    this.generation++;
+    if (epoch !== this.catchUpEpoch) return;
+    this.catchUpEpoch++;
     this.lastChange = latest;
     this.dataVersion = dataVersion;
     this.hnsw.maybeStart();
   }
 
-  private assertModel(model: EmbeddingModelInfo): void {
-    if (this.model && (this.model.id !== model.id || this.model.dimension !== model.dimension)) {
-      throw new DocqaError(
-        "embedding_model_mismatch",
-        `this organisation's index holds ${this.model.dimension}-dimensional vectors of ${this.model.id}, not of ${model.id} (${model.dimension}): re-ingest into a new DATA_DIR or use the same EMBED_MODEL_NAME`,
-        { component: "embedded-store" },
-      );
-    }
+  /**
+   * Fails unless vectors of `model` fit the stored index (see {@link assertModelFits}); returns the
+   * stored model, undefined when none is recorded yet.
+   *
+   * @throws {DocqaError} `embedding_model_mismatch`.
+   */
+  private assertStoredModel(model: EmbeddingModelInfo): EmbeddingModelInfo | undefined {
+    const stored = this.database.readStoredModel();
+    assertModelFits(model, stored, stored === undefined && this.database.statements.anyChunk.get() !== undefined);
+    return stored;
   }
 
   /**
@@ -603,5 +762,35 @@ export class OrganisationStore {
       if (row) scored.push({ chunk: toChunkRecord(row), score });
     }
     return scored;
+  }
+}
+
+function sameModel(a: EmbeddingModelInfo, b: EmbeddingModelInfo): boolean {
+  return a.id === b.id && a.dimension === b.dimension;
+}
+
+/**
+ * Fails unless vectors of `model` fit an index holding vectors of `indexModel` (undefined: none)
+ * and `holdsChunks`: it holds vectors of `model`, or is empty. An index holding chunks without
+ * vectors (ingested before a model was available) takes no vectors until it is reindexed, so that
+ * its vector search never covers part of it.
+ *
+ * @throws {DocqaError} `embedding_model_mismatch` with `details.indexModel` (the index's model,
+ *   or `null` for an index without vectors).
+ */
+function assertModelFits(model: EmbeddingModelInfo, indexModel: EmbeddingModelInfo | undefined, holdsChunks: boolean): void {
+  if (indexModel && !sameModel(indexModel, model)) {
+    throw new DocqaError(
+      "embedding_model_mismatch",
+      `this organisation's index holds ${indexModel.dimension}-dimensional vectors of ${indexModel.id}, not of ${model.id} (${model.dimension}): reindex it (docqa reindex) or use the same EMBED_MODEL_NAME`,
+      { component: "embedded-store", details: { indexModel: { ...indexModel } } },
+    );
+  }
+  if (!indexModel && holdsChunks) {
+    throw new DocqaError(
+      "embedding_model_mismatch",
+      `this organisation's index holds chunks without vectors (ingested with no embedding model), not vectors of ${model.id}: reindex it (docqa reindex)`,
+      { component: "embedded-store", details: { indexModel: null } },
+    );
   }
 }

@@ -21,6 +21,7 @@ import { chunkDocument } from "../chunking/chunk-document.js";
 import { createSemanticSplit } from "../chunking/semantic-split.js";
 import { hashOf, type SourceDocument } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/config-schema.js";
+import type { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { AuditLog, AuditOutcome } from "../logging/audit-log.js";
@@ -35,12 +36,22 @@ import { withSpan } from "../telemetry/tracing.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { type AuthorizedWrite, auditEvent, authorizeWrites, type PlannedWrite, type WriteContext } from "./authorize-writes.js";
 import { embedChunks } from "./embed-chunks.js";
+import { embeddingsForOrganisation, writeDocuments } from "./write-documents.js";
 
 /** What indexing writes to and works with. */
 export interface IndexingDependencies {
   config: DocqaConfig;
   stores: DocumentStores;
+  /** The configured embedding model (its id is part of each document's stored hash). */
   embeddings: EmbeddingState;
+  /**
+   * Organisations whose index holds another model or none (`Runtime.indexModels`): their chunks
+   * are embedded with the index's model, or stored without vectors (see `writeDocuments`).
+   * Without it, a write refused with `embedding_model_mismatch` fails.
+   */
+  indexModels?: OrganisationIndexModels | undefined;
+  /** Embeddings of another model by id (`Runtime.embeddingsFor`). */
+  embeddingsFor?: ((modelId: string) => Promise<EmbeddingState>) | undefined;
   summarizer: Summarizer;
   analyzer: Analyzer;
   logger: Logger;
@@ -279,8 +290,10 @@ async function indexInSpan(dependencies: IndexingDependencies, request: Indexing
     }
 
     request.signal?.throwIfAborted();
-    if (embeddings.status === "ready") {
-      await embedChunks(changed, embeddings.embeddings, request.signal);
+    // The index's model (or none) when the organisation's index holds another one (write-documents.ts).
+    const chosen = await embeddingsForOrganisation(dependencies, request.orgId);
+    if (chosen?.status === "ready") {
+      await embedChunks(changed, chosen.embeddings, request.signal);
       embedded += changed.reduce((sum, version) => sum + version.chunks.length, 0);
     }
     if (config.ingestion.useRaptor && changed.length > 0) {
@@ -292,7 +305,7 @@ async function indexInSpan(dependencies: IndexingDependencies, request: Indexing
           {
             summarizer: dependencies.summarizer,
             analyzer: dependencies.analyzer,
-            embeddings: embeddings.status === "ready" ? embeddings.embeddings : undefined,
+            embeddings: chosen?.status === "ready" ? chosen.embeddings : undefined,
             signal: request.signal,
           },
         );
@@ -302,15 +315,15 @@ async function indexInSpan(dependencies: IndexingDependencies, request: Indexing
         );
         return nodes;
       });
-      if (embeddings.status === "ready") embedded += built.reduce((sum, version) => sum + version.chunks.length, 0);
+      if (chosen?.status === "ready") embedded += built.reduce((sum, version) => sum + version.chunks.length, 0);
       summaries.push(...built);
     }
     for (const summary of summaries) deleteDocIds.delete(summary.docId);
     for (const docId of versions.keys()) deleteDocIds.delete(docId);
-    const options = { embeddingModel: embeddings.status === "ready" ? embeddings.model : undefined, deleteDocIds: [...deleteDocIds] };
+    const options = { embeddingModel: chosen?.status === "ready" ? chosen.model : undefined, deleteDocIds: [...deleteDocIds] };
     request.signal?.throwIfAborted();
     try {
-      await stores.write(request.orgId, [...changed, ...restamped, ...summaries], options);
+      await writeDocuments(dependencies, request.orgId, [...changed, ...restamped, ...summaries], options);
     } catch (error) {
       const code = DocqaError.isInstance(error) ? error.code : "internal_error";
       for (const document of documents) context.audit.record(auditEvent(context, document.source.docId, "write", "failed", { code }));

@@ -51,6 +51,11 @@ export interface IngestionJobsSettings {
   concurrency: number;
   /** Backpressure: every job holds a place until it finishes. */
   admission: IngestionAdmission;
+  /**
+   * Called once a new job holds its place, before it is created: throws to refuse it (the
+   * service's readiness check of the stores the job writes, `store_unavailable`).
+   */
+  accept?: (() => Promise<void>) | undefined;
   /** `TRACE_CONTENT`: file names go into spans. */
   traceContent?: boolean | undefined;
   /** Receives the `fileIngested` metric events; default none. */
@@ -172,6 +177,7 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
     async run(request, onProgress) {
       const release = settings.admission.admit();
       try {
+        await settings.accept?.();
         const job = newJob(request.orgId, request.files.length);
         await (await settings.jobStore()).save(job);
         return await runJob(job, request.files, request, onProgress);
@@ -184,6 +190,7 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
     async start(request) {
       const release = settings.admission.admit();
       try {
+        await settings.accept?.();
         const job = newJob(request.orgId, request.files.length);
         const directory = join(uploadsDirectory, job.jobId);
         await mkdir(directory, { recursive: true });

@@ -2,7 +2,8 @@
  * The ingestion worker thread, run by the pool of `worker-pool-executor.ts` (piscina): it
  * validates, parses, chunks, embeds and writes, so the serving thread only routes requests.
  * Each worker prepares once, from the service's configuration: its own embedding model (loaded
- * once per worker), the extractive RAPTOR summariser, and the server stores' clients. The
+ * once per worker, and any other model an organisation's index holds, loaded on first use), the
+ * extractive RAPTOR summariser, and the server stores' clients. The
  * embedded store is opened for writing only (no in-memory indexes) for each task and closed
  * after it, so a worker holds no file open between tasks; the serving thread's store replays
  * the committed writes (`DocumentStores.refresh`). Writes stay atomic per document and are
@@ -13,6 +14,8 @@
  */
 import { workerData } from "piscina";
 import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
+import { createEmbeddingModelLoader } from "../embeddings/embeddings-for-model.js";
+import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
@@ -48,7 +51,7 @@ interface WorkerParts {
 let parts: Promise<WorkerParts> | undefined;
 const prepare = (): Promise<WorkerParts> => {
   parts ??= (async () => ({
-    embeddings: await embeddingStateFromConfig(config, {}, quietLogger),
+    embeddings: (preparedEmbeddings = await embeddingStateFromConfig(config, {}, quietLogger)),
     serverStores: usesEmbeddedStore(config) ? undefined : await storesFromConfig(config, logger),
   }))().catch((error: unknown) => {
     parts = undefined;
@@ -56,6 +59,17 @@ const prepare = (): Promise<WorkerParts> => {
   });
   return parts;
 };
+/**
+ * Organisations whose index holds another embedding model or none, as this thread has seen them,
+ * and the other models' embeddings, loaded once per thread: a write to such an organisation is
+ * embedded with its index's model, or stored without vectors (`writeDocuments`).
+ */
+let preparedEmbeddings: EmbeddingState | undefined;
+const indexModels = new OrganisationIndexModels(
+  () => (preparedEmbeddings?.status === "ready" ? preparedEmbeddings.model : undefined),
+  logger,
+);
+const embeddingsFor = createEmbeddingModelLoader(config, { configured: async () => (await prepare()).embeddings, logger });
 const summarizer = createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
 const analyzer = createEnglishAnalyzer();
 
@@ -64,7 +78,7 @@ async function withDependencies<T>(work: (dependencies: IndexingDependencies) =>
   const { embeddings, serverStores } = await prepare();
   const stores = serverStores ?? (await storesFromConfig(config, logger, { inMemoryIndexes: false }));
   try {
-    return await work({ config, stores, embeddings, summarizer, analyzer, logger, audit, metrics });
+    return await work({ config, stores, embeddings, indexModels, embeddingsFor, summarizer, analyzer, logger, audit, metrics });
   } finally {
     if (!serverStores) await stores.close();
   }

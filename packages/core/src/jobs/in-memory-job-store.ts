@@ -29,6 +29,7 @@ export function createInMemoryJobStore(maximumJobs = 10_000): JobStore {
     async unfinished() {
       return [...jobs.values()].filter((job) => !isFinished(job.state)).map((job) => structuredClone(job));
     },
+    async ping() {},
     async close() {},
   };
 }

@@ -14,5 +14,12 @@ export interface JobStore {
   get(orgId: string, jobId: string): Promise<IngestionJob | undefined>;
   /** Jobs not finished (queued or running), of every organisation: for resuming after a restart. */
   unfinished(): Promise<IngestionJob[]>;
+  /**
+   * Checks that the backend answers (readiness probes, and ingestion before it accepts a job):
+   * Redis `PING`, a query of the SQLite file; resolves at once in memory.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

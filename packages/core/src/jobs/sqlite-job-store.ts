@@ -5,6 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "./ingestion-job.js";
 import type { JobStore } from "./job-store.js";
 
@@ -42,6 +43,16 @@ export function createSqliteJobStore(path: string): JobStore {
     },
     async unfinished() {
       return (unfinished.all() as { body: string }[]).map((row) => JSON.parse(row.body) as IngestionJob);
+    },
+    async ping() {
+      try {
+        database.prepare("SELECT 1").get();
+      } catch (error) {
+        throw new DocqaError("store_unavailable", `the job store ${path} cannot be read: ${(error as Error).message}`, {
+          component: "jobs",
+          cause: error,
+        });
+      }
     },
     async close() {
       if (database.isOpen) database.close();

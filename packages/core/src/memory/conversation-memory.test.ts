@@ -68,6 +68,9 @@ describe("conversation memory", () => {
         throw new Error("down");
       },
       deleteUser: async () => 0,
+      ping: async () => {
+        throw new Error("down");
+      },
       close: async () => {},
     };
     const warnings: string[] = [];

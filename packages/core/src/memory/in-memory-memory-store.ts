@@ -120,6 +120,7 @@ export function createInMemoryMemoryStore(settings: InMemoryMemoryStoreSettings 
       }
       return deleted;
     },
+    async ping(): Promise<void> {},
     async close(): Promise<void> {
       conversations.clear();
     },

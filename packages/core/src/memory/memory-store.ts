@@ -75,6 +75,12 @@ export interface MemoryStore {
    * @throws {DocqaError} `store_unavailable`.
    */
   deleteUser(orgId: string, userName: string): Promise<number>;
+  /**
+   * Checks that the backend answers (readiness probes): Redis `PING`; resolves at once in memory.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  ping(): Promise<void>;
   /** Releases connections and timers. */
   close(): Promise<void>;
 }

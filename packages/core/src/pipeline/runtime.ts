@@ -8,6 +8,7 @@ import type { Answerer } from "../answering/answerer.js";
 import type { ChatModelChoice } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/config-schema.js";
+import type { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
@@ -24,6 +25,15 @@ export interface Runtime {
   readonly stores: DocumentStores;
   /** The embedding model, or why there is none (retrieval is then BM25 only). */
   readonly embeddings: EmbeddingState;
+  /**
+   * The embeddings of model `modelId`, loaded once with the configured provider (or the
+   * service's `embeddingModels` resolver): the configured model's own state for its id. Used for
+   * reindexing and for organisations whose index holds another model ({@link indexModels}).
+   * Never throws: a model that cannot be loaded is `unavailable`.
+   */
+  embeddingsFor(modelId: string): Promise<EmbeddingState>;
+  /** Organisations whose index holds vectors of another model, or none, as learned from the stores. */
+  readonly indexModels: OrganisationIndexModels;
   /**
    * The answerer: the caller's, else the model answerer when a chat model is ready (with the
    * extractive answerer as its fallback), else the extractive answerer.

@@ -6,11 +6,15 @@
  * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25` (or by reciprocal rank), in the span `docqa.fuse`.
  */
 import type { Principal } from "../acl/principal.js";
+import { indexModelOf, type OrganisationIndexModels, sameModel } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
+import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import type { ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { isReindexable } from "../stores/reindexable-index.js";
+import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import { withSpan } from "../telemetry/tracing.js";
 import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { RetrievalSettings } from "./retrieval-settings.js";
@@ -20,6 +24,20 @@ export interface CandidateSearchDependencies {
   stores: DocumentStores;
   embeddings: EmbeddingState;
   logger: Logger;
+  /**
+   * Organisations whose index holds another model or none (see `Runtime.indexModels`). When
+   * given, a vector search refused with `embedding_model_mismatch` teaches it the index's model
+   * and the request goes on with BM25 alone; without it the error fails the request.
+   */
+  indexModels?: OrganisationIndexModels | undefined;
+  /** Embeddings of another model by id (`Runtime.embeddingsFor`), to embed queries of such organisations. */
+  embeddingsFor?: ((modelId: string) => Promise<EmbeddingState>) | undefined;
+}
+
+/** A query's embedding and the model that produced it. */
+export interface QueryEmbedding {
+  vector: Float32Array;
+  model: EmbeddingModelInfo;
 }
 
 /** One query's search. */
@@ -29,6 +47,8 @@ export interface CandidateSearch {
   query: string;
   /** The query's embedding ({@link embedQuery}), or undefined for BM25 only. */
   queryVector: Float32Array | undefined;
+  /** The model of `queryVector`; default the configured model. */
+  queryModel?: EmbeddingModelInfo | undefined;
   /** Further filters; the principal filter is always added. */
   filter?: Omit<ChunkFilter, "principal"> | undefined;
   settings: RetrievalSettings;
@@ -65,6 +85,40 @@ export async function embedQuery(
 }
 
 /**
+ * Embeds the query for the organisation's vector index: with the configured model, or with the
+ * model its index holds when that differs ({@link CandidateSearchDependencies.indexModels}) and
+ * can be loaded. Undefined (BM25 only) when there is no vector index, `WEIGHT_VECTOR` is 0, the
+ * index holds no vectors, its model cannot be loaded, or embedding fails (logged).
+ */
+export async function embedQueryFor(
+  dependencies: CandidateSearchDependencies,
+  orgId: string,
+  query: string,
+  settings: RetrievalSettings,
+): Promise<QueryEmbedding | undefined> {
+  const index = dependencies.stores.vector;
+  // Vectors are off (EMBED_PROVIDER=none, or no model could be loaded): BM25 alone, no warning.
+  if (!index || settings.weightVector === 0 || dependencies.embeddings.status !== "ready") return undefined;
+  // The model the organisation's index holds now, from the store when it can say (a reindex in
+  // another process may have switched it), else as learned from earlier mismatches. When the
+  // store cannot say (it is down), the search itself reports the failure.
+  const stored = isReindexable(index) && dependencies.indexModels ? await index.vectorModel(orgId).catch(() => false as const) : false;
+  const indexModel =
+    stored !== false && dependencies.indexModels
+      ? dependencies.indexModels.observe(orgId, stored, "its queries use that model when it can be loaded, else BM25 alone")
+      : dependencies.indexModels?.indexModel(orgId);
+  if (indexModel === null) return undefined;
+  let state: EmbeddingState = dependencies.embeddings;
+  if (indexModel && !(state.status === "ready" && sameModel(state.model, indexModel))) {
+    state = dependencies.embeddingsFor ? await dependencies.embeddingsFor(indexModel.id) : state;
+    if (state.status !== "ready" || !sameModel(state.model, indexModel)) return undefined;
+  }
+  if (state.status !== "ready") return undefined;
+  const vector = await embedQuery({ ...dependencies, embeddings: state }, query, settings);
+  return vector ? { vector, model: state.model } : undefined;
+}
+
+/**
  * Searches both indexes `depth` deep and fuses the lists.
  *
  * @param depth - candidates asked of the vector and the keyword index.
@@ -78,14 +132,25 @@ export async function searchCandidates(
   const { stores, embeddings } = dependencies;
   const { settings } = search;
   const filter: ChunkFilter = { ...search.filter, principal: search.principal };
+  const queryModel = search.queryModel ?? (embeddings.status === "ready" ? embeddings.model : undefined);
+  const searchVectors = async (): Promise<ScoredChunk[]> => {
+    if (!search.queryVector || !queryModel || !stores.vector) return [];
+    try {
+      return await stores.vector.searchByVector(search.orgId, search.queryVector, queryModel, {
+        topK: depth.vector,
+        filter,
+        signal: search.signal,
+      });
+    } catch (error) {
+      // The index holds another model, or none: this request goes on with BM25 alone, and the
+      // next ones embed with the index's model when it can be loaded.
+      if (!dependencies.indexModels || !DocqaError.isInstance(error) || indexModelOf(error) === undefined) throw error;
+      dependencies.indexModels.learn(search.orgId, error, "its queries use that model when it can be loaded, else BM25 alone");
+      return [];
+    }
+  };
   let [vector, keyword] = await Promise.all([
-    search.queryVector && embeddings.status === "ready" && stores.vector
-      ? stores.vector.searchByVector(search.orgId, search.queryVector, embeddings.model, {
-          topK: depth.vector,
-          filter,
-          signal: search.signal,
-        })
-      : Promise.resolve([] as ScoredChunk[]),
+    searchVectors(),
     settings.weightBm25 > 0
       ? stores.keyword.searchByText(search.orgId, search.query, { topK: depth.keyword, filter, signal: search.signal })
       : Promise.resolve([] as ScoredChunk[]),

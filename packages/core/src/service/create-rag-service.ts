@@ -11,6 +11,7 @@ import type { Answerer } from "../answering/answerer.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { getDocument, listDocuments } from "../documents/list-documents.js";
+import type { EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
 import { deleteDocuments } from "../ingestion/delete-documents.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionAdmission } from "../ingestion/ingestion-admission.js";
@@ -30,11 +31,15 @@ import { runPredict, runSearch } from "../pipeline/run-predict.js";
 import { createExtractiveSummarizer, type Summarizer } from "../raptor/summarizer.js";
 import type { Reranker } from "../retrieval/reranker.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import { createUncommittedSweeper, emptySweepReport, type SweepReport, type UncommittedSweeper } from "../stores/sweep-uncommitted.js";
+import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
+import { createReindexJobs } from "./reindex-jobs.js";
 import { serviceHealth } from "./service-health.js";
+import { assertStoresWritable, serviceReadiness } from "./service-readiness.js";
 import { serviceStatistics } from "./service-statistics.js";
 
 /** Options of {@link createRagService}. */
@@ -58,6 +63,13 @@ export interface RagServiceOptions {
   embeddings?: EmbeddingsInterface | null;
   /** Model id recorded with vectors of user-supplied embeddings. */
   embeddingModelId?: string;
+  /**
+   * Embeddings of models other than the configured one, by model id: the target of
+   * `reindex({ model })`, and the model of an organisation whose index was built with another one
+   * (its queries are embedded with that model). Return undefined to load the id with the
+   * configured provider (`EMBED_PROVIDER`, `EMBED_MODEL_PATH`, `EMBED_DTYPE`), the default.
+   */
+  embeddingModels?: EmbeddingModelResolver | undefined;
   /**
    * Answerer; default the model answerer (`createModelAnswerer`, with the extractive answerer as
    * its fallback) when `RAG_LLM_PROVIDER` selects a usable chat model (`chatModelFromConfig`),
@@ -99,6 +111,12 @@ export interface RagServiceOptions {
   /** PERF sink; default `PERF` lines on standard output when `PERF_LOG` is true. */
   perfLog?: PerfLog;
   /**
+   * Called after every pass of the sweeper of uncommitted chunk versions (staged stores only)
+   * with its report: the hook for a metric such as a counter of `chunksRemoved`. Each pass with
+   * removals is also logged (`swept uncommitted chunk versions`).
+   */
+  onSweep?: ((report: SweepReport) => void) | undefined;
+  /**
    * Receives metric events (stage latencies, answers, ingestion, embeddings, backend errors);
    * default none. `@docqa/observability`'s `createPrometheusMetrics().serviceMetrics` records
    * them with `prom-client`. Traces need no option: the library's OpenTelemetry spans are
@@ -134,6 +152,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       config,
       stores: runtime.stores,
       embeddings: runtime.embeddings,
+      indexModels: runtime.indexModels,
+      embeddingsFor: runtime.embeddingsFor,
       summarizer,
       analyzer: runtime.analyzer,
       logger,
@@ -144,6 +164,11 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
   const executor = ingestionExecutor(config, options, { logger, audit }, indexing, async (orgId) => {
     await (await prepared.runtime()).stores.refresh(orgId);
   });
+  /** Refuses an ingestion (503) unless every store it writes answers within `READINESS_TIMEOUT_MS`. */
+  const acceptIngestion = async () => {
+    const [runtime, jobStore] = await Promise.all([prepared.runtime(), prepared.jobStore()]);
+    await assertStoresWritable({ stores: runtime.stores, jobStore }, config.stores.readinessTimeoutMs);
+  };
   const admission = createIngestionAdmission({ limit: config.ingestion.queueSize, concurrency: executor.threads });
   const jobs = createIngestionJobs({
     dataDir: config.stores.dataDir,
@@ -153,16 +178,55 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     // are not queued behind a whole job; in this thread, MAX_INGESTION_THREADS files interleave.
     concurrency: executor.mode === "workers" ? executor.threads : config.ingestion.maxIngestionThreads,
     admission,
+    accept: acceptIngestion,
     traceContent: config.logging.traceContent,
     metrics: options.metrics,
     logger,
   });
+  const reindexJobs = createReindexJobs({ runtime: prepared.runtime, logger });
+  /** The sweeper of uncommitted chunk versions, on staged stores only; created once the stores are. */
+  let sweeper: Promise<UncommittedSweeper | undefined> | undefined;
+  const sweeperOf = (): Promise<UncommittedSweeper | undefined> => {
+    sweeper ??= prepared.runtime().then(({ stores }) => {
+      if (stores.writes !== "staged") return undefined;
+      const indexes = [...new Set([stores.vector, stores.keyword])].filter(
+        (index): index is NonNullable<typeof index> & SweepableIndex => index !== undefined && isSweepable(index),
+      );
+      return createUncommittedSweeper({
+        indexes,
+        registry: stores.registry,
+        graceMs: config.stores.sweepGraceSeconds * 1000,
+        logger,
+        onSweep: (report) => {
+          options.metrics?.swept?.({
+            versionsRemoved: report.versionsRemoved,
+            chunksRemoved: report.chunksRemoved,
+            pending: report.pending,
+            failures: report.errors.length,
+            seconds: report.durationMs / 1000,
+          });
+          options.onSweep?.(report);
+        },
+      });
+    });
+    sweeper.catch(() => {
+      sweeper = undefined;
+    });
+    return sweeper;
+  };
 
   return {
     config,
 
     async ready() {
       await prepared.runtime();
+      (await sweeperOf())?.start(config.stores.sweepIntervalSeconds * 1000);
+    },
+
+    async sweep() {
+      const started = new Date().toISOString();
+      const active = await sweeperOf();
+      return active ? active.sweep() : emptySweepReport(started);
     },
 
     async upsert(request) {
@@ -269,7 +333,23 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async health() {
-      return serviceHealth(config, prepared);
+      return serviceHealth(config, prepared, reindexJobs.running());
+    },
+
+    reindex(request, reindexOptions) {
+      return reindexJobs.run(request, reindexOptions?.onProgress);
+    },
+
+    startReindex(request) {
+      return reindexJobs.start(request);
+    },
+
+    reindexStatus(context) {
+      return reindexJobs.status(context.orgId);
+    },
+
+    async readiness(readinessOptions) {
+      return serviceReadiness(prepared, readinessOptions?.timeoutMs ?? config.stores.readinessTimeoutMs);
     },
 
     async statistics(statisticsOptions) {
@@ -277,6 +357,8 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async close() {
+      await (await sweeper?.catch(() => undefined))?.stop();
+      await reindexJobs.close();
       // Together: closing the executor stops the tasks that jobs wait for.
       await Promise.all([jobs.close(), executor.close()]);
       await prepared.close();
@@ -300,6 +382,7 @@ function ingestionExecutor(
     options.stores === undefined &&
     options.embeddings === undefined &&
     options.embeddingModelId === undefined &&
+    options.embeddingModels === undefined &&
     options.summarizer === undefined;
   if (!config.ingestion.workers || !ownParts) return createInProcessExecutor(indexing);
   const workerUrl = ingestionWorkerUrl();

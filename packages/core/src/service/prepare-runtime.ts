@@ -12,6 +12,8 @@ import { type ChatModelChoice, chatModelFromConfig } from "../chat-models/chat-m
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
+import { createEmbeddingModelLoader, type EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
+import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import {
@@ -45,6 +47,8 @@ export interface RuntimeParts {
   reranker?: Reranker | undefined;
   memoryStore?: MemoryStore | undefined;
   jobStore?: JobStore | undefined;
+  /** Embeddings of other models by id (see `RagServiceOptions.embeddingModels`). */
+  embeddingModels?: EmbeddingModelResolver | undefined;
   /** Receives metric events; default none. */
   metrics?: ServiceMetrics | undefined;
 }
@@ -57,6 +61,8 @@ export interface PreparedRuntime {
   intentClassifier(): Promise<IntentClassifier>;
   /** The job store (SQLite under `DATA_DIR`, Redis, or the caller's). */
   jobStore(): Promise<JobStore>;
+  /** The conversation memory store (Redis, in this process, or the caller's), without the memory built on it. */
+  memoryStore(): Promise<MemoryStore>;
   /** What is known so far, without preparing anything (for health). */
   snapshot(): {
     stores: DocumentStores | undefined;
@@ -64,6 +70,7 @@ export interface PreparedRuntime {
     chatModel: ChatModelChoice | undefined;
     answerer: Answerer;
     reranker: Reranker | undefined;
+    indexModels: OrganisationIndexModels;
   };
   /** Closes stores, pending memory writes and the cache connection. */
   close(): Promise<void>;
@@ -125,13 +132,14 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     return cacheStores();
   };
   const jobStore = async (): Promise<JobStore> => parts.jobStore ?? (await cache()).jobStore;
+  const memoryStore = async (): Promise<MemoryStore> => parts.memoryStore ?? (await cache()).memoryStore;
   const memory = once(async (): Promise<ConversationMemory> => {
     // Loaded in the background, awaited only when a thread with history is read (a failure then
     // surfaces as a failed read: answered without memory, with a warning).
     const countTokens = createTokenCounter(config.models.provider === "ollama" ? config.models.localModel : config.models.generatorModel);
     countTokens.catch(() => {});
     return createConversationMemory({
-      store: parts.memoryStore ?? (await cache()).memoryStore,
+      store: await memoryStore(),
       sessionTimeoutSeconds: config.memory.sessionTimeoutSeconds,
       threadTimeoutSeconds: config.memory.threadTimeoutSeconds,
       maxSessionTokens: config.memory.maxSessionTokens,
@@ -140,6 +148,13 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     });
   });
   let memoryStarted = false;
+
+  const indexModels = new OrganisationIndexModels(() => (embeddings?.status === "ready" ? embeddings.model : undefined), logger);
+  const embeddingsFor = createEmbeddingModelLoader(config, {
+    configured: () => runtime().then((prepared) => prepared.embeddings),
+    resolver: parts.embeddingModels,
+    logger,
+  });
 
   const prepareStores = async (): Promise<DocumentStores> => {
     stores ??= await storesFromConfig(config, logger);
@@ -220,6 +235,8 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       logger,
       stores: instrumentDocumentStores(readyStores, metrics),
       embeddings: instrumentEmbeddings(embeddingState, metrics),
+      embeddingsFor,
+      indexModels,
       metrics,
       answerer,
       answererModel,
@@ -242,7 +259,8 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       return intent;
     },
     jobStore,
-    snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker }),
+    memoryStore,
+    snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker, indexModels }),
     async close() {
       await stores?.close();
       await parts.jobStore?.close();

@@ -15,6 +15,10 @@ import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { StageTiming } from "../pipeline/stage.js";
 import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
+import type { ReindexJob } from "../stores/reindexable-index.js";
+import type { SweepReport } from "../stores/sweep-uncommitted.js";
+import type { ReindexRequest, ReindexStatus } from "./reindex-jobs.js";
+import type { ReadinessReport } from "./service-readiness.js";
 
 /** Who is asking, in which organisation. Adapters build it from a verified token. */
 export interface RequestContext {
@@ -187,6 +191,20 @@ export interface ServiceHealth {
   };
   /** The reranker in use (`USE_RERANKER`), or null. */
   reranker: string | null;
+  /**
+   * Organisations whose vector index does not hold the configured model (ingested before a model
+   * was available, or with another one), as learned from requests: they are served with their
+   * index's model when it can be loaded, else with BM25 alone, until reindexed; and reindex jobs
+   * running in this process. Always set by `createRagService`.
+   */
+  vectorIndexes?: {
+    /** Organisations known to hold vectors of another model, or none. */
+    otherModel: number;
+    /** Reindex jobs running in this process. */
+    reindexing: number;
+    /** A sentence for operators when `otherModel` is not 0. */
+    detail?: string | undefined;
+  };
 }
 
 /** Counts of a service's stores, for status pages and metrics ({@link RagService.statistics}). */
@@ -206,8 +224,9 @@ export interface RagService {
   readonly config: DocqaConfig;
   /**
    * Resolves when the embedding model is loaded (or known unavailable), the stores are open, and
-   * the chat model is chosen (or known disabled). Every method awaits it; call it at start-up to
-   * fail fast on configuration errors.
+   * the chat model is chosen (or known disabled), and starts the background sweeper of
+   * uncommitted chunk versions on staged stores (`SWEEP_INTERVAL_SECONDS`). Every method awaits
+   * the preparation; call it at start-up to fail fast on configuration errors.
    *
    * @throws {DocqaError} `embedding_dimension_mismatch` when `EMBED_DIMENSION` is wrong.
    */
@@ -235,6 +254,9 @@ export interface RagService {
    * a file that would replace a document the principal may not write).
    *
    * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
+   * @throws {DocqaError} `store_unavailable` before the job is created when a store it writes
+   *   (vector index, keyword index, registry, job store) does not answer a readiness check within
+   *   `READINESS_TIMEOUT_MS`.
    */
   ingestFiles(request: IngestFilesRequest, options?: { onProgress?: IngestionProgressListener }): Promise<IngestionJob>;
   /**
@@ -243,6 +265,7 @@ export interface RagService {
    * (see {@link RagService.resumeIngestions}).
    *
    * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
+   * @throws {DocqaError} `store_unavailable`, before anything is saved, as {@link RagService.ingestFiles}.
    */
   startIngestion(request: IngestFilesRequest): Promise<IngestionJob>;
   /**
@@ -311,7 +334,7 @@ export interface RagService {
    * @throws {DocqaError} `store_unavailable`.
    */
   getDocument(context: RequestContext, docId: string): Promise<DocumentSummary | undefined>;
-  /** Health detail. */
+  /** Health detail (liveness: never waits for a backend). */
   health(): Promise<ServiceHealth>;
   /**
    * Counts of the stores, without preparing anything: the organisation stores open in this
@@ -320,6 +343,48 @@ export interface RagService {
    * @throws {DocqaError} `store_unavailable` when counting fails.
    */
   statistics(options?: { orgId?: string | undefined }): Promise<ServiceStatistics>;
+  /**
+   * Readiness: whether every configured backend (vector index, keyword index, registry, job
+   * store, memory store) answers now, each asked within `options.timeoutMs` (default
+   * `READINESS_TIMEOUT_MS`), and the service has finished starting. Never throws: a backend
+   * that fails is reported `down` with the reason.
+   */
+  readiness(options?: { timeoutMs?: number | undefined }): Promise<ReadinessReport>;
+  /**
+   * Rebuilds the organisation's vector index with `request.model` (default the configured model)
+   * and waits for the end: its committed chunks are embedded into a new index beside the live one
+   * while reads and writes go on (queries use the live index: its model when it can be loaded,
+   * else BM25 alone), chunks written meanwhile are caught up, and the live index switches to the
+   * new one atomically. Returns the job, `succeeded` or `failed` (the live index then unchanged).
+   * With the embedded store, a job interrupted by a restart resumes where it stopped. On a
+   * keyword-only deployment there is nothing to rebuild.
+   *
+   * @throws {DocqaError} `invalid_request` when the organisation has no chunks, a job for it is
+   *   already running, or the deployment has no vector index; `model_unavailable` when the model
+   *   cannot be loaded; `store_unavailable`.
+   */
+  reindex(request: ReindexRequest, options?: { onProgress?: ((job: ReindexJob) => void) | undefined }): Promise<ReindexJob>;
+  /**
+   * Starts {@link RagService.reindex} in the background and returns the job as recorded (state
+   * `running`), or finished when there was nothing to do. Follow it with {@link RagService.reindexStatus}.
+   *
+   * @throws {DocqaError} as {@link RagService.reindex}, for a job that cannot start.
+   */
+  startReindex(request: ReindexRequest): Promise<ReindexJob>;
+  /**
+   * What the organisation's vector index holds (its model, compared with the configured one) and
+   * its latest reindex job, started by any process.
+   *
+   * @throws {DocqaError} `store_unavailable`.
+   */
+  reindexStatus(context: Pick<RequestContext, "orgId">): Promise<ReindexStatus>;
+  /**
+   * Runs one pass of the sweeper of uncommitted chunk versions now (staged stores: Milvus,
+   * Elasticsearch/OpenSearch; an empty report for the embedded store, which leaves none): versions
+   * uncommitted for `SWEEP_GRACE_SECONDS` are removed. `ready()` also starts a pass every
+   * `SWEEP_INTERVAL_SECONDS` in the background. Never throws: failures are in the report.
+   */
+  sweep(): Promise<SweepReport>;
   /** Stops background jobs (they resume on the next start) and closes stores. */
   close(): Promise<void>;
 }

@@ -38,6 +38,17 @@ export {
   transactionalDocumentStores,
 } from "./document-stores.js";
 export { organisationCollectionName, organisationSuffix } from "./organisation-names.js";
+export { progressIntervalMs, type ReindexRun, reindexOrganisation } from "./reindex-organisation.js";
+export {
+  isReindexable,
+  observedReindexJob,
+  type ReindexableIndex,
+  type ReindexJob,
+  type ReindexPhase,
+  type ReindexState,
+  type ReindexTarget,
+  reindexHeartbeatTimeoutMs,
+} from "./reindexable-index.js";
 export {
   importBackend,
   type MilvusPackage,
@@ -46,6 +57,14 @@ export {
   type ServerVectorStore,
   storesFromConfig,
 } from "./stores-from-config.js";
+export {
+  createUncommittedSweeper,
+  type SweeperSettings,
+  type SweepReport,
+  type SweptOrganisation,
+  type UncommittedSweeper,
+} from "./sweep-uncommitted.js";
+export { isSweepable, type StoredVersion, type SweepableIndex } from "./sweepable-index.js";
 export type {
   ChunkIndex,
   EmbeddingModelInfo,

@@ -38,6 +38,15 @@ export interface ChunkIndex {
   /** Number of chunks stored for the organisation (all versions, committed or not). */
   count(orgId: string): Promise<number>;
   /**
+   * Checks that the backend answers (readiness probes, and `/api/ingest` before it accepts a
+   * job): one light request to the server (Milvus `GetVersion`-like call, OpenSearch `GET /`), or
+   * for the embedded store a writable data directory and a free file descriptor. Resolves when
+   * usable; bounded by the store's own time limit (`STORE_TIMEOUT_MS`).
+   *
+   * @throws {DocqaError} `store_unavailable` saying what is wrong.
+   */
+  ping(): Promise<void>;
+  /**
    * The stored chunks of version `contentHash` of document `docId`, in chunk order, each with its
    * embedding when this index keeps embeddings (a vector index does; a keyword index returns them
    * without). Empty when that version is not stored. Used to re-stamp a document whose access

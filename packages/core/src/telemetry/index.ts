@@ -20,6 +20,7 @@ export type {
   IndexingEvent,
   ServiceMetrics,
   StageEvent,
+  SweepEvent,
 } from "./service-metrics.js";
 export { noServiceMetrics } from "./service-metrics.js";
 export { stateAttributes } from "./state-attributes.js";

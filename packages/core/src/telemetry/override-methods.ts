@@ -16,9 +16,23 @@
 export function overrideMethods<T extends object>(target: T, replacements: Partial<Record<keyof T, unknown>>): T {
   return new Proxy(target, {
     get(object, property) {
+      if (property === originalObject) return unwrapped(object);
       if (Object.hasOwn(replacements, property)) return replacements[property as keyof T];
       const value: unknown = Reflect.get(object, property);
       return typeof value === "function" ? value.bind(object) : value;
     },
   });
+}
+
+/** The key under which a wrapper answers the object it wraps. */
+const originalObject = Symbol("docqa.originalObject");
+
+/**
+ * The object behind any {@link overrideMethods} wrappers of `value` (itself when not wrapped):
+ * what to compare when asking whether two wrapped stores are one backend (readiness pings each
+ * backend once).
+ */
+export function unwrapped<T>(value: T): T {
+  const original = typeof value === "object" && value !== null ? (value as Record<symbol, unknown>)[originalObject] : undefined;
+  return (original ?? value) as T;
 }

@@ -85,6 +85,20 @@ export interface BackendErrorEvent {
   code: string;
 }
 
+/** A pass of the sweeper of uncommitted chunk versions finished (staged stores; `SweepReport`). */
+export interface SweepEvent {
+  /** Uncommitted versions removed. */
+  versionsRemoved: number;
+  /** Chunks of the removed versions. */
+  chunksRemoved: number;
+  /** Uncommitted versions still within the grace period (`SWEEP_GRACE_SECONDS`). */
+  pending: number;
+  /** Indexes or organisations that could not be swept (retried on the next pass). */
+  failures: number;
+  /** How long the pass took, in seconds. */
+  seconds: number;
+}
+
 /** Receives a service's metric events. */
 export interface ServiceMetrics {
   stage?(event: StageEvent): void;
@@ -93,6 +107,7 @@ export interface ServiceMetrics {
   indexed?(event: IndexingEvent): void;
   embedded?(event: EmbeddingEvent): void;
   backendError?(event: BackendErrorEvent): void;
+  swept?(event: SweepEvent): void;
 }
 
 /** A sink that drops every event (the default). */

@@ -24,7 +24,7 @@ const handbook = "New employees receive 20 vacation days per year. Unused vacati
 type Events = { [K in keyof Required<ServiceMetrics>]: Parameters<Required<ServiceMetrics>[K]>[0][] };
 
 function recordingMetrics(): { metrics: ServiceMetrics; events: Events } {
-  const events: Events = { stage: [], answer: [], fileIngested: [], indexed: [], embedded: [], backendError: [] };
+  const events: Events = { stage: [], answer: [], fileIngested: [], indexed: [], embedded: [], backendError: [], swept: [] };
   return {
     events,
     metrics: {
@@ -34,6 +34,7 @@ function recordingMetrics(): { metrics: ServiceMetrics; events: Events } {
       indexed: (event) => events.indexed.push(event),
       embedded: (event) => events.embedded.push(event),
       backendError: (event) => events.backendError.push(event),
+      swept: (event) => events.swept.push(event),
     },
   };
 }

@@ -13,7 +13,7 @@
 import type { Span } from "@opentelemetry/api";
 import pLimit from "p-limit";
 import { filterReadable } from "../../retrieval/filter-readable.js";
-import { embedQuery, searchCandidates } from "../../retrieval/search-candidates.js";
+import { embedQueryFor, searchCandidates } from "../../retrieval/search-candidates.js";
 import { withSpan } from "../../telemetry/tracing.js";
 import type { QueryRetrieval, RetrievalState } from "../request-state.js";
 import type { Runtime } from "../runtime.js";
@@ -54,13 +54,21 @@ export const retrieveCandidates: Stage<RetrievalState> = {
 
 async function retrieveOne(state: RetrievalState, runtime: Runtime, query: QueryRetrieval["query"], span: Span): Promise<QueryRetrieval> {
   state.signal?.throwIfAborted();
-  const dependencies = { stores: runtime.stores, embeddings: runtime.embeddings, logger: runtime.logger };
-  const queryVector = await embedQuery(dependencies, query.text, state.settings);
+  const dependencies = {
+    stores: runtime.stores,
+    embeddings: runtime.embeddings,
+    logger: runtime.logger,
+    indexModels: runtime.indexModels,
+    embeddingsFor: runtime.embeddingsFor,
+  };
+  const embedded = await embedQueryFor(dependencies, state.orgId, query.text, state.settings);
+  const queryVector = embedded?.vector;
   const search = {
     orgId: state.orgId,
     principal: state.principal,
     query: query.text,
     queryVector,
+    queryModel: embedded?.model,
     filter: state.filter,
     settings: state.settings,
     signal: state.signal,
