@@ -261,7 +261,7 @@ describe("embedded store", () => {
       startedAt: now,
       updatedAt: now,
     });
-    for (let chunks = await target.pending(8); chunks.length > 0; chunks = await target.pending(8)) {
+    for (let chunks = await target.pending(8, undefined); chunks.length > 0; chunks = await target.pending(8, undefined)) {
       await target.write(chunks.map((chunk) => ({ ...chunk, embedding: Float32Array.from(chunk.docId === "doc-7" ? [0, 1] : [1, 0]) })));
     }
     expect(await target.activate()).toBe(true);
