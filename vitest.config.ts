@@ -1,10 +1,13 @@
 /**
  * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
- * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them)
- * and `integration-faults` (the integration tests that time a server's outage against `STORE_TIMEOUT_MS`).
+ * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them),
+ * `integration-faults` (the integration tests that time a server's outage against
+ * `STORE_TIMEOUT_MS`), and `models` (`*.models.test.ts`: real embedding models from
+ * ../shared/data/models over whole benchmark sets, several minutes).
  * `npm test` runs unit and integration files together in one pool of workers, then the fault
- * tests alone, so a busy CPU does not stretch the outages they time. Workspace packages resolve to
- * their sources, so tests need no build (the CLI's end-to-end tests run the build).
+ * tests alone, so a busy CPU does not stretch the outages they time; `npm run test:models` runs the
+ * models project, which `.ci/run` calls after `npm test`. Workspace packages resolve to their
+ * sources, so tests need no build (the CLI's end-to-end tests run the build).
  *
  * Workers: Vitest's default is one less than the CPUs, a single worker on a 2-core machine, which
  * ran every file one after the other although many of the slow ones wait (on a `docqa` child
@@ -57,7 +60,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/node_modules/**", "**/dist/**"],
+          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/node_modules/**", "**/dist/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers,
@@ -83,6 +86,17 @@ export default defineConfig({
           hookTimeout: 180_000,
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "models",
+          include: ["packages/*/src/**/*.models.test.ts"],
+          exclude: ["**/node_modules/**", "**/dist/**"],
+          testTimeout: 1_800_000,
+          hookTimeout: 1_800_000,
+          fileParallelism: false,
         },
       },
     ],

@@ -89,6 +89,7 @@ export {
   maximumPageSize,
 } from "./documents/list-documents.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
+export { type EmbeddingCache, type EmbeddingCacheSettings, openEmbeddingCache } from "./embeddings/embedding-cache.js";
 export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
 export { type EmbeddingModelResolver, loadEmbeddingModel } from "./embeddings/embeddings-for-model.js";
 export {
@@ -98,8 +99,14 @@ export {
 } from "./embeddings/embeddings-from-provider.js";
 export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
 export { indexModelOf, type OrganisationIndexModel, OrganisationIndexModels } from "./embeddings/organisation-index-models.js";
-export { type EmbeddingState, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
-export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
+export { type EmbeddingState, embeddingCacheFile, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
+export { defaultQueryCacheSize, QueryCachedEmbeddings } from "./embeddings/query-cached-embeddings.js";
+export { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./embeddings/resolve-embedding-dtype.js";
+export {
+  defaultMaxBatchTokens,
+  TransformersEmbeddings,
+  type TransformersEmbeddingsSettings,
+} from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { assertJsonDepth, jsonDepth } from "./ingestion/json-depth.js";

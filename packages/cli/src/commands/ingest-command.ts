@@ -1,9 +1,9 @@
 /**
  * `docqa ingest`: ingests files and folders (PDF, DOCX, TXT, MD, JSON, CSV) into an
  * organisation of the configured store, with progress on standard error (files, chunks and
- * embeddings per second, ETA) and a summary of unchanged, skipped and rejected files. The exit
- * code says whether every file was ingested (0), some failed or were not found (2), or nothing
- * was ingested (3).
+ * embeddings per second, chunks reused from the embedding cache, ETA) and a summary of
+ * unchanged, skipped and rejected files. The exit code says whether every file was ingested (0),
+ * some failed or were not found (2), or nothing was ingested (3).
  */
 import { stat } from "node:fs/promises";
 import { createRagService, DocqaError, type IngestionJob, loadConfig } from "@docqa/core";
@@ -112,20 +112,22 @@ export function registerIngestCommand(program: Command): void {
       const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
       const logger = createCliLogger(config.logging.level === "debug");
       let embedded = 0;
+      let cached = 0;
       let doneBytes = 0;
+      let processed = 0;
       let job: IngestionJob | undefined;
       const progress = createProgress({
         mode: progressMode(options),
         phase: "ingest",
         unit: "files",
         total: files.length,
-        counters: ["chunks", "embeddings"],
+        counters: ["chunks", "embeddings", "cached"],
       });
       const show = (current?: string) =>
         progress.update({
           done: job?.files.processed ?? 0,
           fraction: totalBytes > 0 ? doneBytes / totalBytes : undefined,
-          counters: { chunks: job?.chunks ?? 0, embeddings: embedded },
+          counters: { chunks: job?.chunks ?? 0, embeddings: embedded, cached },
           current,
         });
       const embeddings = countingEmbeddings(config, (count) => {
@@ -149,9 +151,13 @@ export function registerIngestCommand(program: Command): void {
             metadata: { source: options.source, owner_id: ownerId, ...(options.acl ? { acl: options.acl } : {}) },
           },
           {
-            onProgress: (state, file) => {
+            onProgress: (state, file, throughput) => {
               job = state;
-              doneBytes += sizes.get(file) ?? 0;
+              cached = throughput.cachedChunks;
+              if (state.files.processed > processed) {
+                processed = state.files.processed;
+                doneBytes += sizes.get(file) ?? 0;
+              }
               show(file.split(/[\\/]/).at(-1) ?? "");
             },
           },

@@ -7,7 +7,7 @@ import { type DocqaConfig, TransformersEmbeddings } from "@docqa/core";
 
 /**
  * A `TransformersEmbeddings` built from `config` exactly as the service builds its default one
- * (`EMBED_MODEL_NAME`, `EMBED_MODEL_PATH`, `EMBED_ALLOW_REMOTE`, `EMBED_DTYPE`), calling
+ * (`EMBED_MODEL_NAME`, `EMBED_MODEL_PATH`, `EMBED_ALLOW_REMOTE`, `EMBED_DTYPE`, `EMBED_THREADS`), calling
  * `onEmbedded(n)` after each batch of `n` documents (chunks) is embedded; query embeddings are not
  * counted. Undefined unless `EMBED_PROVIDER` is `transformers` (provider embeddings are network
  * calls, reported per file only).
@@ -26,5 +26,6 @@ export function countingEmbeddings(config: DocqaConfig, onEmbedded: (count: numb
     localModelPath: config.embeddings.modelPath,
     allowRemote: config.embeddings.allowRemote,
     dtype: config.embeddings.dtype,
+    threads: config.embeddings.threads > 0 ? config.embeddings.threads : undefined,
   });
 }

@@ -126,6 +126,12 @@ const storesSchema = z.object({
     .prefault({}),
 });
 
+/** The default transformers.js embedding model (768 dimensions, the spec's `EMBED_DIMENSION`). */
+export const defaultEmbeddingModel = "Xenova/bge-base-en-v1.5";
+
+/** `EMBED_DIMENSION` when it is not set: the dimension of {@link defaultEmbeddingModel}. */
+export const defaultEmbeddingDimension = 768;
+
 /** The embedding model. */
 const embeddingsSchema = z.object({
   /**
@@ -144,11 +150,23 @@ const embeddingsSchema = z.object({
   /** `EMBED_MODEL_PATH`: local directory holding `<EMBED_MODEL_NAME>/` model files (transformers.js layout). */
   modelPath: setting("EMBED_MODEL_PATH", optionalString()),
   /** `EMBED_DIMENSION`, default 768: must equal the model's output dimension and the index's. */
-  dimension: setting("EMBED_DIMENSION", integer(768, 1)),
-  /** `EMBED_DTYPE`, default `fp32`: ONNX weights precision (`q8` loads `onnx/model_quantized.onnx`). */
-  dtype: setting("EMBED_DTYPE", z.enum(["fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("fp32")),
+  dimension: setting("EMBED_DIMENSION", integer(defaultEmbeddingDimension, 1)),
+  /**
+   * `EMBED_DTYPE`, default `auto`: ONNX weights precision (`fp32` loads `onnx/model.onnx`, `q8`
+   * loads `onnx/model_quantized.onnx`). `auto` loads `model.onnx` when `EMBED_MODEL_PATH` holds
+   * it, else `model_quantized.onnx`; without `EMBED_MODEL_PATH` (cache or hub) it loads `q8`.
+   */
+  dtype: setting("EMBED_DTYPE", z.enum(["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("auto")),
   /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
   allowRemote: setting("EMBED_ALLOW_REMOTE", flag(true)),
+  /** `EMBED_THREADS`, default 0 (the cores available to the process): ONNX Runtime threads per forward pass. */
+  threads: setting("EMBED_THREADS", integer(0, 0)),
+  /**
+   * `EMBED_CACHE_MAX_ENTRIES`, default 500,000 (about 0.8 GB at 384 dimensions): chunk vectors kept
+   * in `DATA_DIR/embedding-cache.sqlite`, keyed by model and text, so that a chunk is never
+   * embedded twice; 0 turns the cache off.
+   */
+  cacheMaxEntries: setting("EMBED_CACHE_MAX_ENTRIES", integer(500_000, 0)),
 });
 
 /** The chat model (a language model used for answers, decomposition, intents and follow-ups). */
@@ -199,14 +217,22 @@ const retrievalSchema = z.object({
   vectorTopK: setting("VECTOR_RETRIEVER_TOP_K", integer(8, 1)),
   /** `BM25_RETRIEVER_TOP_K`, default 8. */
   bm25TopK: setting("BM25_RETRIEVER_TOP_K", integer(8, 1)),
+  /**
+   * `FUSION_CANDIDATES`, default 30: chunks each retriever contributes to fusion at least, so a
+   * retriever returns `max(VECTOR_RETRIEVER_TOP_K, FUSION_CANDIDATES)` (and likewise for BM25).
+   * Min-max normalisation needs a list deep enough for its minimum to be a typical weak match;
+   * 30 was chosen among 8 to 1,000 on six set and model pairs (docs/retrieval.md). 0 keeps the
+   * top-K alone.
+   */
+  fusionCandidates: setting("FUSION_CANDIDATES", integer(30, 0)),
   /** `RETRIEVER_TOP_K`, default 5: chunks kept after fusion, reranking and ACL filtering. */
   retrieverTopK: setting("RETRIEVER_TOP_K", integer(5, 1)),
   /** `WEIGHT_VECTOR`, default 0.5. */
   weightVector: setting("WEIGHT_VECTOR", z.coerce.number().min(0).default(0.5)),
   /** `WEIGHT_BM25`, default 0.5. */
   weightBm25: setting("WEIGHT_BM25", z.coerce.number().min(0).default(0.5)),
-  /** `SCORE_NORMALIZATION`, default `z-score` (chosen on SciFact, see docs/retrieval.md); see `normalizeScores`. */
-  scoreNormalization: setting("SCORE_NORMALIZATION", z.enum(["min-max", "z-score"]).default("z-score")),
+  /** `SCORE_NORMALIZATION`, default `min-max` (chosen with `FUSION_CANDIDATES`, see docs/retrieval.md); see `normalizeScores`. */
+  scoreNormalization: setting("SCORE_NORMALIZATION", z.enum(["min-max", "z-score"]).default("min-max")),
   /** `BM25_K1`, default 0.9 (Anserini's BEIR setting): term-frequency saturation of Okapi BM25. */
   bm25K1: setting("BM25_K1", z.coerce.number().min(0).default(0.9)),
   /** `BM25_B`, default 0.4 (Anserini's BEIR setting): length normalisation of Okapi BM25. */
@@ -392,9 +418,6 @@ const sectionsSchema = z.object({
   access: accessSchema.prefault({}),
   logging: loggingSchema.prefault({}),
 });
-
-/** The default transformers.js embedding model (768 dimensions, the spec's `EMBED_DIMENSION`). */
-export const defaultEmbeddingModel = "Xenova/bge-base-en-v1.5";
 
 /**
  * The configuration schema: the sections, checked across settings, with `auto` store choices and

@@ -1,18 +1,29 @@
 /**
- * Start-up of the embedding model: load, check the dimension against `EMBED_DIMENSION`, and
- * fall back to BM25-only retrieval, with one clear warning, when no model can be loaded.
- * Vectors are never faked.
+ * Start-up of the embedding model: choose and load it, check the dimension against
+ * `EMBED_DIMENSION`, and fall back to BM25-only retrieval, with one clear warning, when no model
+ * can be loaded. Vectors are never faked. Query embeddings are cached per service (bounded LRU);
+ * chunk embeddings go through the content-addressed cache in `DATA_DIR`.
  */
+import { join, resolve } from "node:path";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
-import type { DocqaConfig } from "../config/config-schema.js";
+import { type DocqaConfig, defaultEmbeddingDimension, defaultEmbeddingModel } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
+import type { EmbeddingCacheSettings } from "./embedding-cache.js";
+import { findEmbeddingModels, type LocalModel } from "./find-embedding-models.js";
+import { QueryCachedEmbeddings } from "./query-cached-embeddings.js";
 import { TransformersEmbeddings } from "./transformers-embeddings.js";
 
 /** The embedding side of a running service. */
 export type EmbeddingState =
-  | { status: "ready"; embeddings: EmbeddingsInterface; model: EmbeddingModelInfo }
+  | {
+      status: "ready";
+      embeddings: EmbeddingsInterface;
+      model: EmbeddingModelInfo;
+      /** The chunk embedding cache (`EMBED_CACHE_MAX_ENTRIES` > 0). */
+      cache?: EmbeddingCacheSettings | undefined;
+    }
   | { status: "unavailable"; reason: string }
   | { status: "disabled"; reason: string };
 
@@ -27,8 +38,16 @@ export interface EmbeddingsOption {
   embeddingModelId?: string | undefined;
 }
 
+/** The file of the chunk embedding cache in `DATA_DIR`. */
+export const embeddingCacheFile = "embedding-cache.sqlite";
+
 /**
  * Loads and checks the embedding model.
+ *
+ * With transformers.js, when `EMBED_MODEL_NAME` and `EMBED_DIMENSION` are left at their
+ * defaults and `EMBED_MODEL_PATH` does not hold the default model but holds exactly one other
+ * embedding model, that model is used, with a warning naming the settings that pin it (see
+ * `docs/models.md`). With several models there, none is picked: the warning lists them.
  *
  * @throws {DocqaError} `embedding_dimension_mismatch` when the model's vectors do not have
  *   `EMBED_DIMENSION` components; this is a configuration error, so start-up fails.
@@ -37,32 +56,77 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
   if (option.embeddings === null || (option.embeddings === undefined && config.embeddings.provider === "none")) {
     return { status: "disabled", reason: "embeddings disabled by configuration; retrieval uses BM25 only" };
   }
-  const embeddings =
-    option.embeddings ??
-    new TransformersEmbeddings({
-      modelName: config.embeddings.modelName,
-      localModelPath: config.embeddings.modelPath,
-      allowRemote: config.embeddings.allowRemote,
-      dtype: config.embeddings.dtype,
-    });
-  const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? config.embeddings.modelName;
+  const local = option.embeddings ? undefined : chooseLocalModel(config, logger);
+  const modelName = local?.model?.id ?? config.embeddings.modelName;
+  const dimension = local?.model?.dimension ?? config.embeddings.dimension;
+  // A TransformersEmbeddings given by the caller (the CLI's counting one) is loaded and keyed like ours.
+  const given = option.embeddings instanceof TransformersEmbeddings ? option.embeddings : undefined;
+  const transformers = option.embeddings
+    ? given
+    : new TransformersEmbeddings({
+        modelName,
+        localModelPath: config.embeddings.modelPath,
+        allowRemote: config.embeddings.allowRemote,
+        dtype: config.embeddings.dtype,
+        threads: config.embeddings.threads > 0 ? config.embeddings.threads : undefined,
+      });
+  const embeddings = option.embeddings ?? (transformers as TransformersEmbeddings);
+  const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? modelName;
   let probe: number[];
   try {
-    if (embeddings instanceof TransformersEmbeddings) await embeddings.load();
+    if (transformers) await transformers.load();
     probe = await embeddings.embedQuery("dimension probe");
   } catch (error) {
     const reason = DocqaError.isInstance(error) ? error.publicMessage : `embedding model ${modelId} failed: ${(error as Error).message}`;
-    logger.warn(`embedding model unavailable; retrieval uses BM25 only: ${reason}`, { component: "embeddings", model: modelId });
+    logger.warn(`embedding model unavailable; retrieval uses BM25 only: ${reason}${local?.hint ?? ""}`, {
+      component: "embeddings",
+      model: modelId,
+    });
     return { status: "unavailable", reason };
   }
-  if (probe.length !== config.embeddings.dimension) {
+  if (probe.length !== dimension) {
     throw new DocqaError(
       "embedding_dimension_mismatch",
-      `EMBED_DIMENSION is ${config.embeddings.dimension} but ${modelId} produces ${probe.length}-dimensional vectors: set EMBED_DIMENSION=${probe.length} or choose a ${config.embeddings.dimension}-dimensional model`,
+      `EMBED_DIMENSION is ${dimension} but ${modelId} produces ${probe.length}-dimensional vectors: set EMBED_DIMENSION=${probe.length} or choose a ${dimension}-dimensional model`,
       { component: "embeddings" },
     );
   }
-  return { status: "ready", embeddings, model: { id: modelId, dimension: probe.length } };
+  const cache: EmbeddingCacheSettings | undefined =
+    config.embeddings.cacheMaxEntries > 0
+      ? {
+          path: join(resolve(config.stores.dataDir), embeddingCacheFile),
+          namespace: transformers ? `${modelId}@${transformers.dtype}` : modelId,
+          maxEntries: config.embeddings.cacheMaxEntries,
+        }
+      : undefined;
+  return {
+    status: "ready",
+    embeddings: new QueryCachedEmbeddings(embeddings),
+    model: { id: modelId, dimension: probe.length },
+    cache,
+  };
+}
+
+/**
+ * The model to load from `EMBED_MODEL_PATH` when the configured one is the absent default; a
+ * hint for the warning when several others are there.
+ */
+function chooseLocalModel(config: DocqaConfig, logger: Logger): { model?: LocalModel; hint?: string } | undefined {
+  if (config.embeddings.provider !== "transformers" || config.embeddings.modelPath === undefined) return undefined;
+  const isDefault = config.embeddings.modelName === defaultEmbeddingModel && config.embeddings.dimension === defaultEmbeddingDimension;
+  if (!isDefault) return undefined;
+  const found = findEmbeddingModels([config.embeddings.modelPath]);
+  if (found.length === 0 || found.some((model) => model.id === config.embeddings.modelName)) return undefined;
+  if (found.length > 1) {
+    const list = found.map((model) => `EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension}`).join(" or ");
+    return { hint: `. EMBED_MODEL_PATH holds ${found.length} other models; to use one, set ${list}` };
+  }
+  const model = found[0] as LocalModel;
+  logger.warn(
+    `the default embedding model ${config.embeddings.modelName} is not in EMBED_MODEL_PATH (${config.embeddings.modelPath}); using the one model there, ${model.id} (${model.dimension} dimensions). Set EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension} to keep it`,
+    { component: "embeddings", model: model.id },
+  );
+  return { model };
 }
 
 function modelIdOf(embeddings: EmbeddingsInterface): string | undefined {

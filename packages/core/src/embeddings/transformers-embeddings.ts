@@ -1,12 +1,22 @@
 /**
  * Local sentence embeddings with transformers.js (`@huggingface/transformers`, ONNX Runtime on
  * the CPU), as a LangChain `Embeddings`. The model is loaded from `EMBED_MODEL_PATH` (a
- * directory holding `<model name>/config.json, tokenizer.json, onnx/model.onnx`), from the
+ * directory holding `<model name>/config.json, tokenizer.json, onnx/model*.onnx`), from the
  * transformers.js cache, or, when allowed, downloaded from the Hugging Face hub once.
+ *
+ * Inference is batched by token count: every text is tokenized once, texts are sorted by length
+ * and grouped so that a batch padded to its longest text holds at most `maxBatchTokens` tokens
+ * (see `planTokenBatches`), the encoder runs once per batch, and the token states are pooled and
+ * normalised in input order (see `poolTokenStates`). ONNX Runtime runs each batch on
+ * `threads` threads (default: the cores available to the process).
  */
+import { availableParallelism } from "node:os";
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type EmbeddingModelPreset, embeddingModelPreset } from "./embedding-model-presets.js";
+import { planTokenBatches } from "./plan-token-batches.js";
+import { poolTokenStates } from "./pool-token-states.js";
+import { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./resolve-embedding-dtype.js";
 
 /** Settings of {@link TransformersEmbeddings}. */
 export interface TransformersEmbeddingsSettings extends EmbeddingsParams {
@@ -18,11 +28,36 @@ export interface TransformersEmbeddingsSettings extends EmbeddingsParams {
   allowRemote?: boolean;
   /** Pooling and prefixes; default from {@link embeddingModelPreset}. */
   preset?: EmbeddingModelPreset;
-  /** ONNX weights precision; default `fp32`. */
-  dtype?: "fp32" | "fp16" | "q8" | "int8" | "uint8" | "q4";
-  /** Texts per forward pass; default 16. */
+  /** ONNX weights precision (`EMBED_DTYPE`); default `auto` (see {@link resolveEmbeddingDtype}). */
+  dtype?: EmbeddingDtypeSetting;
+  /** ONNX Runtime intra-op threads (`EMBED_THREADS`); default `os.availableParallelism()`. */
+  threads?: number | undefined;
+  /**
+   * Padded tokens per forward pass; default {@link defaultMaxBatchTokens}. Larger batches amortise
+   * per-call overhead but spill the activations out of the CPU caches and block the calling thread
+   * longer.
+   */
+  maxBatchTokens?: number;
+  /** Texts per forward pass at most; default 64. */
+  maxBatchSize?: number;
+  /**
+   * `batched` (default): token-count batching as described in the module comment. `pipeline`:
+   * the transformers.js `feature-extraction` pipeline with fixed batches of `batchSize` texts
+   * sorted by characters, as docqa embedded before token batching; kept as the baseline of
+   * `bench/embedding-throughput.ts`.
+   */
+  engine?: "batched" | "pipeline";
+  /** Texts per forward pass of the `pipeline` engine; default 16. */
   batchSize?: number;
 }
+
+/**
+ * Default padded tokens per batch: 16 texts of 256 tokens. Swept on 207 SciFact chunks with
+ * all-MiniLM-L6-v2 int8 on 2 cores, without a cap on texts per batch: 1,024 to 8,192 tokens gave 89 to
+ * 114 chunks/s (4,096 the best), 16,384 fell to 31, as the attention activations leave the CPU
+ * caches. The smaller budget also blocks the calling thread for less time per forward pass.
+ */
+export const defaultMaxBatchTokens = 4096;
 
 /** Characters of a text passed to the tokenizer; the model reads at most 512 tokens anyway. */
 const maximumInputCharacters = 4000;
@@ -31,6 +66,21 @@ type FeatureExtractor = (
   texts: string[],
   options: { pooling: "mean" | "cls"; normalize: boolean },
 ) => Promise<{ data: Float32Array; dims: number[] }>;
+
+interface TensorLike {
+  data: Float32Array;
+  dims: number[];
+}
+type TensorConstructor = new (type: "int64", data: BigInt64Array, dims: number[]) => unknown;
+type Tokenizer = ((
+  texts: string[],
+  options: { padding: false; truncation: true; return_tensor: false },
+) => { input_ids: number[][]; token_type_ids?: number[][] }) & { pad_token_id?: number | null };
+type EncoderModel = (inputs: Record<string, unknown>) => Promise<Record<string, TensorLike | undefined>>;
+
+type LoadedModel =
+  | { engine: "batched"; tokenizer: Tokenizer; model: EncoderModel; Tensor: TensorConstructor }
+  | { engine: "pipeline"; extractor: FeatureExtractor };
 
 /**
  * LangChain embeddings computed in-process with transformers.js. Vectors are unit length.
@@ -44,15 +94,18 @@ type FeatureExtractor = (
  */
 export class TransformersEmbeddings extends Embeddings {
   readonly modelName: string;
+  /** The weights precision loaded (`dtype` with `auto` resolved). */
+  readonly dtype: EmbeddingDtype;
   private readonly settings: TransformersEmbeddingsSettings;
   private readonly preset: EmbeddingModelPreset;
-  private extractor: Promise<FeatureExtractor> | undefined;
+  private loaded: Promise<LoadedModel> | undefined;
 
   constructor(settings: TransformersEmbeddingsSettings) {
     super(settings);
     this.settings = settings;
     this.modelName = settings.modelName;
     this.preset = settings.preset ?? embeddingModelPreset(settings.modelName);
+    this.dtype = resolveEmbeddingDtype(settings.dtype ?? "auto", settings.modelName, settings.localModelPath);
   }
 
   /**
@@ -60,9 +113,23 @@ export class TransformersEmbeddings extends Embeddings {
    *
    * @throws {DocqaError} `model_unavailable` when the files cannot be found or read.
    */
-  load(): Promise<FeatureExtractor> {
-    this.extractor ??= this.createExtractor().catch((error: unknown) => {
-      this.extractor = undefined;
+  async load(): Promise<void> {
+    await this.model();
+  }
+
+  override async embedDocuments(texts: string[]): Promise<number[][]> {
+    const vectors = await this.embedTexts(texts.map((text) => this.preset.documentPrefix + text));
+    return vectors.map((vector) => Array.from(vector));
+  }
+
+  override async embedQuery(text: string): Promise<number[]> {
+    const [vector] = await this.embedTexts([this.preset.queryPrefix + text]);
+    return vector ? Array.from(vector) : [];
+  }
+
+  private model(): Promise<LoadedModel> {
+    this.loaded ??= this.createModel().catch((error: unknown) => {
+      this.loaded = undefined;
       const where = this.settings.localModelPath
         ? `from ${this.settings.localModelPath}/${this.modelName}`
         : this.settings.allowRemote === false
@@ -70,41 +137,89 @@ export class TransformersEmbeddings extends Embeddings {
           : "from the local cache or the Hugging Face hub";
       throw new DocqaError(
         "model_unavailable",
-        `cannot load embedding model ${this.modelName} ${where}: ${(error as Error).message}. Set EMBED_MODEL_PATH to a directory holding the model files`,
+        `cannot load embedding model ${this.modelName} (${this.dtype}) ${where}: ${(error as Error).message}. Set EMBED_MODEL_PATH to a directory holding the model files`,
         { component: "embeddings", cause: error },
       );
     });
-    return this.extractor;
+    return this.loaded;
   }
 
-  override async embedDocuments(texts: string[]): Promise<number[][]> {
-    return this.embed(texts.map((text) => this.preset.documentPrefix + text));
+  private async embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const loaded = await this.model();
+    const bounded = texts.map((text) => text.slice(0, maximumInputCharacters));
+    return loaded.engine === "pipeline" ? this.embedWithPipeline(loaded.extractor, bounded) : this.embedBatched(loaded, bounded);
   }
 
-  override async embedQuery(text: string): Promise<number[]> {
-    const [vector] = await this.embed([this.preset.queryPrefix + text]);
-    return vector ?? [];
-  }
-
-  private async embed(texts: string[]): Promise<number[][]> {
-    const extractor = await this.load();
-    const batchSize = this.settings.batchSize ?? 16;
-    // Batching texts of similar length reduces padding, the main cost of a forward pass.
-    const order = texts.map((_, index) => index).sort((left, right) => (texts[left] as string).length - (texts[right] as string).length);
-    const vectors: number[][] = new Array(texts.length);
-    for (let start = 0; start < order.length; start += batchSize) {
-      const indices = order.slice(start, start + batchSize);
-      const batch = indices.map((index) => (texts[index] as string).slice(0, maximumInputCharacters));
-      const output = await this.caller.call(() => extractor(batch, { pooling: this.preset.pooling, normalize: true }));
-      const dimension = output.dims[1] as number;
-      indices.forEach((textIndex, row) => {
-        vectors[textIndex] = Array.from(output.data.subarray(row * dimension, (row + 1) * dimension));
+  private async embedBatched(loaded: Extract<LoadedModel, { engine: "batched" }>, texts: string[]): Promise<Float32Array[]> {
+    const encoded = loaded.tokenizer(texts, { padding: false, truncation: true, return_tensor: false });
+    const ids = encoded.input_ids;
+    const lengths = ids.map((row) => row.length);
+    const padId = BigInt(loaded.tokenizer.pad_token_id ?? 0);
+    const vectors: Float32Array[] = new Array(texts.length);
+    const batches = planTokenBatches(lengths, {
+      maxBatchTokens: this.settings.maxBatchTokens ?? defaultMaxBatchTokens,
+      maxBatchSize: this.settings.maxBatchSize ?? 64,
+    });
+    for (const batch of batches) {
+      const rows = batch.length;
+      const tokens = Math.max(...batch.map((index) => lengths[index] as number));
+      const inputIds = new BigInt64Array(rows * tokens).fill(padId);
+      const attentionMask = new BigInt64Array(rows * tokens);
+      const tokenTypeIds = new BigInt64Array(rows * tokens);
+      batch.forEach((index, row) => {
+        const rowIds = ids[index] as number[];
+        const rowTypes = encoded.token_type_ids?.[index];
+        for (let token = 0; token < rowIds.length; token++) {
+          inputIds[row * tokens + token] = BigInt(rowIds[token] as number);
+          attentionMask[row * tokens + token] = 1n;
+          if (rowTypes) tokenTypeIds[row * tokens + token] = BigInt(rowTypes[token] as number);
+        }
+      });
+      const output = await this.caller.call(() =>
+        loaded.model({
+          input_ids: new loaded.Tensor("int64", inputIds, [rows, tokens]),
+          attention_mask: new loaded.Tensor("int64", attentionMask, [rows, tokens]),
+          token_type_ids: new loaded.Tensor("int64", tokenTypeIds, [rows, tokens]),
+        }),
+      );
+      const states = output.last_hidden_state ?? output.token_embeddings;
+      if (states?.dims.length !== 3) {
+        throw new DocqaError(
+          "model_unavailable",
+          `embedding model ${this.modelName} has no per-token output (last_hidden_state or token_embeddings); outputs: ${Object.keys(output).join(", ")}`,
+          { component: "embeddings" },
+        );
+      }
+      const pooled = poolTokenStates(
+        { data: states.data, rows, tokens, dimension: states.dims[2] as number },
+        batch.map((index) => lengths[index] as number),
+        this.preset.pooling,
+      );
+      batch.forEach((index, row) => {
+        vectors[index] = pooled[row] as Float32Array;
       });
     }
     return vectors;
   }
 
-  private async createExtractor(): Promise<FeatureExtractor> {
+  private async embedWithPipeline(extractor: FeatureExtractor, texts: string[]): Promise<Float32Array[]> {
+    const batchSize = this.settings.batchSize ?? 16;
+    const order = texts.map((_, index) => index).sort((left, right) => (texts[left] as string).length - (texts[right] as string).length);
+    const vectors: Float32Array[] = new Array(texts.length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const indices = order.slice(start, start + batchSize);
+      const batch = indices.map((index) => texts[index] as string);
+      const output = await this.caller.call(() => extractor(batch, { pooling: this.preset.pooling, normalize: true }));
+      const dimension = output.dims[1] as number;
+      indices.forEach((textIndex, row) => {
+        vectors[textIndex] = output.data.slice(row * dimension, (row + 1) * dimension);
+      });
+    }
+    return vectors;
+  }
+
+  private async createModel(): Promise<LoadedModel> {
     const transformers = await import("@huggingface/transformers");
     const { env } = transformers;
     if (this.settings.localModelPath) {
@@ -114,10 +229,24 @@ export class TransformersEmbeddings extends Embeddings {
     } else {
       env.allowRemoteModels = this.settings.allowRemote ?? true;
     }
-    const extractor = await transformers.pipeline("feature-extraction", this.modelName, {
-      dtype: this.settings.dtype ?? "fp32",
-      device: "cpu",
-    });
-    return extractor as unknown as FeatureExtractor;
+    if (this.settings.engine === "pipeline") {
+      const extractor = await transformers.pipeline("feature-extraction", this.modelName, { dtype: this.dtype, device: "cpu" });
+      return { engine: "pipeline", extractor: extractor as unknown as FeatureExtractor };
+    }
+    const threads = Math.max(1, this.settings.threads ?? availableParallelism());
+    const [tokenizer, model] = await Promise.all([
+      transformers.AutoTokenizer.from_pretrained(this.modelName),
+      transformers.AutoModel.from_pretrained(this.modelName, {
+        dtype: this.dtype,
+        device: "cpu",
+        session_options: { intraOpNumThreads: threads, interOpNumThreads: 1, graphOptimizationLevel: "all" },
+      }),
+    ]);
+    return {
+      engine: "batched",
+      tokenizer: tokenizer as unknown as Tokenizer,
+      model: model as unknown as EncoderModel,
+      Tensor: transformers.Tensor as unknown as TensorConstructor,
+    };
   }
 }

@@ -24,6 +24,13 @@ export interface PublishedDenseScore {
  */
 export const publishedDenseScores: readonly PublishedDenseScore[] = [
   {
+    model: "all-MiniLM-L6-v2",
+    dataset: "scifact",
+    ndcgAt10: 0.6451,
+    source:
+      "MTEB results, sentence-transformers/all-MiniLM-L6-v2, SciFact test (reproduced by the fp32 ONNX export, ../shared/data/models/README.md)",
+  },
+  {
     model: "bge-small-en-v1.5",
     dataset: "scifact",
     ndcgAt10: 0.71273,
@@ -32,11 +39,19 @@ export const publishedDenseScores: readonly PublishedDenseScore[] = [
 ];
 
 /**
- * Default tolerance of {@link checkDenseModel}, absolute nDCG@10. Our pipeline differs from
- * MTEB's (chunks of `CHUNK_SIZE` characters, a document ranked by its best chunk), which moves
- * the figure by about 0.01; a wrong embedding moves it by 0.1 or more.
+ * Default tolerance of {@link checkDenseModel} below the published figure, absolute nDCG@10. A
+ * wrong embedding (pooling, prefix, truncation, another model) lowers the figure by 0.1 or more.
  */
 export const denseModelCheckTolerance = 0.02;
+
+/**
+ * How far above the published figure a measurement still passes. Our pipeline differs from
+ * MTEB's: documents are cut into chunks of `CHUNK_SIZE` characters and ranked by their best
+ * chunk, which raises the figure (all-MiniLM-L6-v2 int8 on SciFact: 0.6681 against 0.6451
+ * published; bge-small-en-v1.5: 0.7209 against 0.7127). More than this above is as suspect as
+ * below (a leak of judgements into the index, a wrong data set).
+ */
+export const denseModelCheckHeadroom = 0.05;
 
 /** Outcome of {@link checkDenseModel}. */
 export type DenseModelCheck =
@@ -49,8 +64,9 @@ export type DenseModelCheck =
  * @param model - the embedding model id (`EMBED_MODEL_NAME`); matched by suffix, case-insensitively.
  * @param dataset - the data set name (the BEIR folder's name, for example `scifact`).
  * @param measured - the vector-only nDCG@10 measured by `evaluateRetrieval`.
- * @param tolerance - allowed absolute difference; default {@link denseModelCheckTolerance}.
- * @returns `passed` or `failed` with both figures, or `unknown` when no figure is published.
+ * @param tolerance - allowed shortfall below the published figure; default {@link denseModelCheckTolerance}.
+ * @returns `passed` (from `published − tolerance` to `published + denseModelCheckHeadroom`) or
+ *   `failed` with both figures, or `unknown` when no figure is published.
  */
 export function checkDenseModel(
   model: string,
@@ -63,7 +79,7 @@ export function checkDenseModel(
   const published = publishedDenseScores.find((score) => modelName.endsWith(score.model.toLowerCase()) && datasetName === score.dataset);
   if (!published) return { status: "unknown", model, dataset, measured };
   return {
-    status: Math.abs(measured - published.ndcgAt10) <= tolerance ? "passed" : "failed",
+    status: measured >= published.ndcgAt10 - tolerance && measured <= published.ndcgAt10 + denseModelCheckHeadroom ? "passed" : "failed",
     model,
     dataset,
     measured,

@@ -72,6 +72,7 @@ export async function evaluateAnswers(
   const orgId = options.orgId ?? "squad-eval";
   if (!options.skipIngestion) {
     const batch = 200;
+    options.onProgress?.("ingest", 0, dataset.contexts.length);
     for (let start = 0; start < dataset.contexts.length; start += batch) {
       const documents = Object.fromEntries(
         dataset.contexts
@@ -85,6 +86,7 @@ export async function evaluateAnswers(
   const questions = options.limit === undefined ? dataset.questions : dataset.questions.slice(0, options.limit);
   const outcomes: AnswerOutcome[] = [];
   const started = performance.now();
+  options.onProgress?.("query", 0, questions.length);
   for (const [index, question] of questions.entries()) {
     const [answer, retrieval] = await Promise.all([
       service.predict({ orgId, principal: evaluator, query: question.question }),

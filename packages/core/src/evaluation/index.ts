@@ -20,7 +20,12 @@ export {
 export { evaluateIntentClassifier, type IntentEvaluation, type IntentScore } from "./evaluate-intent-classifier.js";
 export { type EvaluateRetrievalOptions, evaluateRetrieval, type RetrievalEvaluation } from "./evaluate-retrieval.js";
 export { type IntentExample, intentExamples } from "./intent-examples.js";
-export { type RetrievalConfiguration, retrievalConfigurations } from "./retrieval-configurations.js";
+export {
+  type RetrievalConfiguration,
+  retrievalConfigurations,
+  serviceConfigurationName,
+  serviceRetrievalConfiguration,
+} from "./retrieval-configurations.js";
 export {
   type Judgements,
   meanMetrics,

@@ -35,7 +35,7 @@ import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { withSpan } from "../telemetry/tracing.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { type AuthorizedWrite, auditEvent, authorizeWrites, type PlannedWrite, type WriteContext } from "./authorize-writes.js";
-import { embedChunks } from "./embed-chunks.js";
+import { type EmbeddingProgress, embedChunks } from "./embed-chunks.js";
 import { embeddingsForOrganisation, writeDocuments } from "./write-documents.js";
 
 /** What indexing writes to and works with. */
@@ -98,6 +98,8 @@ export interface IndexingRequest {
   /** The request's correlation id, for the audit trail. */
   requestId?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** Progress of the embedding of the changed documents' chunks (see `embedChunks`). */
+  onEmbeddingProgress?: ((progress: EmbeddingProgress) => void) | undefined;
 }
 
 /**
@@ -293,7 +295,12 @@ async function indexInSpan(dependencies: IndexingDependencies, request: Indexing
     // The index's model (or none) when the organisation's index holds another one (write-documents.ts).
     const chosen = await embeddingsForOrganisation(dependencies, request.orgId);
     if (chosen?.status === "ready") {
-      await embedChunks(changed, chosen.embeddings, request.signal);
+      await embedChunks(changed, chosen.embeddings, {
+        cache: chosen.cache,
+        onProgress: request.onEmbeddingProgress,
+        logger: dependencies.logger,
+        signal: request.signal,
+      });
       embedded += changed.reduce((sum, version) => sum + version.chunks.length, 0);
     }
     if (config.ingestion.useRaptor && changed.length > 0) {

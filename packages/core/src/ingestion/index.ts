@@ -16,6 +16,7 @@ export {
 export { type ClusterSettings, clusterVectors } from "../raptor/cluster-vectors.js";
 export { createExtractiveSummarizer, type ExtractiveSummarizerSettings, type Summarizer } from "../raptor/summarizer.js";
 export { type DeleteDocumentsRequest, type DeleteDocumentsResult, deleteDocuments } from "./delete-documents.js";
+export { type EmbedChunksOptions, type EmbeddingProgress, embedChunks, embeddingSliceSize } from "./embed-chunks.js";
 export { type FoundFile, findFiles, type SkippedFile } from "./find-files.js";
 export {
   type IndexedDocument,
@@ -27,7 +28,13 @@ export {
   versionHash,
 } from "./index-documents.js";
 export { type FileIngestionRequest, type IngestedFile, ingestFile, loaderLimits } from "./ingest-file.js";
-export { type FileSource, type IngestionProgressListener, type IngestionRun, runIngestionJob } from "./ingest-files.js";
+export {
+  type FileSource,
+  type IngestionProgressListener,
+  type IngestionRun,
+  type IngestionThroughput,
+  runIngestionJob,
+} from "./ingest-files.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";
 export {

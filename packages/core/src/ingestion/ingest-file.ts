@@ -19,6 +19,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import { summaryDocumentPrefix } from "../stores/document-registry.js";
 import { withSpan } from "../telemetry/tracing.js";
 import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
+import type { EmbeddingProgress } from "./embed-chunks.js";
 import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
 import type { LoaderLimits } from "./loaders/loaded-file.js";
@@ -49,6 +50,8 @@ export interface FileIngestionRequest {
   /** The request's correlation id, for the audit trail. */
   requestId?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** Progress of the embedding of the file's chunks, in the thread that embeds (not sent to a worker thread). */
+  onEmbeddingProgress?: ((progress: EmbeddingProgress) => void) | undefined;
 }
 
 /** Outcome of {@link ingestFile}. */
@@ -61,6 +64,8 @@ export interface IngestedFile {
   chunks: number;
   /** Non-fatal observations of the loader. */
   warnings: string[];
+  /** The final progress of the embedding of the file's chunks, when any were embedded or cached. */
+  embedding?: EmbeddingProgress | undefined;
 }
 
 /** The loaders' limits from the configuration (`MAX_UPLOAD_BYTES`, `MAX_EXTRACTED_CHARS`, `MAX_JSON_DEPTH`, `MAX_PDF_PAGES`, `MAX_ARCHIVE_*`, `MAX_COMPRESSION_RATIO`). */
@@ -171,6 +176,7 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
   // Documents an earlier version of this file produced and this one does not (fewer JSON records).
   const previous = new Set([baseId, ...previousRecords]);
   for (const source of sources) previous.delete(source.docId);
+  let embedding: EmbeddingProgress | undefined;
   const result = await indexDocuments(dependencies, {
     orgId,
     principal: request.principal,
@@ -180,11 +186,16 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
     via: "ingest",
     requestId: request.requestId,
     signal: request.signal,
+    onEmbeddingProgress: (progress) => {
+      embedding = progress;
+      request.onEmbeddingProgress?.(progress);
+    },
   });
   return {
     unchanged: false,
     documents: result.documents.length,
     chunks: result.documents.reduce((sum, document) => sum + document.chunks, 0) + result.summaries,
     warnings: loaded.warnings,
+    embedding,
   };
 }

@@ -14,12 +14,27 @@ import type { JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { errorCodeOf, withSpan } from "../telemetry/tracing.js";
+import type { EmbeddingProgress } from "./embed-chunks.js";
 import type { FileIngestionRequest, FileSource, IngestedFile } from "./ingest-file.js";
 
 export type { FileSource } from "./ingest-file.js";
 
-/** Progress of a running job, after each file. */
-export type IngestionProgressListener = (job: IngestionJob, file: string) => void;
+/** Embedding work of a running job so far, over all its files. */
+export interface IngestionThroughput {
+  /** Chunks the embedding model embedded. */
+  embeddedChunks: number;
+  /** Chunks whose vector came from the embedding cache. */
+  cachedChunks: number;
+  /** `embeddedChunks` per second since the job's first embedding started (0 before). */
+  chunksPerSecond: number;
+}
+
+/**
+ * Progress of a running job: called after each file, and while a file's chunks are embedded in
+ * this thread (after each slice of `embeddingSliceSize` chunks), with the job's embedding
+ * throughput. A file ingested in a worker thread adds its embedding once, when it is done.
+ */
+export type IngestionProgressListener = (job: IngestionJob, file: string, throughput: IngestionThroughput) => void;
 
 /** What one run of an ingestion job needs. */
 export interface IngestionRun {
@@ -82,6 +97,20 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   await jobStore.save(job);
   const limit = pLimit(Math.max(1, run.concurrency));
   let saving = Promise.resolve();
+  const throughput: IngestionThroughput = { embeddedChunks: 0, cachedChunks: 0, chunksPerSecond: 0 };
+  let embeddingStarted: number | undefined;
+  const embeddingListener = (label: string) => {
+    let last = { embedded: 0, cached: 0 };
+    return (progress: EmbeddingProgress) => {
+      embeddingStarted ??= performance.now() - progress.embeddingMs;
+      throughput.embeddedChunks += progress.embedded - last.embedded;
+      throughput.cachedChunks += progress.cached - last.cached;
+      last = progress;
+      const seconds = (performance.now() - embeddingStarted) / 1000;
+      throughput.chunksPerSecond = seconds > 0 ? throughput.embeddedChunks / seconds : 0;
+      run.onProgress?.(job, label, { ...throughput });
+    };
+  };
   await Promise.all(
     run.files.map((file, index) =>
       limit(async () => {
@@ -89,7 +118,7 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
         const label = file.name ?? file.path ?? "(unnamed)";
         try {
           run.signal?.throwIfAborted();
-          const outcome = await ingestFileInSpan(run, file, index);
+          const outcome = await ingestFileInSpan(run, file, index, embeddingListener(label));
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -115,7 +144,7 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
         }
         job.files.processed++;
         saving = saving.then(() => jobStore.save(job));
-        run.onProgress?.(job, label);
+        run.onProgress?.(job, label, { ...throughput });
       }),
     ),
   );
@@ -133,7 +162,12 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
  * file name only when `TRACE_CONTENT` is true), and reports it to the metrics (`fileIngested`;
  * a rejection is reported by the caller, which also sees aborts).
  */
-function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): Promise<IngestedFile> {
+function ingestFileInSpan(
+  run: IngestionRun,
+  file: FileSource,
+  index: number,
+  onEmbeddingProgress: (progress: EmbeddingProgress) => void,
+): Promise<IngestedFile> {
   const name = file.name ?? (file.path ? basename(file.path) : "");
   const attributes = {
     "docqa.file.index": index,
@@ -150,7 +184,10 @@ function ingestFileInSpan(run: IngestionRun, file: FileSource, index: number): P
       metadata: run.metadata,
       requestId: run.requestId,
       signal: run.signal,
+      onEmbeddingProgress,
     });
+    // A worker thread reports the file's embedding once, when it is done.
+    if (outcome.embedding) onEmbeddingProgress(outcome.embedding);
     span.setAttributes({
       "docqa.file.outcome": outcome.unchanged ? "unchanged" : "ingested",
       "docqa.documents": outcome.documents,

@@ -132,7 +132,8 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       return result;
     },
     async ingestFile(request) {
-      const { signal, ...rest } = request;
+      // A listener cannot cross to the thread: the outcome carries the file's embedding progress.
+      const { signal, onEmbeddingProgress: _listener, ...rest } = request;
       const result = await runTask<IngestedFile>({ kind: "file", ...rest }, signal);
       if (!result.unchanged) await settings.refresh(request.orgId);
       return result;

@@ -129,6 +129,15 @@ describe("fuseWeighted", () => {
     const [fused] = fuseWeighted({ vector: [item], keyword: [], weightVector: 1, weightKeyword: 1, normalization: "min-max" });
     expect(fused?.chunk).toBe(item.chunk);
   });
+
+  it("keeps a deep z-score list in score order where Φ rounds to 1", () => {
+    // 398 weak matches and two strong ones: both strong z-scores exceed 8.3, where Φ is exactly 1.
+    const keyword = [scored("a", 900), scored("b", 1000), ...Array.from({ length: 398 }, (_, index) => scored(`w${index}`, 1))];
+    const fused = fuseWeighted({ vector: [], keyword, weightVector: 0, weightKeyword: 1, normalization: "z-score" });
+    expect(fused[0]?.score).toBe(1);
+    expect(fused[1]?.score).toBe(1);
+    expect(fused.slice(0, 3).map((item) => item.chunk.id)).toEqual(["b", "a", "w0"]);
+  });
 });
 
 describe("fuseReciprocalRank", () => {

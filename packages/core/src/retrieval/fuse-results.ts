@@ -5,7 +5,7 @@
  */
 import type { ScoreNormalization } from "../config/config-schema.js";
 import type { ChunkRecord, ScoredChunk } from "../stores/chunk-record.js";
-import { normalizeScores } from "./normalize-scores.js";
+import { normalizeScores, standardScores } from "./normalize-scores.js";
 
 /** A chunk after fusion, with the raw and normalised scores that produced it. */
 export interface FusedChunk {
@@ -28,7 +28,9 @@ export interface WeightedLists {
 }
 
 /**
- * Weighted-sum fusion. Results are sorted by fused score, ties broken by chunk id.
+ * Weighted-sum fusion. Results are sorted by fused score; ties are broken by the weighted sum of
+ * standard scores (see {@link standardScores}: z-score normalisation saturates at 1 for the best
+ * results of a deep list, and this keeps their order), then by chunk id.
  *
  * @example
  * ```ts
@@ -37,11 +39,21 @@ export interface WeightedLists {
  */
 export function fuseWeighted(lists: WeightedLists): FusedChunk[] {
   const fused = new Map<string, FusedChunk>();
+  const tieBreak = new Map<string, number>();
   const entry = (chunk: ChunkRecord): FusedChunk => {
     let value = fused.get(chunk.id);
     if (!value) fused.set(chunk.id, (value = { chunk, score: 0, vectorScore: null, keywordScore: null }));
     return value;
   };
+  const addStandardScores = (list: readonly ScoredChunk[], weight: number) => {
+    if (lists.normalization !== "z-score" || weight === 0) return;
+    standardScores(list.map((item) => item.score)).forEach((standard, index) => {
+      const id = (list[index] as ScoredChunk).chunk.id;
+      tieBreak.set(id, (tieBreak.get(id) ?? 0) + weight * standard);
+    });
+  };
+  addStandardScores(lists.vector, lists.weightVector);
+  addStandardScores(lists.keyword, lists.weightKeyword);
   const vectorNormalized = normalizeScores(
     lists.vector.map((item) => item.score),
     lists.normalization,
@@ -60,7 +72,12 @@ export function fuseWeighted(lists: WeightedLists): FusedChunk[] {
     value.keywordScore = item.score;
     value.score += lists.weightKeyword * (keywordNormalized[index] as number);
   });
-  return [...fused.values()].sort((left, right) => right.score - left.score || (left.chunk.id < right.chunk.id ? -1 : 1));
+  return [...fused.values()].sort(
+    (left, right) =>
+      right.score - left.score ||
+      (tieBreak.get(right.chunk.id) ?? 0) - (tieBreak.get(left.chunk.id) ?? 0) ||
+      (left.chunk.id < right.chunk.id ? -1 : 1),
+  );
 }
 
 /**

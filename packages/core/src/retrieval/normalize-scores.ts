@@ -32,6 +32,19 @@ export function normalizeScores(scores: readonly number[], method: ScoreNormaliz
 }
 
 /**
+ * The standard scores (s − mean) / standard deviation of `scores`, all 0 when the scores are
+ * equal. Unlike the z-score normalisation, which maps them through Φ, they stay distinct at any
+ * magnitude: Φ(z) rounds to exactly 1 in double precision from z ≈ 8.3, which a list of a few
+ * hundred BM25 scores with a long tail reaches. {@link fuseWeighted} breaks ties with them.
+ */
+export function standardScores(scores: readonly number[]): number[] {
+  if (scores.length === 0) return [];
+  const mean = scores.reduce((sum, score) => sum + score, 0) / scores.length;
+  const deviation = Math.sqrt(scores.reduce((sum, score) => sum + (score - mean) ** 2, 0) / scores.length);
+  return deviation > 0 ? scores.map((score) => (score - mean) / deviation) : scores.map(() => 0);
+}
+
+/**
  * Φ(x), the standard normal cumulative distribution, via the Abramowitz & Stegun 7.1.26
  * approximation of erf (absolute error below 1.5e-7).
  */

@@ -13,6 +13,11 @@ export interface RetrievalSettings {
   vectorTopK: number;
   /** `BM25_RETRIEVER_TOP_K`: candidates asked of the keyword index. */
   bm25TopK: number;
+  /**
+   * `FUSION_CANDIDATES`: chunks each retriever contributes to fusion at least; a retriever is
+   * asked for `max(its top-K, fusionCandidates)`. Default 0 (the top-Ks alone).
+   */
+  fusionCandidates?: number | undefined;
   /** `RETRIEVER_TOP_K`: chunks kept after fusion, access control and reranking. */
   retrieverTopK: number;
   /** `WEIGHT_VECTOR`. */
@@ -54,6 +59,7 @@ export function retrievalSettingsFromConfig(
   return {
     vectorTopK: config.retrieval.vectorTopK,
     bm25TopK: config.retrieval.bm25TopK,
+    fusionCandidates: config.retrieval.fusionCandidates,
     retrieverTopK: config.retrieval.retrieverTopK,
     weightVector: config.retrieval.weightVector,
     weightBm25: config.retrieval.weightBm25,

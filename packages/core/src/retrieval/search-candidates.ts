@@ -61,6 +61,8 @@ export interface CandidateSearchResult {
   fused: FusedChunk[];
   /** True when neither index could have returned more (each returned fewer than asked). */
   exhausted: boolean;
+  /** Candidates dropped because their document version is not committed (staged stores). */
+  hidden: number;
 }
 
 /**
@@ -156,10 +158,13 @@ export async function searchCandidates(
       : Promise.resolve([] as ScoredChunk[]),
   ]);
   const exhausted = vector.length < depth.vector && (settings.weightBm25 === 0 || keyword.length < depth.keyword);
+  let hidden = 0;
   if (stores.writes === "staged") {
     const visible = new Set(await stores.visible(search.orgId, [...vector, ...keyword]));
+    const returned = vector.length + keyword.length;
     vector = vector.filter((result) => visible.has(result));
     keyword = keyword.filter((result) => visible.has(result));
+    hidden = returned - vector.length - keyword.length;
   }
   const fusion = {
     "docqa.fusion": settings.fusion,
@@ -183,5 +188,5 @@ export async function searchCandidates(
     span.setAttribute("docqa.candidates", fusedList.length);
     return fusedList;
   });
-  return { fused, exhausted };
+  return { fused, exhausted, hidden };
 }

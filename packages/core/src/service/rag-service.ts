@@ -146,7 +146,9 @@ export interface SearchRequest extends RequestContext {
    * evaluation and experiments; default the configuration's.
    */
   retrieval?:
-    | Partial<Pick<RetrievalSettings, "weightVector" | "weightBm25" | "normalization" | "fusion" | "vectorTopK" | "bm25TopK">>
+    | Partial<
+        Pick<RetrievalSettings, "weightVector" | "weightBm25" | "normalization" | "fusion" | "vectorTopK" | "bm25TopK" | "fusionCandidates">
+      >
     | undefined;
   /** Apply the reranker for this request (default `USE_RERANKER`). */
   rerank?: boolean | undefined;

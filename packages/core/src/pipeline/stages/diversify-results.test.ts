@@ -28,6 +28,9 @@ describe("mmr stage (diversifyResults)", () => {
         cafeteria: { title: "Cafeteria", content: "The cafeteria serves soup on Mondays.", metadata: everyone },
         parking: { title: "Parking", content: "Parking permits are renewed in January.", metadata: everyone },
       },
+      // z-score fusion keeps the coworking chunk's relevance close to the handbooks' (min-max, the
+      // default, puts it nearer the unrelated chunks), the case MMR is for.
+      config: { retrieval: { scoreNormalization: "z-score" } },
     });
   });
   afterAll(() => test.close());

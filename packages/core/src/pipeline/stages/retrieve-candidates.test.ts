@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DocumentStores } from "../../stores/document-stores.js";
+import type { SearchOptions } from "../../stores/vector-index.js";
 import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
 import { createSearchState } from "../run-predict.js";
 import { runStages } from "../run-stages.js";
+import type { Runtime } from "../runtime.js";
 import { filterAccess } from "./filter-access.js";
 import { planQuery } from "./plan-queries.js";
 import { retrieveCandidates } from "./retrieve-candidates.js";
@@ -77,5 +80,71 @@ describe("retrieve stage", () => {
     ];
     await runStages([retrieveCandidates], state, test.runtime);
     expect(state.retrievals.map((retrieval) => retrieval.query.text)).toEqual(["harbour visitors", "lighthouse day 2"]);
+  });
+});
+
+describe("retrieve stage candidate depth", () => {
+  let test: TestRuntime;
+  beforeAll(async () => {
+    // Twenty one-chunk documents about badges; the even ones readable by group staff only.
+    const documents: Record<string, { title: string; content: string; metadata: { acl: string } }> = {};
+    for (let index = 0; index < 20; index++) {
+      documents[`d${index}`] = {
+        title: `Badge rule ${index}`,
+        content: `Badges open door ${index} of the office.`,
+        metadata: { acl: index % 2 === 0 ? "|group:staff|" : "|user:_all_|" },
+      };
+    }
+    test = await createTestRuntime({ documents, config: { retrieval: { vectorTopK: 2, bm25TopK: 2, fusionCandidates: 0 } } });
+  });
+  afterAll(() => test.close());
+
+  const search = async (runtime: Runtime, groups: string[], fusionCandidates: number) => {
+    const state = createSearchState(runtime, {
+      orgId: "org",
+      principal: { ...reader, groups },
+      query: "which door do badges open",
+      limit: 10,
+      retrieval: { vectorTopK: 2, bm25TopK: 2, fusionCandidates },
+    });
+    await runStages([planQuery, retrieveCandidates], state, runtime);
+    return state.retrievals[0]?.candidates ?? [];
+  };
+
+  /** The store's searches without the principal pre-filter, as an engine that cannot express an ACL natively. */
+  const withoutPrefilter = (stores: DocumentStores): DocumentStores => {
+    const unfiltered = (options: SearchOptions): SearchOptions => ({ ...options, filter: {} });
+    const vector = stores.vector as NonNullable<DocumentStores["vector"]>;
+    return {
+      ...stores,
+      vector: {
+        ...vector,
+        searchByVector: (orgId, query, model, options) => vector.searchByVector(orgId, query, model, unfiltered(options)),
+      },
+      keyword: {
+        ...stores.keyword,
+        searchByText: (orgId, query, options) => stores.keyword.searchByText(orgId, query, unfiltered(options)),
+      },
+    };
+  };
+
+  it("keeps the configured depths when access control removed nothing, even below the query's top-k", async () => {
+    const candidates = await search(test.runtime, ["staff"], 0);
+    expect(candidates.filter((candidate) => candidate.vectorScore !== null)).toHaveLength(2);
+    expect(candidates.filter((candidate) => candidate.keywordScore !== null)).toHaveLength(2);
+  });
+
+  it("asks each retriever for FUSION_CANDIDATES when that is deeper than its top-K", async () => {
+    const candidates = await search(test.runtime, ["staff"], 6);
+    expect(candidates.filter((candidate) => candidate.vectorScore !== null)).toHaveLength(6);
+    expect(candidates.filter((candidate) => candidate.keywordScore !== null)).toHaveLength(6);
+  });
+
+  it("searches deeper when access control removed candidates and too few remain", async () => {
+    const runtime = { ...test.runtime, stores: withoutPrefilter(test.runtime.stores) };
+    const candidates = await search(runtime, [], 0);
+    expect(candidates.filter((candidate) => candidate.keywordScore !== null).length).toBeGreaterThan(2);
+    const readable = candidates.filter((candidate) => Number(candidate.chunk.docId.slice(1)) % 2 === 1);
+    expect(readable.length).toBeGreaterThanOrEqual(5);
   });
 });

@@ -1,11 +1,16 @@
 /**
  * Stage `retrieve` (spec `POST /predict` step 4): for each planned query, at most
  * `MAX_RETRIEVAL_THREADS` at a time, the vector and BM25 candidates, pre-filtered by principal in
- * the indexes, fused (`searchCandidates`).
+ * the indexes, fused (`searchCandidates`). Each retriever is asked for its top-K
+ * (`VECTOR_RETRIEVER_TOP_K`, `BM25_RETRIEVER_TOP_K`), at least `FUSION_CANDIDATES`: score
+ * normalisation needs a list deep enough for its minimum to be a typical weak match.
  *
- * Top-k is never starved by access control: when fewer than the query's top-k candidates would
- * pass the access check while an index returned a full list (so more may exist), the search is
- * repeated twice as deep, at most {@link maximumDeepenings} times.
+ * Top-k is never starved by access control: when candidates were removed (by the access check,
+ * or as uncommitted versions) and fewer than the query's top-k remain while an index returned a
+ * full list (so more may exist), the search is repeated twice as deep, at most
+ * {@link maximumDeepenings} times. A list that nothing was removed from keeps its depth, even
+ * when shorter than the query's top-k: the depth is the configuration's (`docqa eval` measures
+ * the service's own candidate depths this way).
  *
  * Each query is one span, `docqa.retrieve.query` (its index, kind, top-k and length; the
  * deepenings and candidates found), parent of the embedding and per-engine search spans.
@@ -73,11 +78,14 @@ async function retrieveOne(state: RetrievalState, runtime: Runtime, query: Query
     settings: state.settings,
     signal: state.signal,
   };
-  const depth = { vector: state.settings.vectorTopK, keyword: state.settings.bm25TopK };
+  const minimum = state.settings.fusionCandidates ?? 0;
+  const depth = { vector: Math.max(state.settings.vectorTopK, minimum), keyword: Math.max(state.settings.bm25TopK, minimum) };
   for (let round = 0; ; round++) {
-    const { fused, exhausted } = await searchCandidates(dependencies, search, depth);
-    const enough = filterReadable(state.principal, state.filter, fused).length >= query.topK;
-    if (enough || exhausted || round === maximumDeepenings) {
+    const { fused, exhausted, hidden } = await searchCandidates(dependencies, search, depth);
+    const readable = filterReadable(state.principal, state.filter, fused).length;
+    const enough = readable >= query.topK;
+    const removed = hidden > 0 || readable < fused.length;
+    if (enough || exhausted || !removed || round === maximumDeepenings) {
       span.setAttribute("docqa.retrieve.deepenings", round);
       return { query, candidates: fused, results: [], vectorUsed: queryVector !== undefined };
     }
