@@ -27,6 +27,8 @@ const packages: PackageEntry[] = [
       "telemetry/index": "src/telemetry/index.ts",
       "testing/index": "src/testing/index.ts",
       "contract/index": "src/contract/index.ts",
+      // The ingestion worker thread's entry, loaded by file (worker-pool-executor.ts).
+      "ingestion-worker": "src/ingestion/ingestion-worker.ts",
     },
   },
   { folder: "http", entry: { index: "src/index.ts" } },

@@ -5,12 +5,13 @@
  * exact-scan kernel comparison of the `speed` group (decision record 0004). `BENCH_ONLY=cli` times the command
  * line (a single `docqa ask` start, `docqa ask --file` throughput in-process and over HTTP). `BENCH_ONLY=backends` compares the
  * embedded store with Milvus + OpenSearch + Redis (servers of `scripts/services/start-all.sh`). `BENCH_ONLY=load` runs the set B
- * load benchmark (autocannon on loopback, about a minute and both CPU cores), `BENCH_ONLY=reindex`
- * the model change benchmark (real models, a few minutes; `BENCH_REINDEX_SERVERS=1` adds Milvus +
- * OpenSearch), `BENCH_ONLY=embedding` the embedding throughput against fastembed and
- * sentence-transformers (creates Python virtual environments in bench/.venv on first use),
- * `BENCH_ONLY=fusion` the fusion study over every local model and retrieval set; the default run
- * leaves these five out.
+ * load benchmark (autocannon on loopback, about a minute and both CPU cores), `BENCH_ONLY=serving`
+ * serving during ingestion and the hostile set (issue 14: a server process with ingestion worker
+ * threads, a few minutes), `BENCH_ONLY=reindex` the model change benchmark (real models, a few
+ * minutes; `BENCH_REINDEX_SERVERS=1` adds Milvus + OpenSearch), `BENCH_ONLY=embedding` the
+ * embedding throughput against fastembed and sentence-transformers (creates Python virtual
+ * environments in bench/.venv on first use), `BENCH_ONLY=fusion` the fusion study over every local
+ * model and retrieval set; the default run leaves these six out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -33,5 +34,6 @@ if (only === "embedding") rows.push(...(await (await import("./embedding-through
 if (only === "backends") rows.push(...(await (await import("./backends.ts")).benchmarkBackends(iterations)));
 if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli()));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
+if (only === "serving") rows.push(...(await (await import("./serving-under-ingestion.ts")).benchmarkServingUnderIngestion()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 printRows(rows);

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -84,7 +84,7 @@ function postJson(app: Harness["app"], path: string, body: unknown, token?: stri
   });
 }
 
-function upload(
+async function upload(
   app: Harness["app"],
   files: { name: string; content: string | Uint8Array }[],
   token?: string,
@@ -93,10 +93,14 @@ function upload(
   const form = new FormData();
   for (const file of files) form.append("files", new File([file.content], file.name));
   if (options.metadata !== undefined) form.append("metadata", options.metadata);
+  // Sent as bytes, as a client sends them: undici's own FormData stream fails when a server stops
+  // reading it half-way (a test-only artefact), which the upload limits do.
+  const encoded = new Response(form);
+  const body = new Uint8Array(await encoded.arrayBuffer());
   return app.request(`/api/ingest${options.query ?? ""}`, {
     method: "POST",
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-    body: form,
+    headers: { "Content-Type": encoded.headers.get("Content-Type") as string, ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body,
   });
 }
 
@@ -409,14 +413,54 @@ describe("POST /api/ingest and GET /api/ingest/{jobId}", () => {
     await expectError(await postJson(h.app, "/api/ingest", { files: [] }, token), 415, "unsupported_media_type");
   });
 
-  it("413 for a body larger than MAX_UPLOAD_BYTES", async () => {
-    const h = harness({ config: { ingestion: { maxUploadBytes: 2048 } } });
+  it("413 for a file larger than MAX_UPLOAD_BYTES and for more files than MAX_UPLOAD_FILES; nothing is kept on disk", async () => {
+    const h = harness({ config: { ingestion: { maxUploadBytes: 2048 } }, server: { limits: { maxUploadFiles: 2 } } });
+    const token = await tokenFor("ann@a.example");
+    const error = await expectError(await upload(h.app, [{ name: "big.txt", content: "x".repeat(4096) }], token), 413, "file_too_large");
+    expect(error.message).toBe("big.txt exceeds 2048 bytes (MAX_UPLOAD_BYTES)");
+    const files = ["a.txt", "b.txt", "c.txt"].map((name) => ({ name, content: `Content of ${name}.` }));
+    const many = await expectError(await upload(h.app, files, token), 413, "too_many_files");
+    expect(many.message).toBe("the upload holds more than 2 files (MAX_UPLOAD_FILES)");
+    expect(readdirSync(join(h.service.config.stores.dataDir, "uploads"))).toEqual([]);
+    // Within the limits, the upload is ingested and its spooled files are removed afterwards.
+    const fine = await upload(h.app, files.slice(0, 2), token);
+    expect(fine.status).toBe(200);
+    expect(readdirSync(join(h.service.config.stores.dataDir, "uploads"))).toEqual([]);
+  });
+
+  it("400 json_too_deep for a metadata field nested deeper than MAX_JSON_DEPTH", async () => {
+    const h = harness({ config: { ingestion: { maxJsonDepth: 8 } } });
+    const deep = `{"a":${"[".repeat(20)}${"]".repeat(20)}}`;
     const error = await expectError(
-      await upload(h.app, [{ name: "big.txt", content: "x".repeat(4096) }], await tokenFor("ann@a.example")),
-      413,
-      "payload_too_large",
+      await upload(h.app, [{ name: "a.txt", content: "A" }], await tokenFor("ann@a.example"), { metadata: deep }),
+      400,
+      "json_too_deep",
     );
-    expect(error.message).toContain("MAX_UPLOAD_BYTES");
+    expect(error.message).toBe("the form field metadata is nested more than 8 levels deep (MAX_JSON_DEPTH)");
+  });
+
+  it("503 ingestion_busy with Retry-After when INGESTION_QUEUE_SIZE requests are in progress, before reading the upload", async () => {
+    // A job store whose saves wait for a gate: the first ingestion holds the one place until released.
+    const store = createInMemoryJobStore();
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const jobStore: JobStore = { ...store, save: async (job) => gate.then(() => store.save(job)) };
+    const h = harness({ config: { ingestion: { queueSize: 1 } }, jobStore });
+    const token = await tokenFor("ann@a.example");
+    const first = h.service.ingestFiles({
+      orgId: orgA,
+      principal: { userName: "ann@a.example", roles: [], groups: [] },
+      files: [{ name: "first.txt", bytes: new TextEncoder().encode("First content.") }],
+    });
+    const busy = await upload(h.app, [{ name: "b.txt", content: "B" }], token);
+    const error = await expectError(busy, 503, "ingestion_busy");
+    expect(error.message).toMatch(/^1 ingestion requests are in progress \(INGESTION_QUEUE_SIZE is 1\); retry after \d+ s$/);
+    expect(busy.headers.get("Retry-After")).toBe("5");
+    open();
+    expect((await first).state).toBe("succeeded");
+    expect((await upload(h.app, [{ name: "b.txt", content: "B" }], token)).status).toBe(200);
   });
 });
 
@@ -809,15 +853,22 @@ describe.each(endpoints)("errors of $name", ({ name, send }) => {
     expect(error.message).toBe("internal server error");
   });
 
-  it.skipIf(name.startsWith("GET"))("413 for a body larger than MAX_UPLOAD_BYTES and 415 for a wrong Content-Type", async () => {
-    const h = harness({ config: { ingestion: { maxUploadBytes: 1024 } } });
+  it.skipIf(name.startsWith("GET"))("413 for a body larger than its limit and 415 for a wrong Content-Type", async () => {
+    const h = harness({
+      config: { ingestion: { maxUploadBytes: 1024 } },
+      server: { limits: { maxRequestBytes: 1024, maxUploadRequestBytes: 8192 } },
+    });
     const token = await tokenFor("ann@a.example");
     const path = name.split(" ")[1] as string;
     const big = "x".repeat(4096);
-    const tooLarge = name.includes("ingest")
-      ? await upload(h.app, [{ name: "big.txt", content: big }], token)
-      : await postJson(h.app, path, { message: big, query: big, sessionId: "s" }, token);
-    await expectError(tooLarge, 413, "payload_too_large");
+    if (name.includes("ingest")) {
+      // A file over MAX_UPLOAD_BYTES, and an upload over MAX_UPLOAD_REQUEST_BYTES made of files within it.
+      await expectError(await upload(h.app, [{ name: "big.txt", content: big }], token), 413, "file_too_large");
+      const many = Array.from({ length: 10 }, (_, index) => ({ name: `part-${index}.txt`, content: "y".repeat(1000) }));
+      await expectError(await upload(h.app, many, token), 413, "payload_too_large");
+    } else {
+      await expectError(await postJson(h.app, path, { message: big, query: big, sessionId: "s" }, token), 413, "payload_too_large");
+    }
     const wrongType = name.includes("ingest")
       ? await postJson(h.app, path, { files: "a.txt" }, token)
       : await h.app.request(path, { method: "POST", headers: { Authorization: `Bearer ${token}` }, body: new FormData() });

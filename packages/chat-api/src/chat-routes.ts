@@ -8,7 +8,11 @@
  * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
  * and the reference pages are `@docqa/http`'s `createDocqaApp`.
  */
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import {
+  assertJsonDepth,
   DocqaError,
   type DocumentSummary,
   type IngestionJob,
@@ -29,6 +33,7 @@ import {
   loadServerConfig,
   type RateLimitPolicy,
   type RateLimitSetting,
+  receiveUpload,
   type ServerConfig,
 } from "@docqa/http";
 import { createRoute, type z } from "@hono/zod-openapi";
@@ -101,7 +106,9 @@ const rateLimitHeaders = {
 const errors = {
   400: errorContent("Invalid request parameters (`invalid_request`, `invalid_json`); `details` lists invalid fields."),
   401: errorContent("Missing, invalid or expired bearer token (`missing_token`, `invalid_token`, `token_expired`)."),
-  413: errorContent("Request body larger than `MAX_UPLOAD_BYTES` (`payload_too_large`)."),
+  413: errorContent(
+    "Request body larger than `MAX_REQUEST_BYTES` (an upload: `MAX_UPLOAD_REQUEST_BYTES`) (`payload_too_large`); an uploaded file larger than `MAX_UPLOAD_BYTES` (`file_too_large`); more files than `MAX_UPLOAD_FILES` (`too_many_files`).",
+  ),
   415: errorContent(
     "Wrong `Content-Type` (`unsupported_media_type`) or an uploaded file of an unsupported type (`unsupported_file_type`).",
   ),
@@ -110,7 +117,12 @@ const errors = {
     headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." }, ...rateLimitHeaders },
   },
   500: errorContent("Server error (`internal_error`)."),
-  503: errorContent("`JWT_SECRET` is not configured (`auth_not_configured`), or a store or model is unavailable."),
+  503: {
+    ...errorContent(
+      "`JWT_SECRET` is not configured (`auth_not_configured`), a store or model is unavailable, or `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+    ),
+    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy`: seconds to wait." } },
+  },
 };
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
 const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -158,12 +170,7 @@ function ingestResponse(job: IngestionJob, queued: boolean) {
   };
 }
 
-/** The file name without any directory a client sent with it. */
-function baseName(name: string): string {
-  return name.split(/[\\/]/).at(-1) ?? name;
-}
-
-function parseMetadata(text: string | undefined): Record<string, unknown> | undefined {
+function parseMetadata(text: string | undefined, maxJsonDepth: number): Record<string, unknown> | undefined {
   if (text === undefined || text.trim() === "") return undefined;
   let value: unknown;
   try {
@@ -174,6 +181,7 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | unde
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new DocqaError("invalid_request", "the form field metadata must be a JSON object", { component: "chat-api" });
   }
+  assertJsonDepth(value, maxJsonDepth, "the form field metadata", "chat-api");
   return value as Record<string, unknown>;
 }
 
@@ -190,10 +198,11 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | unde
 export function chatRoutes(service: RagService, options: ChatRoutesOptions = {}): Hono<{ Variables: AuthVariables }> {
   const config = service.config;
   let loaded: ServerConfig | undefined = options.server;
+  const server = (): ServerConfig => (loaded ??= loadServerConfig());
   const { app, authenticated } = createDocqaApp({
-    jwt: () => (loaded ??= loadServerConfig()).jwt,
+    jwt: () => server().jwt,
     resolvePrincipal: options.resolvePrincipal,
-    maxUploadBytes: config.ingestion.maxUploadBytes,
+    limits: () => ({ ...server().limits, maxJsonDepth: config.ingestion.maxJsonDepth }),
     component: "chat-api",
     errors: setBErrors,
     rateLimit: options.rateLimit ?? defaultRateLimitPolicy,
@@ -210,6 +219,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     logger: options.logger,
     middleware: options.middleware,
   });
+  app.openAPIRegistry.register("IngestForm", ingestFormSchema);
   app.use("/api/chat", defaultJsonContentType());
   app.use("/api/search", defaultJsonContentType());
 
@@ -308,7 +318,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       ...authenticated,
       request: {
         query: ingestQuerySchema,
-        body: { content: { "multipart/form-data": { schema: ingestFormSchema } }, required: true },
+        // A reference, not the zod schema: the body is streamed to disk by the handler, never parsed whole by a validator.
+        body: { content: { "multipart/form-data": { schema: { $ref: "#/components/schemas/IngestForm" } } }, required: true },
       },
       responses: {
         200: jsonResponse(ingestResponseSchema, "The job has finished (`wait=true`, the default)."),
@@ -317,32 +328,48 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       },
     }),
     async (c) => {
-      const form = c.req.valid("form");
       const wait = c.req.valid("query").wait !== "false";
       const auth = c.get("auth");
-      const uploads = Array.isArray(form.files) ? form.files : [form.files];
-      const names = new Set<string>();
-      for (const upload of uploads) {
-        const name = baseName(upload.name);
-        if (name === "") throw new DocqaError("invalid_request", "every uploaded file needs a file name", { component: "chat-api" });
-        if (names.has(name)) throw new DocqaError("invalid_request", `${name} is uploaded twice in one request`, { component: "chat-api" });
-        names.add(name);
-        formatFromName(name);
+      // Refuse before reading a byte when the ingestion queue is full.
+      service.checkIngestionCapacity();
+      const { limits } = server();
+      const received = await receiveUpload(c.req.raw, {
+        directory: join(resolve(config.stores.dataDir), "uploads", `incoming-${randomUUID()}`),
+        fileField: "files",
+        fields: ["metadata"],
+        limits: { maxFileBytes: config.ingestion.maxUploadBytes, maxFiles: limits.maxUploadFiles },
+        checkFile: (name, earlier) => {
+          if (name === "") throw new DocqaError("invalid_request", "every uploaded file needs a file name", { component: "chat-api" });
+          if (earlier.some((file) => file.name === name))
+            throw new DocqaError("invalid_request", `${name} is uploaded twice in one request`, { component: "chat-api" });
+          formatFromName(name);
+        },
+        component: "chat-api",
+      });
+      try {
+        const metadata = parseMetadata(received.fields.metadata, config.ingestion.maxJsonDepth);
+        const files = received.files.map((file) => ({ name: file.name, path: file.path }));
+        const request = {
+          orgId: auth.orgId,
+          principal: auth.principal,
+          files,
+          metadata,
+          uploadDirectory: received.directory,
+          requestId: c.req.header("X-Request-Id"),
+        };
+        if (!wait) return c.json(ingestResponse(await service.startIngestion(request), true), 202);
+        const job = await service.ingestFiles(request);
+        // Every file refused because a store went down during the job: answered like /upsert.
+        if (job.state === "failed" && job.errors.length > 0 && job.errors.every((error) => error.code === "store_unavailable")) {
+          throw new DocqaError("store_unavailable", `ingestion job ${job.jobId} failed: ${job.errors[0]?.message}`, {
+            component: "chat-api",
+          });
+        }
+        return c.json(ingestResponse(job, false), 200);
+      } catch (error) {
+        await rm(received.directory, { recursive: true, force: true });
+        throw error;
       }
-      const metadata = parseMetadata(form.metadata);
-      const files = await Promise.all(
-        uploads.map(async (upload) => ({ name: baseName(upload.name), bytes: new Uint8Array(await upload.arrayBuffer()) })),
-      );
-      const request = { orgId: auth.orgId, principal: auth.principal, files, metadata, requestId: c.req.header("X-Request-Id") };
-      if (!wait) return c.json(ingestResponse(await service.startIngestion(request), true), 202);
-      const job = await service.ingestFiles(request);
-      // Every file refused because a store went down during the job: answered like /upsert.
-      if (job.state === "failed" && job.errors.length > 0 && job.errors.every((error) => error.code === "store_unavailable")) {
-        throw new DocqaError("store_unavailable", `ingestion job ${job.jobId} failed: ${job.errors[0]?.message}`, {
-          component: "chat-api",
-        });
-      }
-      return c.json(ingestResponse(job, false), 200);
     },
   );
 

@@ -13,16 +13,29 @@ const errors: ErrorFormat = {
   validation: (error) => ({ problem: { code: "invalid_request", fields: error.issues.map((issue) => issue.path.join(".")) } }),
 };
 
-function recordingLogger(): Logger & { errors: string[] } {
+function recordingLogger(): Logger & { errors: string[]; fields: Record<string, unknown>[]; debugs: string[] } {
   const recorded: string[] = [];
-  return { errors: recorded, debug() {}, info() {}, warn() {}, error: (message: string) => recorded.push(message) };
+  const fields: Record<string, unknown>[] = [];
+  const debugs: string[] = [];
+  return {
+    errors: recorded,
+    fields,
+    debugs,
+    debug: (message: string) => debugs.push(message),
+    info() {},
+    warn() {},
+    error: (message: string, entry?: Record<string, unknown>) => {
+      recorded.push(message);
+      fields.push(entry ?? {});
+    },
+  };
 }
 
 /** An app with one public route, one authenticated route with a JSON body, and routes that fail. */
 function testApp(options: Partial<DocqaAppOptions> = {}) {
   const { app, authenticated, describeError } = createDocqaApp({
     jwt: () => jwt,
-    maxUploadBytes: 64,
+    limits: () => ({ maxRequestBytes: 64, maxUploadRequestBytes: 400, maxJsonDepth: 4 }),
     component: "test-api",
     errors,
     ...options,
@@ -40,7 +53,12 @@ function testApp(options: Partial<DocqaAppOptions> = {}) {
       method: "post",
       path: "/echo",
       ...authenticated,
-      request: { body: { content: { "application/json": { schema: z.object({ text: z.string() }) } }, required: true } },
+      request: {
+        body: {
+          content: { "application/json": { schema: z.object({ text: z.string(), extra: z.unknown().optional() }) } },
+          required: true,
+        },
+      },
       responses: {
         200: { content: { "application/json": { schema: z.object({ text: z.string(), user: z.string() }) } }, description: "echo" },
       },
@@ -55,6 +73,10 @@ function testApp(options: Partial<DocqaAppOptions> = {}) {
   });
   app.get("/bug", () => {
     throw new TypeError("undefined is not a function");
+  });
+  app.post("/upload", async (c) => c.json({ bytes: (await c.req.arrayBuffer()).byteLength }));
+  app.get("/busy", () => {
+    throw new DocqaError("ingestion_busy", "16 ingestion requests are in progress", { component: "ingestion", retryAfterSeconds: 2.2 });
   });
   app.delete("/status", (c) => c.body(null, 204));
   return { app, describeError };
@@ -81,7 +103,25 @@ describe("createDocqaApp errors, in the set's own body shape", () => {
     const bug = await app.request("/bug");
     expect(bug.status).toBe(500);
     expect(await bug.json()).toEqual({ problem: { code: "internal_error", message: "internal server error" } });
-    expect(logger.errors).toEqual(["[docqa] [test-api] the store is down", "unhandled error"]);
+    expect(logger.errors).toEqual(["[docqa] [test-api] the store is down", "unhandled error: undefined is not a function"]);
+    expect(logger.fields[0]).toMatchObject({
+      component: "test-api",
+      code: "store_unavailable",
+      error: "[docqa] [test-api] the store is down",
+    });
+    expect(logger.fields[0]?.stack).toMatch(/^DocqaError: \[docqa\] \[test-api\] the store is down\n {4}at /);
+    expect(logger.fields[1]).toMatchObject({ component: "test-api", code: "internal_error", error: "undefined is not a function" });
+    expect(logger.fields[1]?.stack).toMatch(/^TypeError: undefined is not a function\n {4}at /);
+    // A client error is logged at debug, never at error.
+    expect(logger.debugs).toEqual(["[docqa] [test-api] not yours"]);
+  });
+
+  it("sends Retry-After (whole seconds, rounded up) with an error that carries retryAfterSeconds", async () => {
+    const { app } = testApp();
+    const busy = await app.request("/busy");
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get("Retry-After")).toBe("3");
+    expect(await busy.json()).toEqual({ problem: { code: "ingestion_busy", message: "16 ingestion requests are in progress" } });
   });
 
   it("answers 401 with WWW-Authenticate on an authenticated route without a token, and 503 without JWT_SECRET", async () => {
@@ -92,7 +132,7 @@ describe("createDocqaApp errors, in the set's own body shape", () => {
     expect(((await missing.json()) as { problem: { code: string } }).problem.code).toBe("missing_token");
     const unconfigured = createDocqaApp({
       jwt: () => ({ ...jwt, secret: undefined }),
-      maxUploadBytes: 64,
+      limits: () => ({ maxRequestBytes: 64, maxUploadRequestBytes: 400, maxJsonDepth: 4 }),
       component: "test-api",
       errors,
     });
@@ -120,13 +160,55 @@ describe("createDocqaApp errors, in the set's own body shape", () => {
     expect(await ok.json()).toEqual({ text: "hello", user: "ann@example.org" });
   });
 
-  it("answers 413 payload_too_large for a body over MAX_UPLOAD_BYTES (64 here)", async () => {
+  it("answers 413 payload_too_large for a JSON body over MAX_REQUEST_BYTES, and a multipart one over MAX_UPLOAD_REQUEST_BYTES", async () => {
     const { app } = testApp();
     const response = await echo(app, JSON.stringify({ text: "x".repeat(64) }));
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({
-      problem: { code: "payload_too_large", message: "the request body exceeds 64 bytes (MAX_UPLOAD_BYTES)" },
+      problem: { code: "payload_too_large", message: "the request body exceeds 64 bytes (MAX_REQUEST_BYTES)" },
     });
+    // A multipart body is counted as it streams (never buffered by the limit): over 400 bytes fails while read.
+    const upload = async (content: string, headers: Record<string, string> = {}) => {
+      const form = new FormData();
+      form.append("files", new File([content], "a.txt"));
+      // Sent as bytes: undici's own FormData stream fails when cancelled half-way (a test-only artefact).
+      const encoded = new Response(form);
+      const body = new Uint8Array(await encoded.arrayBuffer());
+      return app.request("/upload", {
+        method: "POST",
+        body,
+        headers: { "Content-Type": encoded.headers.get("Content-Type") as string, ...headers },
+      });
+    };
+    const over = await upload("y".repeat(500));
+    expect(over.status).toBe(413);
+    expect(await over.json()).toEqual({
+      problem: { code: "payload_too_large", message: "the request body exceeds 400 bytes (MAX_UPLOAD_REQUEST_BYTES)" },
+    });
+    // A Content-Length above the limit is refused before reading.
+    const declared = await upload("y", { "Content-Length": "401" });
+    expect(declared.status).toBe(413);
+    // Above MAX_REQUEST_BYTES (64) but within MAX_UPLOAD_REQUEST_BYTES: read in full.
+    const within = await upload("y".repeat(70));
+    expect(within.status).toBe(200);
+    expect(((await within.json()) as { bytes: number }).bytes).toBeGreaterThan(70);
+  });
+
+  it("answers 400 json_too_deep for a JSON body nested deeper than MAX_JSON_DEPTH (4 here), valid or not", async () => {
+    const logger = recordingLogger();
+    const { app } = testApp({ logger, limits: () => ({ maxRequestBytes: 100_000, maxUploadRequestBytes: 100_000, maxJsonDepth: 4 }) });
+    const nested = (depth: number) => `{"text":"x","extra":${"[".repeat(depth - 1)}1${"]".repeat(depth - 1)}}`;
+    const fits = await echo(app, nested(4));
+    expect(fits.status).toBe(200);
+    // Too deep and valid; too deep and invalid (the body is an array, not an object).
+    for (const body of [nested(5), `${"[".repeat(5000)}${"]".repeat(5000)}`]) {
+      const deep = await echo(app, body);
+      expect(deep.status).toBe(400);
+      expect(await deep.json()).toEqual({
+        problem: { code: "json_too_deep", message: "the request body is nested more than 4 levels deep (MAX_JSON_DEPTH)" },
+      });
+    }
+    expect(logger.errors).toEqual([]);
   });
 
   it("describes errors for streams as the error handler does", () => {
@@ -144,7 +226,7 @@ describe("createDocqaApp errors, in the set's own body shape", () => {
       message: "Internal Server Error",
       headers: {},
     });
-    expect(logger.errors).toEqual(["[docqa] [chat-model] the model did not answer", "unhandled error"]);
+    expect(logger.errors).toEqual(["[docqa] [chat-model] the model did not answer", "unhandled error: boom"]);
   });
 });
 

@@ -8,7 +8,10 @@
  * - schema validation failures: 400 `invalid_request` in the set's validation body;
  * - unknown routes: 404 `not_found`, and 405 `method_not_allowed` with `Allow` for a known path
  *   asked with another method (RFC 9110, section 15.5.6), in the set's body shape;
- * - the body limit: 413 `payload_too_large` beyond `MAX_UPLOAD_BYTES`;
+ * - request limits: 413 `payload_too_large` for a body beyond `MAX_REQUEST_BYTES` (a multipart
+ *   upload: `MAX_UPLOAD_REQUEST_BYTES`), and 400 `json_too_deep` for a JSON body nested deeper
+ *   than `MAX_JSON_DEPTH` (checked iteratively on what the route's schema keeps, or on the whole
+ *   body when it fails the schema, before any other code reads it);
  * - bearer authentication and per-user rate limits of the routes that spread
  *   {@link DocqaApp.authenticated} into their `createRoute` (which also documents the bearer
  *   security scheme in the OpenAPI document);
@@ -19,7 +22,15 @@
  * when you mount a set in your own app (`app.route("/qa", predictRoutes(service))`), your app
  * answers paths it does not know.
  */
-import { DocqaError, type DocqaErrorCode, type JwtSettings, type Logger, type PrincipalResolver, silentLogger } from "@docqa/core";
+import {
+  assertJsonDepth,
+  DocqaError,
+  type DocqaErrorCode,
+  type JwtSettings,
+  type Logger,
+  type PrincipalResolver,
+  silentLogger,
+} from "@docqa/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -63,6 +74,16 @@ export interface ReferencePagesInfo {
   description: string;
 }
 
+/** The limits {@link createDocqaApp} applies to every request (docs/deployment.md, "Limits"). */
+export interface RequestLimits {
+  /** `MAX_REQUEST_BYTES`: the largest body of a request that is not a multipart upload, in bytes (413 `payload_too_large`). */
+  maxRequestBytes: number;
+  /** `MAX_UPLOAD_REQUEST_BYTES`: the largest `multipart/form-data` body, in bytes (413 `payload_too_large`). */
+  maxUploadRequestBytes: number;
+  /** `MAX_JSON_DEPTH`: the deepest nesting of a JSON body, the body itself being level 1 (400 `json_too_deep`). */
+  maxJsonDepth: number;
+}
+
 /** Options of {@link createDocqaApp}. */
 export interface DocqaAppOptions {
   /** The access-token settings, read per request (the secret may be set after the app is built). */
@@ -72,8 +93,8 @@ export interface DocqaAppOptions {
    * (`principalFromClaims`: `role` and `roles`, `groups`).
    */
   resolvePrincipal?: PrincipalResolver | undefined;
-  /** `MAX_UPLOAD_BYTES`: the largest request body, in bytes (413 `payload_too_large` above it). */
-  maxUploadBytes: number;
+  /** The request limits, read per request (like `jwt`, from settings loaded on first use). */
+  limits: () => RequestLimits;
   /** Component named in logs and error messages, for example `predict-api`. */
   component: string;
   /** The set's error bodies. */
@@ -118,13 +139,46 @@ export interface DocqaApp {
 }
 
 /**
+ * The body limit of a multipart upload, which is streamed to disk by its route and must never be
+ * buffered: a `Content-Length` above `maxSize` is refused at once, and the body is counted as it
+ * flows, failing the stream with `tooLarge()` once it passes `maxSize` (Hono's `bodyLimit` would
+ * buffer a body sent without `Content-Length`).
+ */
+async function countUploadBytes(c: Context, maxSize: number, tooLarge: () => DocqaError, next: () => Promise<void>): Promise<void> {
+  const length = c.req.header("Content-Length");
+  if (length !== undefined && Number(length) > maxSize) throw tooLarge();
+  const body = c.req.raw.body;
+  if (body) {
+    let size = 0;
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          size += chunk.byteLength;
+          if (size > maxSize) controller.error(tooLarge());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    const raw = c.req.raw;
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: counted,
+      signal: raw.signal,
+      duplex: "half",
+    } as RequestInit);
+  }
+  await next();
+}
+
+/**
  * Creates the app of one endpoint set (module comment).
  *
  * @example
  * ```ts
  * const { app, authenticated } = createDocqaApp({
  *   jwt: () => server.jwt,
- *   maxUploadBytes: service.config.ingestion.maxUploadBytes,
+ *   limits: () => ({ ...server.limits, maxJsonDepth: service.config.ingestion.maxJsonDepth }),
  *   component: "my-api",
  *   errors: { body: (code, message) => ({ error: { code, message } }), validation: (error) => ({ error: { code: "invalid_request", message: error.message } }) },
  *   rateLimit: { perMinute: 100, perHour: 1000 },
@@ -149,6 +203,12 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
 
   const app = new OpenAPIHono<DocqaEnv>({
     defaultHook: (result, c) => {
+      // What the schema kept (on failure, the body as parsed): too deep a body is refused before
+      // any code recurses into it. (@hono/zod-validator passes the parsed body as `data` on
+      // failure too; the type leaves it out.)
+      if (result.target === "json") {
+        assertJsonDepth((result as { data?: unknown }).data, options.limits().maxJsonDepth, "the request body", component);
+      }
       if (!result.success) return c.json(errors.validation(result.error), 400);
     },
   });
@@ -164,16 +224,26 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
   });
 
   for (const handler of options.middleware ?? []) app.use("*", handler);
-  const { maxUploadBytes } = options;
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: maxUploadBytes,
+  app.use("*", (c, next) => {
+    const limits = options.limits();
+    const upload = c.req.header("Content-Type")?.trim().toLowerCase().startsWith("multipart/form-data") === true;
+    const maxSize = upload ? limits.maxUploadRequestBytes : limits.maxRequestBytes;
+    const tooLarge = () =>
+      new DocqaError(
+        "payload_too_large",
+        `the request body exceeds ${maxSize} bytes (${upload ? "MAX_UPLOAD_REQUEST_BYTES" : "MAX_REQUEST_BYTES"})`,
+        {
+          component,
+        },
+      );
+    if (upload) return countUploadBytes(c, maxSize, tooLarge, next);
+    return bodyLimit({
+      maxSize,
       onError: () => {
-        throw new DocqaError("payload_too_large", `the request body exceeds ${maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`, { component });
+        throw tooLarge();
       },
-    }),
-  );
+    })(c, next);
+  });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", { type: "http", scheme: "bearer", bearerFormat: "JWT" });
   const limiters = rateLimitersFor(options.rateLimit ?? false);

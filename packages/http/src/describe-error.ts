@@ -2,8 +2,8 @@
  * The status, stable code and client-safe message of any error an HTTP adapter meets: a
  * `DocqaError` (status from the one table {@link errorStatus}), an `HTTPException` raised by Hono
  * or its validators (malformed JSON or form data, wrong `Content-Type`), or anything else (a bug:
- * 500 `internal_error`, logged, never returned). Each endpoint set then renders these in its own
- * body shape.
+ * 500 `internal_error`, logged with its message and stack, never returned). Each endpoint set
+ * then renders these in its own body shape.
  */
 import { DocqaError, type DocqaErrorCode, type Logger } from "@docqa/core";
 import type { Context } from "hono";
@@ -27,7 +27,7 @@ export interface DescribedError {
 export interface DescribeErrorSettings {
   /** Component named in the logs, for example `predict-api`. */
   component: string;
-  /** Where server-side failures (status 500 and above) are logged. */
+  /** Where failures are logged: server-side ones (status 500 and above) at `error`, client errors at `debug`. */
   logger: Logger;
   /**
    * The message of 415 `unsupported_media_type` for a request whose `Content-Type` no route
@@ -51,26 +51,46 @@ function httpException(error: HTTPException, settings: DescribeErrorSettings, c:
   return described(error.status === 401 ? "invalid_token" : "invalid_request", error.message || "invalid request");
 }
 
+/** The fields a failure is logged with: its code, message and stack, and its cause's. */
+function logFields(component: string, code: DocqaErrorCode, error: unknown): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    component,
+    code,
+    error: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  };
+  const cause = error instanceof Error ? error.cause : undefined;
+  if (cause !== undefined) {
+    fields.cause = cause instanceof Error ? cause.message : String(cause);
+    if (cause instanceof Error && cause.stack) fields.cause_stack = cause.stack;
+  }
+  return fields;
+}
+
 /**
- * Describes `error` for a response or a Server-Sent Events `error` event, logging failures of
- * the server (status 500 and above) with the error's code and cause, or, for anything but a
- * `DocqaError` or `HTTPException`, its message and stack.
+ * Describes `error` for a response or a Server-Sent Events `error` event, and logs it with its
+ * code, message and stack (and its cause's): failures of the server (status 500 and above, and
+ * anything but a `DocqaError` or `HTTPException`) at `error`, client errors at `debug`. A
+ * `DocqaError` with `retryAfterSeconds` gets a `Retry-After` header.
  *
  * @param c the request, when there is one (passed to `unsupportedMediaTypeMessage`).
  */
 export function describeError(error: unknown, settings: DescribeErrorSettings, c?: Context): DescribedError {
   if (DocqaError.isInstance(error)) {
     const status = errorStatus[error.code];
-    if (status >= 500) {
-      settings.logger.error(error.message, { component: settings.component, code: error.code, cause: String(error.cause ?? "") });
-    }
-    return { status, code: error.code, message: error.publicMessage, headers: status === 401 ? { "WWW-Authenticate": "Bearer" } : {} };
+    const fields = logFields(settings.component, error.code, error);
+    if (status >= 500) settings.logger.error(error.message, fields);
+    else settings.logger.debug(error.message, fields);
+    const headers: Record<string, string> = status === 401 ? { "WWW-Authenticate": "Bearer" } : {};
+    if (error.retryAfterSeconds !== undefined) headers["Retry-After"] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
+    return { status, code: error.code, message: error.publicMessage, headers };
   }
-  if (error instanceof HTTPException) return httpException(error, settings, c);
-  settings.logger.error("unhandled error", {
-    component: settings.component,
-    error: (error as Error | undefined)?.message,
-    stack: (error as Error | undefined)?.stack,
-  });
+  if (error instanceof HTTPException) {
+    const described = httpException(error, settings, c);
+    settings.logger.debug(described.message, logFields(settings.component, described.code, error));
+    return described;
+  }
+  const message = (error as Error | undefined)?.message ?? String(error);
+  settings.logger.error(`unhandled error: ${message}`, logFields(settings.component, "internal_error", error));
   return { status: 500, code: "internal_error", message: settings.internalErrorMessage ?? "internal server error", headers: {} };
 }

@@ -6,6 +6,9 @@
  * `model_timeout` 504 Gateway Timeout (RFC 9110 §15.6.3 and §15.6.5). The embedding model and
  * the reranker raise `model_unavailable` only while loading, which the service turns into
  * BM25-only retrieval or no reranking at start-up, so their failures do not reach clients.
+ *
+ * Overload: `ingestion_busy` is 503 Service Unavailable with `Retry-After` (RFC 9110 §15.6.4:
+ * a temporary overload of the server, not of the client's budget, which is 429 `rate_limited`).
  */
 import type { DocqaErrorCode } from "@docqa/core";
 
@@ -31,6 +34,9 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   model_unavailable: 502,
   model_timeout: 504,
   rate_limited: 429,
+  ingestion_busy: 503,
+  too_many_documents: 413,
+  too_many_files: 413,
   internal_error: 500,
   empty_file: 400,
   file_too_large: 413,
@@ -43,4 +49,5 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   csv_ragged_rows: 400,
   json_too_deep: 400,
   archive_too_large: 413,
+  too_many_pages: 413,
 };

@@ -1,8 +1,8 @@
 /**
  * @docqa/http: pieces shared by docqa's Hono adapters: the app factory of the endpoint sets
- * (error handling, 404/405, body limit, bearer authentication, rate limits, reference pages), the
- * error status table, FastAPI-compatible body handling, the readiness route, and the one
- * rate-limiter interface.
+ * (error handling, 404/405, request limits, bearer authentication, rate limits, reference pages),
+ * the error status table, FastAPI-compatible body handling, uploads streamed to disk, the
+ * readiness route, and the one rate-limiter interface.
  */
 export { allowedMethods } from "./allowed-methods.js";
 export { type AuthenticatedUser, type AuthVariables, bearerAuth } from "./bearer-auth.js";
@@ -14,6 +14,7 @@ export {
   type DocqaEnv,
   type ErrorFormat,
   type ReferencePagesInfo,
+  type RequestLimits,
 } from "./create-docqa-app.js";
 export { type DescribedError, type DescribeErrorSettings, describeError } from "./describe-error.js";
 export { errorStatus } from "./error-status.js";
@@ -43,5 +44,12 @@ export {
   readinessCheckSchema,
   readinessResponseSchema,
 } from "./readiness-route.js";
+export {
+  baseFileName,
+  type ReceivedFile,
+  type ReceivedUpload,
+  type ReceiveUploadOptions,
+  receiveUpload,
+} from "./receive-upload.js";
 export { mountReferencePages, type ReferencePagesSettings } from "./reference-pages.js";
 export { loadServerConfig, resolveServerConfig, type ServerConfig, serverConfigSchema } from "./server-config.js";

@@ -16,9 +16,24 @@ describe("server settings", () => {
       metrics: "off",
       webUi: true,
       webUiDevTokens: false,
+      limits: { maxRequestBytes: 16 * 1024 * 1024, maxUploadRequestBytes: 256 * 1024 * 1024, maxUploadFiles: 100 },
     });
-    const set = loadServerConfig({ JWT_SECRET: "s", JWT_ALGORITHM: "HS512", JWT_ISSUER: "my-idp", PORT: "0", RATE_LIMIT_SET_A: "yes" });
-    expect([set.jwt, set.port, set.rateLimits.setA]).toEqual([{ secret: "s", algorithm: "HS512", issuer: "my-idp" }, 0, true]);
+    const set = loadServerConfig({
+      JWT_SECRET: "s",
+      JWT_ALGORITHM: "HS512",
+      JWT_ISSUER: "my-idp",
+      PORT: "0",
+      RATE_LIMIT_SET_A: "yes",
+      MAX_REQUEST_BYTES: "2048",
+      MAX_UPLOAD_REQUEST_BYTES: "4096",
+      MAX_UPLOAD_FILES: "3",
+    });
+    expect([set.jwt, set.port, set.rateLimits.setA, set.limits]).toEqual([
+      { secret: "s", algorithm: "HS512", issuer: "my-idp" },
+      0,
+      true,
+      { maxRequestBytes: 2048, maxUploadRequestBytes: 4096, maxUploadFiles: 3 },
+    ]);
     const operations = loadServerConfig({ METRICS: "token", METRICS_TOKEN: "t".repeat(16), WEB_UI: "false", WEB_UI_DEV_TOKENS: "true" });
     expect([operations.metrics, operations.metricsToken, operations.webUi, operations.webUiDevTokens]).toEqual([
       "token",

@@ -74,6 +74,22 @@ export const serverConfigSchema = z
     webUiDevTokens: setting("WEB_UI_DEV_TOKENS", flag(false)),
     /** `NODE_ENV`: with `production`, `ENABLE_TESTPREDICT=true` is a configuration error. */
     nodeEnv: setting("NODE_ENV", z.string().optional()),
+    /**
+     * Request size limits, checked while the body arrives (a `Content-Length` above the limit is
+     * refused before reading):
+     * - `MAX_REQUEST_BYTES`, default 16777216 (16 MiB): a JSON request body (`payload_too_large`, 413);
+     * - `MAX_UPLOAD_REQUEST_BYTES`, default 268435456 (256 MiB): a whole multipart upload
+     *   (`/api/ingest`), streamed to disk (`payload_too_large`, 413); each file is also limited by
+     *   `MAX_UPLOAD_BYTES` (`file_too_large`, 413);
+     * - `MAX_UPLOAD_FILES`, default 100: files in one upload (`too_many_files`, 413).
+     */
+    limits: z
+      .object({
+        maxRequestBytes: setting("MAX_REQUEST_BYTES", integer(16 * 1024 * 1024, 1024)),
+        maxUploadRequestBytes: setting("MAX_UPLOAD_REQUEST_BYTES", integer(256 * 1024 * 1024, 1024)),
+        maxUploadFiles: setting("MAX_UPLOAD_FILES", integer(100, 1)),
+      })
+      .prefault({}),
   })
   .superRefine((config, context) => {
     if (config.enableTestPredict && config.nodeEnv?.trim().toLowerCase() === "production") {

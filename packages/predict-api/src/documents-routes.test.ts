@@ -259,10 +259,10 @@ describe("POST /testpredict confinement", () => {
     expect(await contrast.memory.deleteUser(orgA, "ann@a.example")).toBeGreaterThan(0);
   });
 
-  it("has the body limits of /predict: MAX_UPLOAD_BYTES (413) and MAX_QUERY_CHARS (400)", async () => {
+  it("has the body limits of /predict: MAX_REQUEST_BYTES (413) and MAX_QUERY_CHARS (400)", async () => {
     const h = harness({
-      config: { ingestion: { maxUploadBytes: 2048 }, retrieval: { maxQueryChars: 100 } },
-      server: { enableTestPredict: true },
+      config: { retrieval: { maxQueryChars: 100 } },
+      server: { enableTestPredict: true, limits: { maxRequestBytes: 2048, maxUploadRequestBytes: 4096, maxUploadFiles: 1 } },
     });
     const token = await tokenFor("ann@a.example");
     for (const [path, auth] of [

@@ -3,9 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   createEmbeddedStore,
+  createInMemoryJobStore,
   createRagService,
   type DocumentInput,
   type EmbeddedStore,
+  type JobStore,
   mintAccessToken,
   type RagService,
 } from "@docqa/core";
@@ -495,14 +497,15 @@ describe("authentication and bad input", () => {
     expect(response.status).toBe(403);
   });
 
-  it("413 for a body larger than MAX_UPLOAD_BYTES", async () => {
+  it("413 for a body larger than MAX_REQUEST_BYTES", async () => {
     await h.service.close();
     const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
-    const service = createRagService({
-      config: { stores: { dataDir }, ingestion: { maxUploadBytes: 2048 }, logging: { level: "silent" } },
-      embeddings: null,
-    });
-    h = { ...h, service, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
+    const service = createRagService({ config: { stores: { dataDir }, logging: { level: "silent" } }, embeddings: null });
+    h = {
+      ...h,
+      service,
+      app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret }, limits: { maxRequestBytes: 2048 } }) }),
+    };
     const token = await tokenFor("ann@a.example", orgA);
     const response = await post(
       h.app,
@@ -511,7 +514,80 @@ describe("authentication and bad input", () => {
       token,
     );
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ detail: "the request body exceeds 2048 bytes (MAX_UPLOAD_BYTES)", code: "payload_too_large" });
+    expect(await response.json()).toEqual({ detail: "the request body exceeds 2048 bytes (MAX_REQUEST_BYTES)", code: "payload_too_large" });
+  });
+
+  it("413 too_many_documents above MAX_UPSERT_DOCUMENTS, and payload_too_large for a document above MAX_EXTRACTED_CHARS; nothing is written", async () => {
+    await h.service.close();
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
+    const store = createEmbeddedStore({ dataDir });
+    const service = createRagService({
+      config: { stores: { dataDir }, ingestion: { maxUpsertDocuments: 3, maxExtractedChars: 1000 }, logging: { level: "silent" } },
+      stores: store,
+      embeddings: null,
+    });
+    h = { ...h, service, store, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
+    const token = await tokenFor("ann@a.example", orgA);
+    const documents = Object.fromEntries(["a", "b", "c", "d"].map((id) => [id, { title: id, content: `Document ${id}.` }]));
+    const many = await expectRejected(
+      await post(h.app, "/upsert", { user_email: "ann@a.example", documents }, token),
+      413,
+      "too_many_documents",
+    );
+    expect(many.detail).toBe(
+      "the request holds 4 documents; the limit is 3 per request (MAX_UPSERT_DOCUMENTS): send them in several requests",
+    );
+    const long = { ok: { title: "ok", content: "Short." }, long: { title: "long", content: "y".repeat(1001) } };
+    const tooLong = await expectRejected(
+      await post(h.app, "/upsert", { user_email: "ann@a.example", documents: long }, token),
+      413,
+      "payload_too_large",
+    );
+    expect(tooLong.detail).toBe('document "long" has 1001 characters; the limit is 1000 (MAX_EXTRACTED_CHARS)');
+  });
+
+  it("503 ingestion_busy with Retry-After while INGESTION_QUEUE_SIZE ingestion requests are in progress", async () => {
+    await h.service.close();
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
+    // A job store whose saves wait for a gate: the job started below holds the one place until released.
+    const jobs = createInMemoryJobStore();
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const jobStore: JobStore = { ...jobs, save: async (job) => gate.then(() => jobs.save(job)) };
+    const store = createEmbeddedStore({ dataDir });
+    const service = createRagService({
+      config: { stores: { dataDir }, ingestion: { queueSize: 1 }, logging: { level: "silent" } },
+      stores: store,
+      embeddings: null,
+      jobStore,
+    });
+    h = { ...h, service, store, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
+    const principal = { userName: "ann@a.example", roles: [], groups: [] };
+    const job = service.ingestFiles({ orgId: orgA, principal, files: [{ name: "a.txt", bytes: new TextEncoder().encode("Alpha.") }] });
+    const token = await tokenFor("ann@a.example", orgA);
+    const busy = await post(h.app, "/upsert", upsertBody, token);
+    expect(busy.status).toBe(503);
+    expect(busy.headers.get("Retry-After")).toBe("5");
+    expect(await busy.json()).toEqual({
+      detail: "1 ingestion requests are in progress (INGESTION_QUEUE_SIZE is 1); retry after 5 s",
+      code: "ingestion_busy",
+    });
+    open();
+    expect((await job).state).toBe("succeeded");
+    expect((await post(h.app, "/upsert", upsertBody, token)).status).toBe(200);
+  });
+
+  it("400 json_too_deep for metadata nested 5,000 levels deep (MAX_JSON_DEPTH 64), never a 500", async () => {
+    const token = await tokenFor("ann@a.example", orgA);
+    const nested = `${'{"a":'.repeat(5000)}1${"}".repeat(5000)}`;
+    const body = `{"user_email":"ann@a.example","documents":{"d":{"title":"t","content":"hello","metadata":{"x":${nested}}}}}`;
+    const rejected = await expectRejected(await post(h.app, "/upsert", body, token), 400, "json_too_deep");
+    expect(rejected.detail).toBe("the request body is nested more than 64 levels deep (MAX_JSON_DEPTH)");
+    // 64 levels from the body down, metadata included, are accepted.
+    const fits = `{"user_email":"ann@a.example","documents":{"d":{"title":"t","content":"hello","metadata":{"x":${'{"a":'.repeat(59)}1${"}".repeat(59)}}}}}`;
+    expect((await post(h.app, "/upsert", fits, token)).status).toBe(200);
   });
 
   it("reads a body sent without Content-Type as JSON, like FastAPI", async () => {

@@ -87,14 +87,23 @@ export interface PredictRoutesOptions {
 
 const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
 const authErrors = {
-  400: errorContent("Invalid request parameters (FastAPI-style `detail` list for body validation errors)."),
+  400: errorContent(
+    "Invalid request parameters (FastAPI-style `detail` list for body validation errors); a JSON body nested deeper than `MAX_JSON_DEPTH` (`json_too_deep`).",
+  ),
   401: errorContent("Missing, invalid or expired bearer token."),
   403: errorContent(
     "`principal_mismatch`: `user_info.user_name` (or `user_email`) differs from the token's `email`; `forbidden`: the write rules refuse the request (docs/access-control.md).",
   ),
-  413: errorContent("Request body larger than `MAX_UPLOAD_BYTES`."),
+  413: errorContent(
+    "Request body larger than `MAX_REQUEST_BYTES` (`payload_too_large`); for `/upsert`, more documents than `MAX_UPSERT_DOCUMENTS` (`too_many_documents`) or a document longer than `MAX_EXTRACTED_CHARS` (`payload_too_large`).",
+  ),
   500: errorContent("Server error."),
-  503: errorContent("`JWT_SECRET` is not configured, or a store is unavailable."),
+  503: {
+    ...errorContent(
+      "`JWT_SECRET` is not configured, a store is unavailable, or (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+    ),
+    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy`: seconds to wait." } },
+  },
 };
 const modelErrors = {
   502: errorContent(
@@ -212,7 +221,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
   const { app, authenticated, describeError } = createDocqaApp({
     jwt: () => server().jwt,
     resolvePrincipal: options.resolvePrincipal,
-    maxUploadBytes: service.config.ingestion.maxUploadBytes,
+    limits: () => ({ ...server().limits, maxJsonDepth: service.config.ingestion.maxJsonDepth }),
     component: "predict-api",
     errors: setAErrors,
     rateLimit: options.rateLimit ?? false,

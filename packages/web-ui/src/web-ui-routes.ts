@@ -18,9 +18,12 @@
  * | `GET /api/documents?q=` | yes | the documents the user may read |
  * | `GET /api/status` | yes | health, backends, counts of the user's organisation |
  */
+import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { DocqaError, type Logger, mintAccessToken, type RagService } from "@docqa/core";
 import { formatFromName } from "@docqa/core/ingestion";
-import { type AuthVariables, createDocqaApp, type ErrorFormat, type RateLimitSetting, type ServerConfig } from "@docqa/http";
+import { type AuthVariables, createDocqaApp, type ErrorFormat, type RateLimitSetting, receiveUpload, type ServerConfig } from "@docqa/http";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
@@ -99,7 +102,7 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
   const mayMint = devTokensEnabled(server, options.nodeEnvironment ?? process.env.NODE_ENV);
   const { app, authenticated } = createDocqaApp({
     jwt: () => server.jwt,
-    maxUploadBytes: service.config.ingestion.maxUploadBytes,
+    limits: () => ({ ...server.limits, maxJsonDepth: service.config.ingestion.maxJsonDepth }),
     component: "web-ui",
     errors: webUiErrors,
     rateLimit: options.rateLimit ?? false,
@@ -161,28 +164,37 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
   });
 
   app.post("/api/upload", async (c) => {
-    const form = await c.req.parseBody({ all: true });
-    const uploads = [form.files ?? []].flat().filter((value): value is File => value instanceof File);
-    if (uploads.length === 0)
-      throw new DocqaError("invalid_request", "choose at least one file (form field files)", { component: "web-ui" });
-    const { orgId, principal } = c.get("auth");
-    const files = await Promise.all(
-      uploads.map(async (upload) => {
-        const name = upload.name.split(/[\\/]/).at(-1) ?? upload.name;
+    // Refuse before reading a byte when the ingestion queue is full; then stream the files to disk.
+    service.checkIngestionCapacity();
+    const received = await receiveUpload(c.req.raw, {
+      directory: join(resolve(service.config.stores.dataDir), "uploads", `incoming-${randomUUID()}`),
+      fileField: "files",
+      fields: ["share"],
+      limits: { maxFileBytes: service.config.ingestion.maxUploadBytes, maxFiles: server.limits.maxUploadFiles },
+      checkFile: (name) => {
         formatFromName(name);
-        return { name, bytes: new Uint8Array(await upload.arrayBuffer()) };
-      }),
-    );
-    const shared = form.share === "organisation";
-    const job = await service.startIngestion({
-      orgId,
-      principal,
-      files,
-      uploader: principal.userName,
-      metadata: { source: "web-ui", ...(shared ? { acl: "|user:_all_|" } : {}) },
-      requestId: c.req.header("X-Request-Id"),
+      },
+      component: "web-ui",
     });
-    return c.json(job, 202);
+    try {
+      if (received.files.length === 0)
+        throw new DocqaError("invalid_request", "choose at least one file (form field files)", { component: "web-ui" });
+      const { orgId, principal } = c.get("auth");
+      const shared = received.fields.share === "organisation";
+      const job = await service.startIngestion({
+        orgId,
+        principal,
+        files: received.files.map((file) => ({ name: file.name, path: file.path })),
+        uploader: principal.userName,
+        metadata: { source: "web-ui", ...(shared ? { acl: "|user:_all_|" } : {}) },
+        uploadDirectory: received.directory,
+        requestId: c.req.header("X-Request-Id"),
+      });
+      return c.json(job, 202);
+    } catch (error) {
+      await rm(received.directory, { recursive: true, force: true });
+      throw error;
+    }
   });
 
   app.get("/api/jobs/:jobId", async (c) => {

@@ -329,12 +329,56 @@ const ingestionSchema = z.object({
   raptorSummaryChars: setting("RAPTOR_SUMMARY_CHARS", integer(800, 100)),
   /** `JSON_RECORDS_AS_DOCUMENTS`, default true: each record of a JSON record array becomes its own document. */
   jsonRecordsAsDocuments: setting("JSON_RECORDS_AS_DOCUMENTS", flag(true)),
-  /** `MAX_UPLOAD_BYTES`, default 104857600 (100 MiB): largest request body or uploaded file. */
+  /**
+   * `MAX_UPLOAD_BYTES`, default 104857600 (100 MiB): largest file ingested, checked before it is
+   * read (`file_too_large`, 413 for an upload). A whole upload request has its own limit,
+   * `MAX_UPLOAD_REQUEST_BYTES` (server settings).
+   */
   maxUploadBytes: setting("MAX_UPLOAD_BYTES", integer(100 * 1024 * 1024, 1024)),
-  /** `MAX_EXTRACTED_CHARS`, default 20000000: most characters of text taken from one file. */
+  /**
+   * `MAX_EXTRACTED_CHARS`, default 20000000: most characters of text taken from one file, or
+   * held by one `/upsert` document (`file_too_large`; `payload_too_large` for `/upsert`).
+   */
   maxExtractedChars: setting("MAX_EXTRACTED_CHARS", integer(20_000_000, 1000)),
-  /** `MAX_INGESTION_THREADS`, default 10: files ingested concurrently. */
+  /** `MAX_UPSERT_DOCUMENTS`, default 5000: documents in one `/upsert` request (`too_many_documents`, 413). */
+  maxUpsertDocuments: setting("MAX_UPSERT_DOCUMENTS", integer(5000, 1)),
+  /**
+   * `MAX_JSON_DEPTH`, default 64: deepest nesting of arrays and objects in a JSON request body
+   * (the body itself is level 1) or a JSON file (`json_too_deep`, 400).
+   */
+  maxJsonDepth: setting("MAX_JSON_DEPTH", integer(64, 2)),
+  /** `MAX_PDF_PAGES`, default 5000: pages of one PDF, checked before any text is extracted (`too_many_pages`). */
+  maxPdfPages: setting("MAX_PDF_PAGES", integer(5000, 1)),
+  /** `MAX_ARCHIVE_ENTRIES`, default 10000: entries of a DOCX (zip) archive, checked before inflating (`archive_too_large`). */
+  maxArchiveEntries: setting("MAX_ARCHIVE_ENTRIES", integer(10_000, 1)),
+  /**
+   * `MAX_ARCHIVE_BYTES`, default 268435456 (256 MiB): total uncompressed size of a DOCX archive,
+   * from its central directory and checked before inflating (`archive_too_large`); an entry that
+   * inflates beyond the size it declares is rejected while inflating.
+   */
+  maxArchiveBytes: setting("MAX_ARCHIVE_BYTES", integer(256 * 1024 * 1024, 1024)),
+  /** `MAX_COMPRESSION_RATIO`, default 200: total uncompressed size of a DOCX archive over its file size (`archive_too_large`). */
+  maxCompressionRatio: setting("MAX_COMPRESSION_RATIO", integer(200, 1)),
+  /**
+   * `MAX_INGESTION_THREADS`, default 10: files of one ingestion job processed at once, and the
+   * most ingestion worker threads. The pool runs at most one thread per CPU core
+   * (`os.availableParallelism()`), since each is CPU-bound and loads its own embedding model; files
+   * beyond the threads wait in the pool's queue.
+   */
   maxIngestionThreads: setting("MAX_INGESTION_THREADS", integer(10, 1)),
+  /**
+   * `INGESTION_WORKERS`, default true: parse, chunk, embed and write ingested documents in worker
+   * threads, so the serving thread only routes requests (docs/decisions/0006). Applies when the
+   * service builds its own stores and embeddings from the configuration; with stores, embeddings
+   * or a summariser passed as objects, or when false, ingestion runs in the calling thread.
+   */
+  workers: setting("INGESTION_WORKERS", flag(true)),
+  /**
+   * `INGESTION_QUEUE_SIZE`, default 16: ingestion requests (an `/upsert`, an `/api/ingest` or a
+   * `service.ingestFiles`/`startIngestion` call) accepted and not yet finished; one more is
+   * refused with `ingestion_busy` (503 with `Retry-After`) instead of waiting without bound.
+   */
+  queueSize: setting("INGESTION_QUEUE_SIZE", integer(16, 1)),
 });
 
 /** Conversation memory and the job store's connection. */

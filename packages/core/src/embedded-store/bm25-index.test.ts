@@ -175,6 +175,40 @@ describe("Bm25Index", () => {
     expect(index.search(["word3"], 10)).toEqual([]);
   });
 
+  it("keeps a staged slot out of searches and statistics until revealed; removing it leaves no trace", () => {
+    const index = toyIndex();
+    const before = index.search(["cat"], 10);
+    index.add(3, ["cat", "cat", "cat"], true);
+    expect(index.size).toBe(3);
+    expect(index.search(["cat"], 10)).toEqual(before);
+    index.reveal(3);
+    expect(index.size).toBe(4);
+    // N = 4, avgdl = 15 / 4, df(cat) = 3: slot 3 now ranks first.
+    const averageLength = 15 / 4;
+    expect(index.search(["cat"], 1)).toEqual([{ id: 3, score: termScore(idf(4, 3), 3, 3, averageLength) }]);
+    index.add(4, ["cat"], true);
+    index.remove(4);
+    index.reveal(4);
+    expect(index.size).toBe(4);
+    expect(index.search(["cat"], 10).map((result) => result.id)).not.toContain(4);
+  });
+
+  it("keeps staged postings through a compaction of their list", () => {
+    const index = new Bm25Index({ k1, b });
+    for (let slot = 0; slot < 10; slot++) index.add(slot, ["word"]);
+    index.add(10, ["word"], true);
+    for (let slot = 0; slot < 9; slot++) index.remove(slot);
+    // Most of the list is dead: this search compacts it, and must keep the staged slot's posting.
+    expect(index.search(["word"], 10).map((result) => result.id)).toEqual([9]);
+    index.reveal(10);
+    expect(
+      index
+        .search(["word"], 10)
+        .map((result) => result.id)
+        .sort(),
+    ).toEqual([10, 9].sort());
+  });
+
   it("grows past its initial slot capacity", () => {
     const index = new Bm25Index({ k1, b });
     index.add(5000, ["rare"]);

@@ -10,7 +10,10 @@
  *
  * Documents live in "slots" numbered from 0. Slots are never reused: a removed slot is marked
  * dead and skipped; its postings are compacted lazily. Filtering happens inside the posting
- * loop, before scoring, so filtered top-k is exact.
+ * loop, before scoring, so filtered top-k is exact. A slot may be added *staged*: its postings
+ * are in place but it is neither searched nor counted in N, avgdl or document frequencies until
+ * {@link Bm25Index.reveal} (the embedded store stages a large document in small steps and
+ * reveals it at once).
  */
 import { type IdScore, TopK } from "../retrieval/top-k.js";
 
@@ -42,6 +45,7 @@ export class Bm25Index {
   private readonly postings: PostingList[] = [];
   private slotTerms: (Int32Array | undefined)[] = [];
   private slotLengths = new Float64Array(1024);
+  /** Per slot: 0 absent or removed, 1 live, 2 staged (postings in place, not searched or counted). */
   private live = new Uint8Array(1024);
   private liveCount = 0;
   private totalLength = 0;
@@ -55,8 +59,8 @@ export class Bm25Index {
     return this.liveCount;
   }
 
-  /** Adds `slot` with its analysed `terms`. The slot must be new. */
-  add(slot: number, terms: readonly string[]): void {
+  /** Adds `slot` with its analysed `terms`; `staged` keeps it out of searches and statistics until {@link reveal}. The slot must be new. */
+  add(slot: number, terms: readonly string[], staged = false): void {
     this.ensureSlotCapacity(slot + 1);
     const frequencies = new Map<number, number>();
     for (const term of terms) {
@@ -80,17 +84,36 @@ export class Bm25Index {
       list.slots[list.size] = slot;
       list.frequencies[list.size] = frequency;
       list.size++;
-      list.documentFrequency++;
+      if (!staged) list.documentFrequency++;
     }
     this.slotTerms[slot] = termIds;
     this.slotLengths[slot] = terms.length;
+    if (staged) {
+      this.live[slot] = 2;
+      return;
+    }
     this.live[slot] = 1;
     this.liveCount++;
     this.totalLength += terms.length;
   }
 
-  /** Removes `slot`; removing a dead or unknown slot is a no-op. */
+  /** Makes a staged slot live: searched, and counted in N, avgdl and document frequencies. */
+  reveal(slot: number): void {
+    if (slot >= this.live.length || this.live[slot] !== 2) return;
+    this.live[slot] = 1;
+    this.liveCount++;
+    this.totalLength += this.slotLengths[slot] as number;
+    for (const termId of this.slotTerms[slot] ?? []) (this.postings[termId] as PostingList).documentFrequency++;
+  }
+
+  /** Removes `slot` (live or staged); removing a dead or unknown slot is a no-op. */
   remove(slot: number): void {
+    if (slot < this.live.length && this.live[slot] === 2) {
+      this.live[slot] = 0;
+      for (const termId of this.slotTerms[slot] ?? []) (this.postings[termId] as PostingList).dead++;
+      this.slotTerms[slot] = undefined;
+      return;
+    }
     if (slot >= this.live.length || this.live[slot] !== 1) return;
     this.live[slot] = 0;
     this.liveCount--;
@@ -169,7 +192,7 @@ export class Bm25Index {
     let write = 0;
     for (let read = 0; read < list.size; read++) {
       const slot = list.slots[read] as number;
-      if (this.live[slot] !== 1) continue;
+      if (this.live[slot] === 0) continue;
       list.slots[write] = slot;
       list.frequencies[write] = list.frequencies[read] as number;
       write++;

@@ -7,8 +7,11 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { silentLogger } from "../logging/logger.js";
 import { type ChunkRecord, chunkId, type DocumentVersion } from "../stores/chunk-record.js";
-import { createEmbeddedStore, type EmbeddedStore } from "./embedded-store.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store.js";
+import { OrganisationStore } from "./organisation-store.js";
 
 const model = { id: "test-model", dimension: 3 };
 const packageRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -41,12 +44,28 @@ function documentVersion(
 
 const temporaryDirectories: string[] = [];
 const stores: EmbeddedStore[] = [];
-function newStore(dataDir?: string): EmbeddedStore {
+function newStore(dataDir?: string, settings: Omit<EmbeddedStoreSettings, "dataDir"> = {}): EmbeddedStore {
   const directory = dataDir ?? mkdtempSync(join(tmpdir(), "docqa-store-"));
   temporaryDirectories.push(directory);
-  const store = createEmbeddedStore({ dataDir: directory });
+  const store = createEmbeddedStore({ dataDir: directory, ...settings });
   stores.push(store);
   return store;
+}
+
+/** Counts the turns of the event loop (setImmediate callbacks) while `work` runs; `during` runs in the first ones. */
+async function eventLoopTurns(work: () => Promise<unknown>, during: ((turn: number) => Promise<void> | void) | undefined = undefined) {
+  let turns = 0;
+  let running = true;
+  const tick = () => {
+    if (!running) return;
+    turns++;
+    void during?.(turns);
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  await work();
+  running = false;
+  return turns;
 }
 
 afterEach(async () => {
@@ -196,6 +215,151 @@ describe("embedded store", () => {
     expect(results.map((result) => result.chunk.docId)).toEqual(["late"]);
     await writer.delete("org-a", ["late"]);
     expect(await reader2.searchByText("org-a", "another process", { topK: 5, filter: {} })).toEqual([]);
+  });
+
+  it("a store without in-memory indexes writes for one that serves: its writes appear there, and it cannot search", async () => {
+    const serving = newStore();
+    const writer = newStore(serving.dataDir, { inMemoryIndexes: false });
+    await writer.upsert("org-a", [documentVersion("w", ["written by a worker thread"], { vectors: [[0, 0, 1]] })], {
+      embeddingModel: model,
+    });
+    expect(await writer.contentHashes("org-a", ["w"])).toEqual(new Map([["w", "w-v1"]]));
+    await expect(writer.searchByText("org-a", "worker", { topK: 5, filter: {} })).rejects.toThrow(/without in-memory indexes/);
+    await serving.refresh("org-a");
+    expect((await serving.searchByText("org-a", "worker thread", { topK: 5, filter: {} })).map((result) => result.chunk.docId)).toEqual([
+      "w",
+    ]);
+    expect(
+      (await serving.searchByVector("org-a", Float32Array.from([0, 0, 1]), model, { topK: 1, filter: {} })).map(
+        (result) => result.chunk.id,
+      ),
+    ).toEqual(["w::0"]);
+  });
+
+  it("rebuilds its indexes, a slice at a time, when another connection switched the vectors to another model (a reindex)", async () => {
+    const serving = newStore(undefined, { refreshSliceMs: 0 });
+    const other = newStore(serving.dataDir);
+    const modelB = { id: "test-model-b", dimension: 2 };
+    const docs = Array.from({ length: 20 }, (_, index) =>
+      documentVersion(`doc-${index}`, [`switch text ${index}`], { vectors: [[1, 0, index === 7 ? 1 : 0]] }),
+    );
+    await serving.upsert("org-a", docs, { embeddingModel: model });
+    expect(await serving.count("org-a")).toBe(20);
+    // A write-only connection (an ingestion worker), open before the switch.
+    const worker = newStore(serving.dataDir, { inMemoryIndexes: false });
+    expect((await worker.contentHashes("org-a", ["doc-0"])).size).toBe(1);
+    // Another process reindexes to model B and switches.
+    const now = new Date().toISOString();
+    const target = await other.beginReindex("org-a", {
+      jobId: "job-1",
+      orgId: "org-a",
+      model: modelB,
+      fromModel: model,
+      state: "running",
+      total: 20,
+      processed: 0,
+      startedAt: now,
+      updatedAt: now,
+    });
+    for (let chunks = await target.pending(8, undefined); chunks.length > 0; chunks = await target.pending(8, undefined)) {
+      await target.write(chunks.map((chunk) => ({ ...chunk, embedding: Float32Array.from(chunk.docId === "doc-7" ? [0, 1] : [1, 0]) })));
+    }
+    expect(await target.activate()).toBe(true);
+    // The serving store follows at once: its model, then its indexes, rebuilt with the event loop running.
+    expect(await serving.vectorModel("org-a")).toEqual(modelB);
+    const turns = await eventLoopTurns(() => serving.refresh("org-a"));
+    expect(turns).toBeGreaterThanOrEqual(1);
+    const results = await serving.searchByVector("org-a", Float32Array.from([0, 1]), modelB, { topK: 1, filter: {} });
+    expect(results.map((result) => result.chunk.docId)).toEqual(["doc-7"]);
+    const refused = await serving.searchByVector("org-a", Float32Array.from([1, 0, 0]), model, { topK: 1, filter: {} }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(DocqaError.isInstance(refused) && refused.code).toBe("embedding_model_mismatch");
+    // The write-only connection opened before the switch refuses vectors of the old model.
+    const stale = await worker
+      .upsert("org-a", [documentVersion("late", ["late text"], { vectors: [[1, 0, 0]] })], { embeddingModel: model })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(DocqaError.isInstance(stale) && stale.code).toBe("embedding_model_mismatch");
+    await worker.upsert("org-a", [documentVersion("late", ["late text"], { vectors: [[0, 1]] })], { embeddingModel: modelB });
+    expect(await serving.count("org-a")).toBe(21);
+  });
+
+  it("refresh replays writes made elsewhere one document per step, letting the event loop run between steps", async () => {
+    const serving = newStore(undefined, { refreshSliceMs: 0 });
+    const writer = newStore(serving.dataDir, { inMemoryIndexes: false });
+    const versions = (tag: string) =>
+      Array.from({ length: 40 }, (_, index) => documentVersion(`doc-${index}`, [`${tag} text one`, `${tag} text two`], { tag }));
+    await writer.upsert("org-a", versions("old"));
+    expect(await serving.count("org-a")).toBe(80);
+    await writer.upsert("org-a", versions("new"));
+    const turns = await eventLoopTurns(() => serving.refresh("org-a"));
+    // 40 documents replaced, one per step: the loop ran between them.
+    expect(turns).toBeGreaterThanOrEqual(39);
+    const results = await serving.searchByText("org-a", "text", { topK: 100, filter: {} });
+    expect(results).toHaveLength(80);
+    expect(new Set(results.map((result) => result.chunk.contentHash.split("-").at(-1)))).toEqual(new Set(["new"]));
+  });
+
+  it("stages a large document in steps during a refresh: a search meanwhile sees it wholly old, then wholly new", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "docqa-store-")), "org.sqlite");
+    const settings = {
+      path,
+      orgId: "org-a",
+      analyzer: createEnglishAnalyzer(),
+      bm25: { k1: 0.9, b: 0.4 },
+      vectorIndex: { mode: "exact" as const, minVectors: 20_000, hnsw: { connectivity: 16, expansionAdd: 128, expansionSearch: 64 } },
+      logger: silentLogger,
+    };
+    const serving = new OrganisationStore({ ...settings, refreshSliceMs: 0 });
+    const writer = new OrganisationStore({ ...settings, inMemoryIndexes: false });
+    const texts = (word: string) => Array.from({ length: 200 }, (_, index) => `${word} paragraph ${index}`);
+    writer.upsert([documentVersion("manual", texts("alpha"), { tag: "v1" })], undefined);
+    await serving.refresh();
+    writer.upsert([documentVersion("manual", texts("omega"), { tag: "v2" })], undefined);
+    const seen = new Set<string>();
+    const turns = await eventLoopTurns(
+      () => serving.refresh(),
+      () => {
+        const old = serving.searchByText("alpha", 500, {}).length;
+        const current = serving.searchByText("omega", 500, {}).length;
+        seen.add(`${old}/${current}/${serving.count()}`);
+      },
+    );
+    expect(turns).toBeGreaterThanOrEqual(200 / 32);
+    expect(seen).toEqual(new Set(["200/0/200", "0/200/200"]));
+    expect(serving.searchByText("omega", 500, {})).toHaveLength(200);
+    serving.close();
+    writer.close();
+  });
+
+  it("builds its indexes in steps on first use, and a write committed meanwhile replaces the document wholly", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "docqa-store-"));
+    const writer = newStore(directory, { inMemoryIndexes: false });
+    await writer.upsert(
+      "org-a",
+      Array.from({ length: 300 }, (_, index) => documentVersion(`doc-${index}`, ["first version", "first again"], { tag: "v1" })),
+    );
+    const serving = newStore(directory, { refreshSliceMs: 0 });
+    let rewritten = false;
+    const turns = await eventLoopTurns(
+      () => serving.refresh("org-a"),
+      async (turn) => {
+        // Between two pages of the load, the first document gets a new version with fewer chunks.
+        if (turn === 1 && !rewritten) {
+          rewritten = true;
+          await writer.upsert("org-a", [documentVersion("doc-0", ["second version"], { tag: "v2" })]);
+        }
+      },
+    );
+    expect(rewritten).toBe(true);
+    expect(turns).toBeGreaterThanOrEqual(2);
+    expect(await serving.count("org-a")).toBe(599);
+    const first = await serving.searchByText("org-a", "version", { topK: 1000, filter: { docIds: ["doc-0"] } });
+    expect(first.map((result) => [result.chunk.id, result.chunk.contentHash])).toEqual([["doc-0::0", "doc-0-v2"]]);
   });
 
   it("refuses vectors of a different embedding model and leaves the store unchanged", async () => {

@@ -43,6 +43,17 @@ export interface EmbeddedStoreSettings {
    */
   vectorIndex?: Partial<Omit<VectorIndexSettings, "hnsw">> & { hnsw?: Partial<HnswSettings> };
   /**
+   * Whether to hold in-memory BM25 and vector indexes; default true. `false` gives a store that
+   * only writes and reads the registry (`upsert`, `delete`, `contentHashes`,
+   * `derivedDocuments`), as ingestion worker threads use it: searches throw a `TypeError`.
+   */
+  inMemoryIndexes?: boolean;
+  /**
+   * Milliseconds of in-memory index work between yields to the event loop while applying writes
+   * made elsewhere ({@link EmbeddedStore.refresh}); default 5. 0 yields after every step.
+   */
+  refreshSliceMs?: number;
+  /**
    * Most organisation files kept open at once (`MAX_OPEN_ORGANISATIONS`); default 128. Each open
    * organisation holds 3 file descriptors (database, WAL, shared memory) and its in-memory
    * indexes; beyond the limit the least recently used is closed once no request uses it, and
@@ -70,6 +81,12 @@ export interface EmbeddedStore extends TransactionalStore, ReindexableIndex {
   countWithoutEmbedding(orgId: string): Promise<number>;
   /** Vectors of `orgId` and the state of its HNSW graph (`none`, `building`, `ready`). */
   vectorIndexStatus(orgId: string): Promise<{ vectors: number; approximate: "none" | "building" | "ready" }>;
+  /**
+   * Applies writes committed to `orgId` by another connection (an ingestion worker thread,
+   * another process) to the in-memory indexes, in time slices that leave the event loop free.
+   * Searches and counts do this first on their own; call it to pay the cost before the next one.
+   */
+  refresh(orgId: string): Promise<void>;
   /** Number of organisation files open now (at most `maxOpenOrganisations`, plus any evicted while in use). */
   openOrganisations(): number;
 }
@@ -96,7 +113,17 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
   };
   const handles = new OrganisationHandles<OrganisationStore>(
     settings.maxOpenOrganisations ?? defaultMaxOpenOrganisations,
-    (orgId) => new OrganisationStore({ path: pathOf(orgId), orgId, analyzer, bm25, vectorIndex, logger }),
+    (orgId) =>
+      new OrganisationStore({
+        path: pathOf(orgId),
+        orgId,
+        analyzer,
+        bm25,
+        vectorIndex,
+        logger,
+        inMemoryIndexes: settings.inMemoryIndexes,
+        refreshSliceMs: settings.refreshSliceMs,
+      }),
   );
   let closed = false;
 
@@ -108,7 +135,7 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     if (typeof orgId !== "string" || orgId === "") throw new TypeError("orgId must be a non-empty string");
   };
   /** Runs a read; an organisation without a file answers `empty` and no file is created. */
-  const read = <R>(orgId: string, empty: R, action: (store: OrganisationStore) => R): R => {
+  const read = <R>(orgId: string, empty: R, action: (store: OrganisationStore) => R | Promise<R>): R | Promise<R> => {
     check(orgId);
     if (!handles.has(orgId) && !existsSync(pathOf(orgId))) return empty;
     return handles.use(orgId, action);
@@ -148,13 +175,22 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
       return read(orgId, [] as ChunkRecord[], (store) => store.documentChunks(docId, contentHash));
     },
     async count(orgId: string) {
-      return read(orgId, 0, (store) => store.count());
+      return read(orgId, 0, async (store) => {
+        await store.refresh();
+        return store.count();
+      });
     },
     async countWithoutEmbedding(orgId: string) {
       return read(orgId, 0, (store) => store.countWithoutEmbedding());
     },
     async vectorIndexStatus(orgId: string) {
-      return read(orgId, { vectors: 0, approximate: "none" as const }, (store) => store.vectorIndexStatus());
+      return read(orgId, { vectors: 0, approximate: "none" as const }, async (store) => {
+        await store.refresh();
+        return store.vectorIndexStatus();
+      });
+    },
+    async refresh(orgId: string) {
+      await read(orgId, undefined, (store) => store.refresh());
     },
     openOrganisations() {
       return handles.size;
@@ -163,7 +199,7 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
       return read(orgId, undefined, (store) => store.vectorModel());
     },
     async reindexJob(orgId: string) {
-      const job = read(orgId, undefined, (store) => store.reindexJob());
+      const job = await read(orgId, undefined, (store) => store.reindexJob());
       return job ? observedReindexJob(job) : undefined;
     },
     async beginReindex(orgId: string, job: ReindexJob): Promise<ReindexTarget> {
@@ -200,11 +236,19 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     },
     async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();
-      return read(orgId, [], (store) => store.searchByText(query, options.topK, options.filter));
+      return read(orgId, [], async (store) => {
+        await store.refresh();
+        options.signal?.throwIfAborted();
+        return store.searchByText(query, options.topK, options.filter);
+      });
     },
     async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
       options.signal?.throwIfAborted();
-      return read(orgId, [], (store) => store.searchByVector(vector, model, options.topK, options.filter));
+      return read(orgId, [], async (store) => {
+        await store.refresh();
+        options.signal?.throwIfAborted();
+        return store.searchByVector(vector, model, options.topK, options.filter);
+      });
     },
     async ping() {
       if (closed) throw new DocqaError("store_unavailable", "the embedded store is closed", { component: "embedded-store" });

@@ -84,6 +84,24 @@ describe("ExactVectorIndex", () => {
     expect(index.search(vector(0, 1), 3).map((result) => result.id)).toEqual([2, 4, 7]);
   });
 
+  it("keeps a staged vector out of searches and its size until revealed, with and without a mask", () => {
+    const index = new ExactVectorIndex(2);
+    index.set(0, Float32Array.from([1, 0]));
+    index.set(1, Float32Array.from([0, 1]), true);
+    expect(index.size).toBe(1);
+    expect(index.has(1)).toBe(false);
+    expect(index.search(Float32Array.from([0, 1]), 5).map((result) => result.id)).toEqual([0]);
+    expect(index.search(Float32Array.from([0, 1]), 5, Uint8Array.from([1, 1])).map((result) => result.id)).toEqual([0]);
+    index.reveal(1);
+    expect(index.size).toBe(2);
+    expect(index.search(Float32Array.from([0, 1]), 1).map((result) => result.id)).toEqual([1]);
+    index.set(2, Float32Array.from([1, 1]), true);
+    index.remove(2);
+    index.reveal(2);
+    expect(index.size).toBe(2);
+    expect(index.search(Float32Array.from([1, 1]), 5).map((result) => result.id)).not.toContain(2);
+  });
+
   it("filters with the mask before ranking", () => {
     const results = sampleIndex().search(vector(1, 0, 0), 2, Uint8Array.from([0, 0, 1, 1]));
     expect(results.map((result) => result.id)).toEqual([2, 3]);

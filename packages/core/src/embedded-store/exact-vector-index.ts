@@ -38,8 +38,10 @@ export class ExactVectorIndex {
   private memory: WebAssembly.Memory | null;
   private capacity = 0;
   private matrix!: Float32Array;
+  /** Per slot: 0 none, 1 present, 2 staged (stored, not searched until {@link reveal}). */
   private present: Uint8Array = new Uint8Array(0);
   private count = 0;
+  private stagedCount = 0;
 
   /** @param dimension - vector length; every vector added must have it. */
   constructor(
@@ -63,8 +65,8 @@ export class ExactVectorIndex {
     return this.instance !== null;
   }
 
-  /** Stores `vector` (normalised to unit length) at `slot`. */
-  set(slot: number, vector: Float32Array): void {
+  /** Stores `vector` (normalised to unit length) at `slot`; `staged` keeps it out of searches until {@link reveal}. */
+  set(slot: number, vector: Float32Array, staged = false): void {
     if (vector.length !== this.dimension) {
       throw new RangeError(`vector has ${vector.length} dimensions, the index ${this.dimension}`);
     }
@@ -74,16 +76,33 @@ export class ExactVectorIndex {
     const scale = norm > 0 ? 1 / Math.sqrt(norm) : 0;
     const offset = this.matrixOffset() / 4 + slot * this.stride;
     for (let index = 0; index < vector.length; index++) this.matrix[offset + index] = (vector[index] as number) * scale;
+    if (this.present[slot] === 2) this.stagedCount--;
+    if (staged) {
+      if (this.present[slot] === 1) this.count--;
+      this.present[slot] = 2;
+      this.stagedCount++;
+      return;
+    }
     if (this.present[slot] !== 1) this.count++;
     this.present[slot] = 1;
   }
 
-  /** Removes the vector at `slot`, if any. */
-  remove(slot: number): void {
-    if (slot < this.present.length && this.present[slot] === 1) {
-      this.present[slot] = 0;
-      this.count--;
+  /** Makes a staged vector searchable. */
+  reveal(slot: number): void {
+    if (slot < this.present.length && this.present[slot] === 2) {
+      this.present[slot] = 1;
+      this.stagedCount--;
+      this.count++;
     }
+  }
+
+  /** Removes the vector at `slot` (present or staged), if any. */
+  remove(slot: number): void {
+    if (slot >= this.present.length) return;
+    if (this.present[slot] === 1) this.count--;
+    else if (this.present[slot] === 2) this.stagedCount--;
+    else return;
+    this.present[slot] = 0;
   }
 
   /** A copy of the unit vector at `slot` (undefined when the slot holds none). */
@@ -119,6 +138,8 @@ export class ExactVectorIndex {
       const maskOffset = this.maskOffset();
       if (mask) {
         for (let slot = 0; slot < rows; slot++) bytes[maskOffset + slot] = this.present[slot] === 1 && mask[slot] === 1 ? 1 : 0;
+      } else if (this.stagedCount > 0) {
+        for (let slot = 0; slot < rows; slot++) bytes[maskOffset + slot] = this.present[slot] === 1 ? 1 : 0;
       } else {
         bytes.set(this.present, maskOffset);
       }

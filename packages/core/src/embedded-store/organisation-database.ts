@@ -135,14 +135,17 @@ export class OrganisationDatabase {
    * @throws {DocqaError} `store_unavailable` when the process has run out of file descriptors
    *   (EMFILE, ENFILE), the file is locked or cannot be opened, or the first write fails;
    *   `store_corrupt` when the file is not a SQLite database, is damaged, belongs to another
-   *   organisation or has another schema version.
+   *   organisation or has another schema version. The busy timeout (10 s) bounds the wait for
+   *   another connection's lock (an ingestion worker thread creating the same file).
    */
   constructor(private readonly settings: OrganisationDatabaseSettings) {
     mkdirSync(dirname(settings.path), { recursive: true });
     let database: DatabaseSync | undefined;
     try {
       database = new DatabaseSync(settings.path);
-      database.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 10000;");
+      // The busy timeout first: another connection (an ingestion worker thread) may be creating
+      // the same file, and switching a new file to WAL waits for its lock.
+      database.exec("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
       database.exec(schema);
       this.database = database;
       this.migrate();
@@ -255,6 +258,9 @@ export class OrganisationDatabase {
       });
     }
     const storedAnalyzer = read("analyzer");
+    // Write only when something is missing or changed: a write waits for the write lock, which
+    // an ingestion worker may hold for a long transaction.
+    if (storedOrg !== undefined && storedSchema !== undefined && storedAnalyzer === this.settings.analyzer.name) return;
     this.transaction(() => {
       if (storedOrg === undefined) this.statements.putInfo.run("org_id", this.settings.orgId);
       if (storedSchema === undefined) this.statements.putInfo.run("schema_version", schemaVersion);
@@ -377,6 +383,7 @@ function prepareStatements(database: DatabaseSync) {
       "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
     ),
     allChunks: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks ORDER BY id"),
+    chunksAfter: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
     chunkById: database.prepare(
       "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",
     ),
@@ -389,6 +396,7 @@ function prepareStatements(database: DatabaseSync) {
     trimChanges: database.prepare("DELETE FROM changes WHERE seq <= ?"),
     dataVersion: database.prepare("PRAGMA data_version"),
     countWithoutEmbedding: database.prepare("SELECT COUNT(*) AS n FROM chunks WHERE embedding IS NULL"),
+    anyChunk: database.prepare("SELECT 1 AS found FROM chunks LIMIT 1"),
     deleteInfo: database.prepare("DELETE FROM store_info WHERE key = ?"),
     reindexPending: database.prepare(
       "SELECT c.id, c.chunk_id, c.doc_id, c.chunk_index, c.text, c.title, c.source, c.owner_id, c.acl, c.metadata, c.content_hash FROM chunks c WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash) ORDER BY c.id LIMIT ?",

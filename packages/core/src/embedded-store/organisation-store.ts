@@ -7,8 +7,20 @@
  * `synchronous=FULL`, so a crash (kill -9, power loss) leaves the last committed state and a
  * document is either wholly old or wholly new. Each transaction also appends the affected
  * document ids to a `changes` log; the in-memory indexes replay that log after their own
- * writes and before every search when another process has committed (`PRAGMA data_version`),
- * so `docqa ingest` and `docqa serve` can share a data directory.
+ * writes, and before every search when another connection has committed (`PRAGMA
+ * data_version`): an ingestion worker thread, or another process (`docqa ingest` beside
+ * `docqa serve`). That replay ({@link OrganisationStore.refresh}) runs in time slices, one
+ * document at a time, so a large write made elsewhere never holds the serving thread for long;
+ * the first load of the indexes is built the same way and swapped in when complete.
+ *
+ * A store opened with `inMemoryIndexes: false` (ingestion workers) only writes and reads the
+ * registry: it builds no in-memory index and cannot search.
+ *
+ * A reindex (`docqa reindex`, `service.reindex`) keeps the chunks' vectors by the new model in a
+ * side table and replaces the live ones in one transaction, which records the new model and
+ * increments the vectors' generation (`vectors_generation`) without logging each chunk as a
+ * change; every catch-up compares the generation and model its indexes were built from with the
+ * stored ones and rebuilds the indexes when another connection switched the vectors.
  *
  * This file composes the parts: the database and its statements (`organisation-database.ts`),
  * the slot table and ACL masks (`slot-table.ts`), the background HNSW graph (`hnsw-builder.ts`)
@@ -30,10 +42,41 @@ import { ExactVectorIndex } from "./exact-vector-index.js";
 import { HnswBuilder, type VectorIndexSettings } from "./hnsw-builder.js";
 import { type ChunkRow, type DocumentRow, type IndexedChunkRow, OrganisationDatabase, toChunkRecord } from "./organisation-database.js";
 import { SlotTable } from "./slot-table.js";
+import { TimeSlice } from "./time-slice.js";
 
 export type { VectorIndexSettings } from "./hnsw-builder.js";
 
+/** Entries of the `changes` log kept after a write; a reader further behind reloads. */
 const changeLogKeep = 10_000;
+/** Chunk rows read per step of a gradual reload. */
+const reloadPageRows = 256;
+/** Documents with more chunks than this are staged in steps during a replay, then revealed at once. */
+const stagedDocumentRows = 64;
+/** Slots staged between checks of the time slice. */
+const stagingStep = 32;
+/** The columns the in-memory indexes are built from. */
+const documentChunksQuery = "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks";
+
+/** The rows of `first`, then the rest of `rest`; stopping early also stops `rest` (ending its read). */
+function* chain<T>(first: readonly T[], rest: Iterator<T>): Generator<T> {
+  try {
+    yield* first;
+    for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+  } finally {
+    rest.return?.();
+  }
+}
+
+/** The in-memory indexes of an organisation, swapped as a whole by a reload. */
+interface MemoryIndexes {
+  slots: SlotTable;
+  bm25: Bm25Index;
+  vectors: ExactVectorIndex | undefined;
+  /** The model of the vectors held (undefined until one is stored). */
+  model: EmbeddingModelInfo | undefined;
+  /** The vectors' generation (`vectors_generation`, incremented by each reindex switch) they were built from. */
+  generation: number;
+}
 
 /** Settings of an {@link OrganisationStore}. */
 export interface OrganisationStoreSettings {
@@ -46,35 +89,46 @@ export interface OrganisationStoreSettings {
   /** Approximate vector index: mode and parameters; see {@link VectorIndexSettings}. */
   vectorIndex: VectorIndexSettings;
   logger: Logger;
+  /**
+   * Whether to hold in-memory BM25 and vector indexes; default true. `false` makes a store that
+   * writes and reads the registry only (ingestion worker threads), whose searches throw.
+   */
+  inMemoryIndexes?: boolean | undefined;
+  /** Milliseconds of work between yields in {@link OrganisationStore.refresh}; default 5. */
+  refreshSliceMs?: number | undefined;
 }
 
 /** The embedded store of one organisation. Synchronous: SQLite calls block briefly. */
 export class OrganisationStore {
   private readonly database: OrganisationDatabase;
-  private bm25!: Bm25Index;
-  private vectors: ExactVectorIndex | undefined;
-  private slots = new SlotTable();
+  private indexes: MemoryIndexes;
   private readonly hnsw: HnswBuilder;
+  /** Whether {@link indexes} hold the database as of {@link lastChange} (false until the first load). */
+  private loaded = false;
   private lastChange = 0;
   private dataVersion = -1;
-  private generation = 0;
-  private model: EmbeddingModelInfo | undefined;
+  /**
+   * Incremented by every synchronous catch-up or reload, so that a gradual one in progress stops.
+   * Not the vectors' generation (a reindex switch), which {@link MemoryIndexes.generation} follows.
+   */
+  private catchUpEpoch = 0;
+  private refreshing: Promise<void> | undefined;
+  private readonly writerOnly: boolean;
 
   constructor(private readonly settings: OrganisationStoreSettings) {
     this.database = new OrganisationDatabase(settings);
+    this.writerOnly = settings.inMemoryIndexes === false;
+    this.indexes = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
     this.hnsw = new HnswBuilder(settings.vectorIndex, settings.logger, {
-      slotCount: () => this.slots.length,
-      vectors: () => this.vectors,
+      slotCount: () => this.indexes.slots.length,
+      vectors: () => this.indexes.vectors,
       isOpen: () => this.database.isOpen,
     });
-    this.model = this.database.readStoredModel();
-    this.generation = this.database.readGeneration();
-    this.reload();
   }
 
-  /** The embedding model recorded with this organisation's vectors, if any. */
+  /** The embedding model recorded with this organisation's vectors, if any (as stored now). */
   get embeddingModel(): EmbeddingModelInfo | undefined {
-    return this.model;
+    return this.database.readStoredModel();
   }
 
   /** Replaces each document's chunks, and deletes `deleteDocIds`, in one transaction; see {@link TransactionalStore.upsert}. */
@@ -83,11 +137,10 @@ export class OrganisationStore {
     embeddingModel: EmbeddingModelInfo | undefined,
     deleteDocIds: readonly string[] = [],
   ): void {
-    this.refreshIfChanged();
     const hasVectors = documents.some((document) => document.chunks.some((chunk) => chunk.embedding !== undefined));
     if (hasVectors) {
       if (!embeddingModel) throw new TypeError("embeddingModel is required when chunks carry embeddings");
-      this.assertModel(embeddingModel);
+      this.assertStoredModel(embeddingModel);
       for (const document of documents) {
         for (const chunk of document.chunks) {
           if (chunk.embedding && chunk.embedding.length !== embeddingModel.dimension) {
@@ -111,9 +164,8 @@ export class OrganisationStore {
     const now = Date.now();
     this.database.transaction(() => {
       if (hasVectors && embeddingModel) {
-        this.model ??= this.database.readStoredModel();
-        this.assertModel(embeddingModel);
-        if (!this.model) {
+        // Checked again under the write lock: another connection may have switched the vectors.
+        if (!this.assertStoredModel(embeddingModel)) {
           this.database.statements.putInfo.run("embedding_model", embeddingModel.id);
           this.database.statements.putInfo.run("embedding_dimension", String(embeddingModel.dimension));
         }
@@ -155,8 +207,7 @@ export class OrganisationStore {
         this.database.statements.logChange.run(document.docId);
       }
     });
-    if (hasVectors && embeddingModel) this.model ??= embeddingModel;
-    this.catchUp();
+    this.afterWrite();
   }
 
   /** Deletes documents in one transaction; missing ids are ignored. */
@@ -164,7 +215,23 @@ export class OrganisationStore {
     this.database.transaction(() => {
       for (const docId of docIds) this.deleteDocument(docId);
     });
-    this.catchUp();
+    this.afterWrite();
+  }
+
+  /**
+   * Brings the in-memory indexes up to date with writes committed by other connections (a
+   * worker thread, another process), in time slices: one document at a time, yielding the event
+   * loop every few milliseconds; the first load builds fresh indexes the same way and swaps them
+   * in when complete. Searches see each document wholly old or wholly new. Concurrent calls share
+   * one pass. Resolves at once when nothing changed (and for a store without in-memory indexes).
+   */
+  refresh(): Promise<void> {
+    if (this.writerOnly || !this.database.isOpen) return Promise.resolve();
+    if (this.loaded && this.refreshing === undefined && this.database.readDataVersion() === this.dataVersion) return Promise.resolve();
+    this.refreshing ??= this.refreshGradually().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
   }
 
   /** Ids of derived documents recorded as built from any of `sourceDocIds`. */
@@ -248,10 +315,10 @@ export class OrganisationStore {
     }));
   }
 
-  /** Number of chunks stored. */
+  /** Number of chunks in the in-memory indexes (call {@link refresh} first to count writes made elsewhere). */
   count(): number {
-    this.refreshIfChanged();
-    return this.slots.length - this.slots.dead;
+    const { slots } = this.readableIndexes();
+    return slots.length - slots.dead - slots.staged;
   }
 
   /** Number of chunks without an embedding (ingested while no model was available). */
@@ -259,22 +326,23 @@ export class OrganisationStore {
     return Number((this.database.statements.countWithoutEmbedding.get() as { n: number }).n);
   }
 
-  /** BM25 search; see {@link KeywordIndex.searchByText}. */
+  /** BM25 search over the in-memory indexes (call {@link refresh} first); see {@link KeywordIndex.searchByText}. */
   searchByText(query: string, topK: number, filter: ChunkFilter): ScoredChunk[] {
-    this.refreshIfChanged();
+    const { bm25 } = this.readableIndexes();
     const terms = this.settings.analyzer.analyze(query);
     if (terms.length === 0) return [];
-    return this.hydrate(this.bm25.search(terms, topK, this.mask(filter)));
+    return this.hydrate(bm25.search(terms, topK, this.mask(filter)));
   }
 
-  /** Exact vector search; see {@link VectorIndex.searchByVector}. */
+  /** Exact (or HNSW) vector search over the in-memory indexes (call {@link refresh} first); see {@link VectorIndex.searchByVector}. */
   searchByVector(vector: Float32Array, model: EmbeddingModelInfo, topK: number, filter: ChunkFilter): ScoredChunk[] {
-    this.refreshIfChanged();
-    this.assertModel(model);
-    if (!this.model || !this.vectors) return [];
+    const indexes = this.readableIndexes();
+    const { vectors, slots } = indexes;
+    assertModelFits(model, indexes.model, slots.length - slots.dead - slots.staged > 0);
+    if (!indexes.model || !vectors) return [];
     const mask = this.mask(filter);
-    const approximate = this.hnsw.search(this.vectors, vector, topK, mask, this.slots.maskAllowed);
-    return this.hydrate(approximate ?? this.vectors.search(vector, topK, mask));
+    const approximate = this.hnsw.search(vectors, vector, topK, mask, slots.maskAllowed);
+    return this.hydrate(approximate ?? vectors.search(vector, topK, mask));
   }
 
   /**
@@ -282,9 +350,12 @@ export class OrganisationStore {
    * undefined when no chunk is stored.
    */
   vectorModel(): EmbeddingModelInfo | null | undefined {
-    this.refreshIfChanged();
-    if (this.model) return { ...this.model };
-    return this.slots.length - this.slots.dead > 0 ? null : undefined;
+    // Read from the database, not the in-memory indexes: a switch made by another connection is
+    // followed at once (a search catches up before it runs), and a store without in-memory
+    // indexes answers too.
+    const stored = this.database.readStoredModel();
+    if (stored) return stored;
+    return this.database.statements.anyChunk.get() ? null : undefined;
   }
 
   /** The latest reindex job recorded, if any. */
@@ -391,11 +462,9 @@ export class OrganisationStore {
       this.database.statements.deleteInfo.run("reindex_dimension");
       activated = true;
     });
-    if (activated) {
-      this.model = { ...model };
-      this.generation = this.database.readGeneration();
-      this.reload();
-    }
+    // This connection's commit does not change its own data_version: the next refresh is forced,
+    // and rebuilds the indexes a slice at a time (the generation changed).
+    if (activated) this.dataVersion = -1;
     return activated;
   }
 
@@ -408,8 +477,7 @@ export class OrganisationStore {
 
   /** Vectors held, and the state of the HNSW graph: `none`, `building` or `ready`. */
   vectorIndexStatus(): { vectors: number; approximate: "none" | "building" | "ready" } {
-    this.refreshIfChanged();
-    return { vectors: this.vectors?.size ?? 0, approximate: this.hnsw.status };
+    return { vectors: this.readableIndexes().vectors?.size ?? 0, approximate: this.hnsw.status };
   }
 
   private toDocumentRecord(row: DocumentRow): DocumentRecord {
@@ -435,113 +503,245 @@ export class OrganisationStore {
     this.database.close();
   }
 
-  /** Rebuilds the in-memory indexes from the database. */
+  /** The indexes searches read; throws for a store without in-memory indexes. */
+  private readableIndexes(): MemoryIndexes {
+    if (this.writerOnly)
+      throw new TypeError("this embedded store was opened without in-memory indexes (inMemoryIndexes: false) and cannot search");
+    if (!this.loaded) this.catchUp();
+    return this.indexes;
+  }
+
+  private emptyIndexes(model: EmbeddingModelInfo | undefined, generation: number): MemoryIndexes {
+    return {
+      slots: new SlotTable(),
+      bm25: new Bm25Index(this.settings.bm25),
+      vectors: model ? new ExactVectorIndex(model.dimension) : undefined,
+      model,
+      generation,
+    };
+  }
+
+  /**
+   * The stored model and generation of the vectors when another connection switched them (a
+   * reindex) since `indexes` were built, else undefined. A model stored for the first time (the
+   * first vectors of an index that held none) is adopted without a rebuild.
+   */
+  private vectorsSwitched(indexes: MemoryIndexes): { model: EmbeddingModelInfo | undefined; generation: number } | undefined {
+    const model = this.database.readStoredModel();
+    const generation = this.database.readGeneration();
+    if (generation !== indexes.generation || (model && indexes.model && !sameModel(model, indexes.model))) return { model, generation };
+    indexes.model ??= model;
+    return undefined;
+  }
+
+  /** After a write of this connection: trims the change log, and applies the write to the in-memory indexes. */
+  private afterWrite(): void {
+    const { seq, first } = this.database.statements.lastChange.get() as { seq: number; first: number };
+    if (Number(seq) - Number(first) > changeLogKeep * 2) this.database.statements.trimChanges.run(Number(seq) - changeLogKeep);
+    if (!this.writerOnly && this.loaded) this.catchUp();
+  }
+
+  /** Rebuilds the in-memory indexes from the database, in one step. */
   private reload(): void {
-    this.bm25 = new Bm25Index(this.settings.bm25);
-    this.vectors = this.model ? new ExactVectorIndex(this.model.dimension) : undefined;
-    this.hnsw.discard();
-    this.slots = new SlotTable();
+    this.catchUpEpoch++;
+    const dataVersion = this.database.readDataVersion();
     const last = this.database.statements.lastChange.get() as { seq: number };
-    this.lastChange = Number(last.seq);
-    for (const row of this.database.statements.allChunks.iterate() as Iterable<IndexedChunkRow>) {
-      this.addSlot(row);
-    }
-    this.dataVersion = this.database.readDataVersion();
+    const fresh = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
+    for (const row of this.database.statements.allChunks.iterate() as Iterable<IndexedChunkRow>) this.addSlot(fresh, row, "fresh");
+    this.install(fresh, Number(last.seq), dataVersion);
+  }
+
+  /** Makes `indexes` the searched ones, as of change `lastChange` and `dataVersion`, and restarts the HNSW graph. */
+  private install(indexes: MemoryIndexes, lastChange: number, dataVersion: number): void {
+    this.hnsw.discard();
+    this.indexes = indexes;
+    this.loaded = true;
+    this.lastChange = lastChange;
+    this.dataVersion = dataVersion;
     this.hnsw.maybeStart();
   }
 
-  /** Gives a chunk row a slot and adds it to the BM25, vector and HNSW indexes. */
-  private addSlot(row: IndexedChunkRow): void {
-    const slot = this.slots.add(row);
-    this.bm25.add(slot, row.terms === "" ? [] : row.terms.split(" "));
-    if (row.embedding && this.model) {
-      this.vectors ??= new ExactVectorIndex(this.model.dimension);
-      this.vectors.set(
+  /**
+   * Gives a chunk row a slot in `indexes` and adds it to the BM25 and vector indexes: `live` (and
+   * to the HNSW graph), `fresh` (indexes not searched yet), or `staged` (hidden until revealed).
+   */
+  private addSlot(indexes: MemoryIndexes, row: IndexedChunkRow, mode: "live" | "fresh" | "staged"): number {
+    const staged = mode === "staged";
+    const slot = indexes.slots.add(row, staged);
+    indexes.bm25.add(slot, row.terms === "" ? [] : row.terms.split(" "), staged);
+    // A row of another dimension was switched by a reindex after `indexes` were built: left out
+    // here, the rebuild that follows the switch holds it.
+    if (row.embedding && indexes.model && row.embedding.byteLength === indexes.model.dimension * Float32Array.BYTES_PER_ELEMENT) {
+      indexes.vectors ??= new ExactVectorIndex(indexes.model.dimension);
+      indexes.vectors.set(
         slot,
         new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)),
+        staged,
       );
-      this.hnsw.added(slot);
+      if (mode === "live") this.hnsw.added(slot);
     }
+    return slot;
   }
 
-  /** Empties the slots of a document and removes them from the indexes. */
+  /** Empties the slots of a document in the searched indexes. */
   private removeDocumentSlots(docId: string): void {
-    for (const slot of this.slots.removeDocument(docId)) {
-      this.bm25.remove(slot);
-      this.vectors?.remove(slot);
+    const indexes = this.indexes;
+    for (const slot of indexes.slots.removeDocument(docId)) {
+      indexes.bm25.remove(slot);
+      indexes.vectors?.remove(slot);
       this.hnsw.removed(slot);
     }
   }
 
-  private refreshIfChanged(): void {
-    if (this.database.readDataVersion() === this.dataVersion) return;
-    const stored = this.database.readStoredModel();
-    const generation = this.database.readGeneration();
-    if (
-      generation !== this.generation ||
-      (stored && (!this.model || stored.id !== this.model.id || stored.dimension !== this.model.dimension))
-    ) {
-      // Another process switched the vectors (a reindex): rebuild the in-memory indexes.
-      this.model = stored;
-      this.generation = generation;
+  /** Replaces the slots of a document by its current rows, in one step. */
+  private replaceDocument(docId: string, rows: readonly IndexedChunkRow[]): void {
+    this.removeDocumentSlots(docId);
+    for (const row of rows) this.addSlot(this.indexes, row, "live");
+  }
+
+  /**
+   * Replaces the slots of a large document: its rows are staged a few at a time (hidden from
+   * searches, the event loop running between steps), then its old slots are removed and the new
+   * ones revealed in one step, so searches see the document wholly old or wholly new. Returns
+   * false, leaving nothing behind, when a reload or a synchronous catch-up took over meanwhile.
+   */
+  private async replaceDocumentGradually(
+    docId: string,
+    rows: Iterable<IndexedChunkRow>,
+    slice: TimeSlice,
+    epoch: number,
+  ): Promise<boolean> {
+    const indexes = this.indexes;
+    const staged: number[] = [];
+    for (const row of rows) {
+      staged.push(this.addSlot(indexes, row, "staged"));
+      if (staged.length % stagingStep !== 0) continue;
+      await slice.yieldIfDue();
+      if (epoch !== this.catchUpEpoch || indexes !== this.indexes || !this.database.isOpen) {
+        for (const slot of staged) {
+          indexes.slots.discard(slot);
+          indexes.bm25.remove(slot);
+          indexes.vectors?.remove(slot);
+        }
+        return false;
+      }
+    }
+    this.removeDocumentSlots(docId);
+    for (const slot of staged) {
+      indexes.slots.reveal(slot);
+      indexes.bm25.reveal(slot);
+      indexes.vectors?.reveal(slot);
+      if (indexes.vectors?.has(slot)) this.hnsw.added(slot);
+    }
+    return true;
+  }
+
+  /** Whether so many slots are dead that a reload (which compacts) is due. */
+  private compactionDue(): boolean {
+    return this.indexes.slots.dead > Math.max(1000, this.indexes.slots.length * 0.3);
+  }
+
+  /** Applies every change committed since the last catch-up, by this or another connection, in one step. */
+  private catchUp(): void {
+    const { seq: latest, first } = this.database.statements.lastChange.get() as { seq: number; first: number };
+    if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue() || this.vectorsSwitched(this.indexes)) {
       this.reload();
       return;
     }
-    this.model ??= stored;
-    this.catchUp();
-  }
-
-  /** Applies changes committed since the last catch-up, by this or another process. */
-  private catchUp(): void {
-    const { seq: latest, first } = this.database.statements.lastChange.get() as { seq: number; first: number };
-    if (Number(first) > this.lastChange + 1 || this.slots.dead > Math.max(1000, this.slots.length * 0.3)) {
-      this.reload();
-    } else {
-      const changed = new Set<string>();
-      for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
-        changed.add(row.doc_id);
-      }
-      for (const docId of changed) {
-        this.removeDocumentSlots(docId);
-        for (const row of this.database.statements.chunksOfDocument.iterate(docId) as Iterable<ChunkRow>) this.addSlot(row);
-      }
-      this.lastChange = Number(latest);
+    this.catchUpEpoch++;
+    const dataVersion = this.database.readDataVersion();
+    const changed = new Set<string>();
+    for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
+      changed.add(row.doc_id);
     }
-    if (this.lastChange > changeLogKeep * 2) this.trimChangeLog();
-    this.dataVersion = this.database.readDataVersion();
+    for (const docId of changed) this.replaceDocument(docId, this.database.statements.chunksOfDocument.all(docId) as IndexedChunkRow[]);
+    this.lastChange = Number(latest);
+    this.dataVersion = dataVersion;
     this.hnsw.maybeStart();
   }
 
-  private trimChangeLog(): void {
-    const { first } = this.database.statements.lastChange.get() as { first: number };
-    if (this.lastChange - Number(first) > changeLogKeep * 2) {
-      this.database.statements.trimChanges.run(this.lastChange - changeLogKeep);
+  /** The passes of {@link refresh}: a gradual reload when needed, then gradual replays, until nothing new is committed. */
+  private async refreshGradually(): Promise<void> {
+    const slice = new TimeSlice(this.settings.refreshSliceMs);
+    for (let pass = 0; pass < 1000; pass++) {
+      if (!this.database.isOpen) return;
+      const dataVersion = this.database.readDataVersion();
+      if (this.loaded && dataVersion === this.dataVersion) return;
+      const { first } = this.database.statements.lastChange.get() as { first: number };
+      if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue() || this.vectorsSwitched(this.indexes)) {
+        await this.reloadGradually(slice, dataVersion);
+      } else await this.replayGradually(slice, dataVersion);
     }
   }
 
   /**
-   * Fails unless vectors of `model` fit this index: it holds vectors of `model`, or is empty. An
-   * index holding chunks without vectors (ingested before a model was available) takes no
-   * vectors until it is reindexed, so that its vector search never covers part of it.
-   *
-   * @throws {DocqaError} `embedding_model_mismatch` with `details.indexModel` (the index's model,
-   *   or `null` for an index without vectors).
+   * Builds fresh indexes from the database a page of rows at a time and swaps them in. Rows read
+   * across commits may hold two versions of a document changed meanwhile; the replay that follows
+   * (changes after the one read at the start) replaces such documents wholly.
    */
-  private assertModel(model: EmbeddingModelInfo): void {
-    if (this.model && (this.model.id !== model.id || this.model.dimension !== model.dimension)) {
-      throw new DocqaError(
-        "embedding_model_mismatch",
-        `this organisation's index holds ${this.model.dimension}-dimensional vectors of ${this.model.id}, not of ${model.id} (${model.dimension}): reindex it (docqa reindex) or use the same EMBED_MODEL_NAME`,
-        { component: "embedded-store", details: { indexModel: { ...this.model } } },
-      );
+  private async reloadGradually(slice: TimeSlice, dataVersion: number): Promise<void> {
+    const epoch = this.catchUpEpoch;
+    const { seq: start } = this.database.statements.lastChange.get() as { seq: number };
+    // A switch during the reload changes the generation: the pass after this one rebuilds again.
+    const fresh = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
+    let after = -1;
+    for (;;) {
+      const rows = this.database.statements.chunksAfter.all(after, reloadPageRows) as IndexedChunkRow[];
+      if (rows.length === 0) break;
+      for (const row of rows) this.addSlot(fresh, row, "fresh");
+      after = Number((rows[rows.length - 1] as IndexedChunkRow).id);
+      await slice.yieldIfDue();
+      if (epoch !== this.catchUpEpoch || !this.database.isOpen) return;
     }
-    if (!this.model && this.slots.length - this.slots.dead > 0) {
-      throw new DocqaError(
-        "embedding_model_mismatch",
-        `this organisation's index holds chunks without vectors (ingested with no embedding model), not vectors of ${model.id}: reindex it (docqa reindex)`,
-        { component: "embedded-store", details: { indexModel: null } },
-      );
+    this.catchUpEpoch++;
+    this.install(fresh, Number(start), dataVersion);
+    // Commits made during the reload: force the replay of everything after `start`.
+    this.dataVersion = -1;
+  }
+
+  /** Replays the change log since the last catch-up, one document per step (a large one in several, see {@link replaceDocumentGradually}). */
+  private async replayGradually(slice: TimeSlice, dataVersion: number): Promise<void> {
+    const epoch = this.catchUpEpoch;
+    let latest = this.lastChange;
+    const changed = new Set<string>();
+    for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
+      changed.add(row.doc_id);
+      latest = Math.max(latest, Number(row.seq));
     }
+    for (const docId of changed) {
+      // A statement of its own, read a step at a time: a large document's rows are never all
+      // read in one step, and a catch-up meanwhile cannot reset it.
+      const rows = this.database
+        .select<IndexedChunkRow>(`${documentChunksQuery} WHERE doc_id = $docId ORDER BY chunk_index`, { docId })
+        [Symbol.iterator]();
+      const first: IndexedChunkRow[] = [];
+      while (first.length <= stagedDocumentRows) {
+        const next = rows.next();
+        if (next.done) break;
+        first.push(next.value);
+      }
+      if (first.length <= stagedDocumentRows) this.replaceDocument(docId, first);
+      else if (!(await this.replaceDocumentGradually(docId, chain(first, rows), slice, epoch))) return;
+      await slice.yieldIfDue();
+      if (epoch !== this.catchUpEpoch || !this.database.isOpen) return;
+    }
+    if (epoch !== this.catchUpEpoch) return;
+    this.catchUpEpoch++;
+    this.lastChange = latest;
+    this.dataVersion = dataVersion;
+    this.hnsw.maybeStart();
+  }
+
+  /**
+   * Fails unless vectors of `model` fit the stored index (see {@link assertModelFits}); returns the
+   * stored model, undefined when none is recorded yet.
+   *
+   * @throws {DocqaError} `embedding_model_mismatch`.
+   */
+  private assertStoredModel(model: EmbeddingModelInfo): EmbeddingModelInfo | undefined {
+    const stored = this.database.readStoredModel();
+    assertModelFits(model, stored, stored === undefined && this.database.statements.anyChunk.get() !== undefined);
+    return stored;
   }
 
   /**
@@ -549,18 +749,48 @@ export class OrganisationStore {
    * {@link SlotTable.mask}.
    */
   private mask(filter: ChunkFilter): SlotMask | undefined {
-    return this.slots.mask(filter, (conditions) => this.database.rowsMatching(conditions));
+    return this.indexes.slots.mask(filter, (conditions) => this.database.rowsMatching(conditions));
   }
 
   /** The chunk records of search results, in order (slots removed meanwhile are skipped). */
   private hydrate(results: IdScore[]): ScoredChunk[] {
     const scored: ScoredChunk[] = [];
     for (const { id: slot, score } of results) {
-      const info = this.slots.info(slot);
+      const info = this.indexes.slots.info(slot);
       if (!info) continue;
       const row = this.database.statements.chunkById.get(info.rowId) as ChunkRow | undefined;
       if (row) scored.push({ chunk: toChunkRecord(row), score });
     }
     return scored;
+  }
+}
+
+function sameModel(a: EmbeddingModelInfo, b: EmbeddingModelInfo): boolean {
+  return a.id === b.id && a.dimension === b.dimension;
+}
+
+/**
+ * Fails unless vectors of `model` fit an index holding vectors of `indexModel` (undefined: none)
+ * and `holdsChunks`: it holds vectors of `model`, or is empty. An index holding chunks without
+ * vectors (ingested before a model was available) takes no vectors until it is reindexed, so that
+ * its vector search never covers part of it.
+ *
+ * @throws {DocqaError} `embedding_model_mismatch` with `details.indexModel` (the index's model,
+ *   or `null` for an index without vectors).
+ */
+function assertModelFits(model: EmbeddingModelInfo, indexModel: EmbeddingModelInfo | undefined, holdsChunks: boolean): void {
+  if (indexModel && !sameModel(indexModel, model)) {
+    throw new DocqaError(
+      "embedding_model_mismatch",
+      `this organisation's index holds ${indexModel.dimension}-dimensional vectors of ${indexModel.id}, not of ${model.id} (${model.dimension}): reindex it (docqa reindex) or use the same EMBED_MODEL_NAME`,
+      { component: "embedded-store", details: { indexModel: { ...indexModel } } },
+    );
+  }
+  if (!indexModel && holdsChunks) {
+    throw new DocqaError(
+      "embedding_model_mismatch",
+      `this organisation's index holds chunks without vectors (ingested with no embedding model), not vectors of ${model.id}: reindex it (docqa reindex)`,
+      { component: "embedded-store", details: { indexModel: null } },
+    );
   }
 }

@@ -4,7 +4,8 @@
  * slots to rows, documents and access groups. From it come the slot masks of filtered searches:
  * one byte per slot, set when the principal may read the chunk (ACL pre-filtering, decided once
  * per distinct owner and ACL by {@link AccessGroups}), it belongs to the wanted documents and
- * its metadata matches.
+ * its metadata matches. A *staged* slot (a large document being loaded in small steps) is in no
+ * mask and no document until {@link SlotTable.reveal}.
  */
 import type { Principal } from "../acl/principal.js";
 import type { ChunkFilter, MetadataCondition } from "../stores/chunk-filter.js";
@@ -30,10 +31,17 @@ export class SlotTable {
   private cachedMask: { key: string; mask: SlotMask; allowed: number } | undefined;
   private readonly documentSlots = new Map<string, number[]>();
   private deadSlots = 0;
+  /** Staged slots and what they will hold once revealed. */
+  private readonly stagedSlots = new Map<number, SlotInfo>();
 
-  /** Number of slots, removed ones included. */
+  /** Number of slots, removed and staged ones included. */
   get length(): number {
     return this.slots.length;
+  }
+
+  /** Number of staged slots. */
+  get staged(): number {
+    return this.stagedSlots.size;
   }
 
   /** Number of removed slots. */
@@ -54,22 +62,46 @@ export class SlotTable {
     return this.slots[slot];
   }
 
-  /** Gives `row` the next slot and returns it. */
-  add(row: Pick<IndexedChunkRow, "id" | "doc_id" | "owner_id" | "acl">): number {
+  /** Gives `row` the next slot and returns it; `staged` keeps the slot out of every mask until {@link reveal}. */
+  add(row: Pick<IndexedChunkRow, "id" | "doc_id" | "owner_id" | "acl">, staged = false): number {
     const slot = this.slots.length;
-    const accessGroup = this.accessGroups.intern(row.owner_id, row.acl);
-    this.slots.push({ rowId: row.id, docId: row.doc_id, accessGroup });
+    const info: SlotInfo = { rowId: row.id, docId: row.doc_id, accessGroup: this.accessGroups.intern(row.owner_id, row.acl) };
     if (slot >= this.slotGroups.length) {
       const grown = new Int32Array(Math.max(slot + 1, this.slotGroups.length * 2));
       grown.set(this.slotGroups);
       this.slotGroups = grown;
     }
-    this.slotGroups[slot] = accessGroup;
-    this.cachedMask = undefined;
-    let list = this.documentSlots.get(row.doc_id);
-    if (!list) this.documentSlots.set(row.doc_id, (list = []));
-    list.push(slot);
+    if (staged) {
+      this.slots.push(undefined);
+      this.slotGroups[slot] = -1;
+      this.stagedSlots.set(slot, info);
+      return slot;
+    }
+    this.slots.push(info);
+    this.place(slot, info);
     return slot;
+  }
+
+  /** Makes a staged slot part of its document and of the masks. */
+  reveal(slot: number): void {
+    const info = this.stagedSlots.get(slot);
+    if (!info) return;
+    this.stagedSlots.delete(slot);
+    this.slots[slot] = info;
+    this.place(slot, info);
+  }
+
+  /** Drops a staged slot (it stays empty, counted as removed, until the next reload). */
+  discard(slot: number): void {
+    if (this.stagedSlots.delete(slot)) this.deadSlots++;
+  }
+
+  private place(slot: number, info: SlotInfo): void {
+    this.slotGroups[slot] = info.accessGroup;
+    this.cachedMask = undefined;
+    let list = this.documentSlots.get(info.docId);
+    if (!list) this.documentSlots.set(info.docId, (list = []));
+    list.push(slot);
   }
 
   /** Empties the slots of a document and returns them (none for an unknown document). */

@@ -54,3 +54,39 @@ export async function loadEmbeddingModel(
     };
   }
 }
+
+/**
+ * Embeddings of other models by id, each loaded once (`loadEmbeddingModel`) and kept; the
+ * configured model's id answers `configured()`. A model that cannot be loaded is logged and
+ * retried on the next use. Used by the serving thread (`Runtime.embeddingsFor`) and by each
+ * ingestion worker thread.
+ */
+export function createEmbeddingModelLoader(
+  config: DocqaConfig,
+  options: {
+    configured: () => Promise<EmbeddingState>;
+    resolver?: EmbeddingModelResolver | undefined;
+    logger: Logger;
+  },
+): (modelId: string) => Promise<EmbeddingState> {
+  const { logger } = options;
+  const otherModels = new Map<string, Promise<EmbeddingState>>();
+  return async (modelId) => {
+    const configured = await options.configured();
+    if (configured.status === "ready" && configured.model.id === modelId) return configured;
+    let loading = otherModels.get(modelId);
+    if (!loading) {
+      loading = loadEmbeddingModel(config, modelId, { resolver: options.resolver, logger }).then((state) => {
+        if (state.status === "ready")
+          logger.info("embedding model loaded", { component: "embeddings", model: modelId, dimension: state.model.dimension });
+        else {
+          logger.warn(`embedding model ${modelId} unavailable: ${state.reason}`, { component: "embeddings", model: modelId });
+          otherModels.delete(modelId); // retried on the next use
+        }
+        return state;
+      });
+      otherModels.set(modelId, loading);
+    }
+    return loading;
+  };
+}

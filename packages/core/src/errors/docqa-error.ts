@@ -34,6 +34,10 @@ const marker = Symbol.for("docqa.error");
  *   reranking), so it never reaches a client of the service.
  * - `model_timeout`: the chat model did not answer within `RAG_LLM_TIMEOUT_MS` (HTTP 504).
  * - `rate_limited`: the user's request budget is spent (`RATE_LIMIT_PER_MINUTE`/`_PER_HOUR`; HTTP 429).
+ * - `ingestion_busy`: `INGESTION_QUEUE_SIZE` ingestion requests are already accepted and not
+ *   finished; retry after `retryAfterSeconds` (HTTP 503 with `Retry-After`).
+ * - `too_many_documents`: an `/upsert` holds more than `MAX_UPSERT_DOCUMENTS` documents (HTTP 413).
+ * - `too_many_files`: an upload holds more than `MAX_UPLOAD_FILES` files (HTTP 413).
  * - `internal_error`: a bug; the cause holds the details.
  *
  * File ingestion (a file is rejected, the rest of its batch goes on):
@@ -46,8 +50,10 @@ const marker = Symbol.for("docqa.error");
  * - `no_text_layer`: the PDF has no extractable text (scanned images; OCR is not performed).
  * - `invalid_encoding`: text that is neither UTF-8, UTF-16 nor a recognised legacy encoding.
  * - `csv_ragged_rows`: CSV rows whose number of fields differs from the header's.
- * - `json_too_deep`: JSON nested deeper than the limit (64 levels).
- * - `archive_too_large`: a DOCX whose uncompressed size or compression ratio exceeds the limits (zip bomb).
+ * - `json_too_deep`: JSON (a file or a request body) nested deeper than `MAX_JSON_DEPTH` (64 levels).
+ * - `archive_too_large`: a DOCX with more entries, more uncompressed bytes or a higher compression
+ *   ratio than `MAX_ARCHIVE_ENTRIES`, `MAX_ARCHIVE_BYTES`, `MAX_COMPRESSION_RATIO` (a zip bomb).
+ * - `too_many_pages`: a PDF with more pages than `MAX_PDF_PAGES`.
  */
 export type DocqaErrorCode =
   | "config_invalid"
@@ -70,6 +76,9 @@ export type DocqaErrorCode =
   | "model_unavailable"
   | "model_timeout"
   | "rate_limited"
+  | "ingestion_busy"
+  | "too_many_documents"
+  | "too_many_files"
   | "internal_error"
   | "empty_file"
   | "file_too_large"
@@ -81,7 +90,8 @@ export type DocqaErrorCode =
   | "invalid_encoding"
   | "csv_ragged_rows"
   | "json_too_deep"
-  | "archive_too_large";
+  | "archive_too_large"
+  | "too_many_pages";
 
 /** Options of {@link DocqaError}. */
 export interface DocqaErrorOptions {
@@ -91,6 +101,8 @@ export interface DocqaErrorOptions {
   cause?: unknown;
   /** Structured details safe to show to a client (for example validation issues). */
   details?: unknown;
+  /** Seconds after which retrying may succeed (`ingestion_busy`); HTTP adapters send it as `Retry-After`. */
+  retryAfterSeconds?: number | undefined;
 }
 
 /**
@@ -109,6 +121,8 @@ export class DocqaError extends Error {
   readonly component: string | undefined;
   /** Client-safe structured details, if any. */
   readonly details: unknown;
+  /** Seconds after which retrying may succeed, when the failure is temporary (`ingestion_busy`). */
+  readonly retryAfterSeconds: number | undefined;
   constructor(code: DocqaErrorCode, message: string, options: DocqaErrorOptions = {}) {
     const prefix = options.component ? `[docqa] [${options.component}] ` : "[docqa] ";
     super(prefix + message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -117,6 +131,7 @@ export class DocqaError extends Error {
     this.code = code;
     this.component = options.component;
     this.details = options.details;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /** The message without the `[docqa] [component]` prefix, for client-facing bodies. */

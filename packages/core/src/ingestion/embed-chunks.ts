@@ -43,7 +43,10 @@ export interface EmbedChunksOptions {
 
 /**
  * Sets `embedding` on every chunk of `documents`, embedding the title and text together
- * (`indexedText`).
+ * (`indexedText`). Before each slice the event loop turns once (a model's forward pass may run
+ * synchronously, so awaiting it alone never lets timers or I/O run), then `signal` is checked: a
+ * stopping ingestion worker ends between slices, since terminating a thread while a model runs
+ * would abort the process.
  *
  * @returns the final progress (counts and throughput).
  * @throws what the embeddings object throws; the vectors embedded before the failure stay cached.
@@ -73,6 +76,7 @@ export async function embedChunks(
     };
     report();
     for (let start = 0; start < missing.length; start += embeddingSliceSize) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
       options.signal?.throwIfAborted();
       const slice = missing.slice(start, start + embeddingSliceSize);
       const started = performance.now();

@@ -27,6 +27,7 @@ export {
   storedHash,
   versionHash,
 } from "./index-documents.js";
+export { type FileIngestionRequest, type IngestedFile, ingestFile, loaderLimits } from "./ingest-file.js";
 export {
   type FileSource,
   type IngestionProgressListener,

@@ -1,8 +1,10 @@
 /**
  * Ingestion jobs of a service: a job runs now (`ingestFiles`, awaited) or in the background
  * (`startIngestion`: uploaded bytes are first spooled under `DATA_DIR/uploads/<jobId>/`, so a job
- * interrupted by a restart resumes with `resumeIngestions`). Job states are saved in the job
- * store (SQLite or Redis) after every file.
+ * interrupted by a restart resumes with `resumeIngestions`). Each file is handed to the
+ * service's {@link IngestionExecutor} (worker threads or this thread); every job counts against
+ * the ingestion admission (`INGESTION_QUEUE_SIZE`) until it finishes. Job states are saved in the
+ * job store (SQLite or Redis) after every file.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -12,8 +14,11 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { Logger } from "../logging/logger.js";
-import type { IndexingDependencies } from "./index-documents.js";
-import { type FileSource, type IngestionProgressListener, runIngestionJob } from "./ingest-files.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import type { FileSource } from "./ingest-file.js";
+import { type IngestionProgressListener, runIngestionJob } from "./ingest-files.js";
+import type { IngestionAdmission } from "./ingestion-admission.js";
+import type { IngestionExecutor } from "./ingestion-executor.js";
 
 /** A request to ingest files into an organisation. */
 export interface IngestionRequest {
@@ -27,6 +32,12 @@ export interface IngestionRequest {
   requestId?: string | undefined;
   /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
   metadata: Record<string, unknown>;
+  /**
+   * A directory holding the files (received uploads), deleted once the job has finished (for a
+   * background job, also after a restart's resume). Default none: nothing is deleted but the
+   * job's own spool.
+   */
+  uploadDirectory?: string | undefined;
 }
 
 /** What the jobs run on. */
@@ -34,15 +45,37 @@ export interface IngestionJobsSettings {
   /** `DATA_DIR`: uploads are spooled under `<dataDir>/uploads/<jobId>/`. */
   dataDir: string;
   jobStore(): Promise<JobStore>;
-  indexing(): Promise<IndexingDependencies>;
+  /** Where each file is ingested. */
+  executor: IngestionExecutor;
+  /** `MAX_INGESTION_THREADS`: files of one job in flight at once. */
+  concurrency: number;
+  /** Backpressure: every job holds a place until it finishes. */
+  admission: IngestionAdmission;
+  /**
+   * Called once a new job holds its place, before it is created: throws to refuse it (the
+   * service's readiness check of the stores the job writes, `store_unavailable`).
+   */
+  accept?: (() => Promise<void>) | undefined;
+  /** `TRACE_CONTENT`: file names go into spans. */
+  traceContent?: boolean | undefined;
+  /** Receives the `fileIngested` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
   logger: Logger;
 }
 
 /** The ingestion jobs of a service. */
 export interface IngestionJobs {
-  /** Runs a job to completion; rejected files are in the job's `errors`. */
+  /**
+   * Runs a job to completion; rejected files are in the job's `errors`.
+   *
+   * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` requests are in progress.
+   */
   run(request: IngestionRequest, onProgress?: IngestionProgressListener): Promise<IngestionJob>;
-  /** Spools the files, saves the job queued, starts it in the background and returns it (without internals). */
+  /**
+   * Spools the files, saves the job queued, starts it in the background and returns it (without internals).
+   *
+   * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` requests are in progress.
+   */
   start(request: IngestionRequest): Promise<IngestionJob>;
   /** A job of the organisation without internals, or undefined (also for another organisation's job id). */
   get(orgId: string, jobId: string): Promise<IngestionJob | undefined>;
@@ -85,7 +118,11 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
     const jobStore = await settings.jobStore();
     try {
       return await runIngestionJob({
-        dependencies: await settings.indexing(),
+        ingest: (fileRequest) => settings.executor.ingestFile(fileRequest),
+        concurrency: settings.concurrency,
+        traceContent: settings.traceContent,
+        logger: settings.logger,
+        metrics: settings.metrics,
         jobStore,
         job,
         files,
@@ -106,9 +143,12 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
     }
   };
 
-  const runInBackground = (job: IngestionJob): void => {
+  const runInBackground = (job: IngestionJob, release: () => void): void => {
     const resume = job.resume;
-    if (!resume) return;
+    if (!resume) {
+      release();
+      return;
+    }
     const files = resume.files.map((file) => ({ ...file, lastModified: file.lastModified ? new Date(file.lastModified) : undefined }));
     const principal: Principal = resume.principal ?? { userName: resume.uploader, roles: [], groups: [] };
     const task = runJob(job, files, { ...resume, principal }).then(async (finished) => {
@@ -116,51 +156,75 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
       finished.resume = undefined;
       await (await settings.jobStore()).save(finished);
       await rm(join(uploadsDirectory, finished.jobId), { recursive: true, force: true });
+      if (resume.uploadDirectory) await rm(resume.uploadDirectory, { recursive: true, force: true });
     });
-    const tracked = task.catch((error: unknown) =>
-      settings.logger.error("ingestion job failed", { component: "ingestion", job_id: job.jobId, error: (error as Error).message }),
-    );
+    const tracked = task
+      .catch((error: unknown) =>
+        settings.logger.error(`ingestion job failed: ${(error as Error).message}`, {
+          component: "ingestion",
+          job_id: job.jobId,
+          code: "internal_error",
+          error: (error as Error).message,
+          stack: (error as Error).stack,
+        }),
+      )
+      .finally(release);
     background.add(tracked);
     void tracked.finally(() => background.delete(tracked));
   };
 
   return {
     async run(request, onProgress) {
-      const job = newJob(request.orgId, request.files.length);
-      await (await settings.jobStore()).save(job);
-      return runJob(job, request.files, request, onProgress);
+      const release = settings.admission.admit();
+      try {
+        await settings.accept?.();
+        const job = newJob(request.orgId, request.files.length);
+        await (await settings.jobStore()).save(job);
+        return await runJob(job, request.files, request, onProgress);
+      } finally {
+        release();
+        if (request.uploadDirectory) await rm(request.uploadDirectory, { recursive: true, force: true });
+      }
     },
 
     async start(request) {
-      const job = newJob(request.orgId, request.files.length);
-      const directory = join(uploadsDirectory, job.jobId);
-      await mkdir(directory, { recursive: true });
-      const files: NonNullable<IngestionJob["resume"]>["files"] = [];
-      for (const [index, file] of request.files.entries()) {
-        const name = file.name ?? (file.path ? file.path.split(/[\\/]/).at(-1) : undefined) ?? `file-${index}`;
-        let path = file.path;
-        if (file.bytes) {
-          path = join(directory, `${index}`);
-          await writeFile(path, file.bytes);
+      const release = settings.admission.admit();
+      try {
+        await settings.accept?.();
+        const job = newJob(request.orgId, request.files.length);
+        const directory = join(uploadsDirectory, job.jobId);
+        await mkdir(directory, { recursive: true });
+        const files: NonNullable<IngestionJob["resume"]>["files"] = [];
+        for (const [index, file] of request.files.entries()) {
+          const name = file.name ?? (file.path ? file.path.split(/[\\/]/).at(-1) : undefined) ?? `file-${index}`;
+          let path = file.path;
+          if (file.bytes) {
+            path = join(directory, `${index}`);
+            await writeFile(path, file.bytes);
+          }
+          if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
+          files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
         }
-        if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
-        files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
+        const principal = {
+          userName: request.principal.userName,
+          roles: [...request.principal.roles],
+          groups: [...request.principal.groups],
+        };
+        job.resume = {
+          uploader: request.uploader ?? request.principal.userName,
+          principal,
+          requestId: request.requestId,
+          metadata: request.metadata,
+          files,
+          uploadDirectory: request.uploadDirectory,
+        };
+        await (await settings.jobStore()).save(job);
+        runInBackground(structuredClone(job), release);
+        return visible(job);
+      } catch (error) {
+        release();
+        throw error;
       }
-      const principal = {
-        userName: request.principal.userName,
-        roles: [...request.principal.roles],
-        groups: [...request.principal.groups],
-      };
-      job.resume = {
-        uploader: request.uploader ?? request.principal.userName,
-        principal,
-        requestId: request.requestId,
-        metadata: request.metadata,
-        files,
-      };
-      await (await settings.jobStore()).save(job);
-      runInBackground(structuredClone(job));
-      return visible(job);
     },
 
     async get(orgId, jobId) {
@@ -172,7 +236,7 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
       const unfinished = (await (await settings.jobStore()).unfinished()).filter((job) => job.resume !== undefined);
       for (const job of unfinished) {
         settings.logger.info("resuming an interrupted ingestion job", { component: "ingestion", job_id: job.jobId });
-        runInBackground(job);
+        runInBackground(job, settings.admission.admit({ force: true }));
       }
       return unfinished.length;
     },

@@ -57,13 +57,44 @@ export interface UpsertDocumentsResult {
 }
 
 /**
+ * Checks the number of documents of an `/upsert` before anything else reads them (cheap: the
+ * map's keys are only counted).
+ *
+ * @throws {DocqaError} `too_many_documents` (413) above `maxDocuments` (`MAX_UPSERT_DOCUMENTS`).
+ */
+export function assertUpsertDocumentCount(documents: unknown, maxDocuments: number): void {
+  if (typeof documents !== "object" || documents === null) return;
+  const count = Object.keys(documents).length;
+  if (count > maxDocuments) {
+    throw new DocqaError(
+      "too_many_documents",
+      `the request holds ${count} documents; the limit is ${maxDocuments} per request (MAX_UPSERT_DOCUMENTS): send them in several requests`,
+      { component: "service" },
+    );
+  }
+}
+
+/**
  * Validates the `documents` map.
  *
- * @throws {DocqaError} `invalid_request` listing every problem as `documents["<id>"].<path>: <message>`.
+ * @param maxContentChars - most characters of a document's `content` (`MAX_EXTRACTED_CHARS`); default no limit.
+ * @throws {DocqaError} `invalid_request` listing every problem as `documents["<id>"].<path>: <message>`;
+ *   `payload_too_large` (413) for a document longer than `maxContentChars`.
  */
-export function parseUpsertDocuments(documents: unknown): Record<string, DocumentInput> {
+export function parseUpsertDocuments(documents: unknown, maxContentChars = Number.POSITIVE_INFINITY): Record<string, DocumentInput> {
   const parsed = upsertDocumentsSchema.safeParse(documents ?? {});
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    for (const [docId, document] of Object.entries(parsed.data)) {
+      if (document.content.length > maxContentChars) {
+        throw new DocqaError(
+          "payload_too_large",
+          `document ${JSON.stringify(docId)} has ${document.content.length} characters; the limit is ${maxContentChars} (MAX_EXTRACTED_CHARS)`,
+          { component: "service" },
+        );
+      }
+    }
+    return parsed.data;
+  }
   const problems = parsed.error.issues.map((issue) => {
     if (issue.path.length === 0) return issue.message;
     const [docId, ...rest] = issue.path;

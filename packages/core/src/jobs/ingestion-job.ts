@@ -58,6 +58,8 @@ export interface IngestionJob {
         requestId?: string | undefined;
         metadata: Record<string, unknown>;
         files: { name: string; path: string; docId: string; lastModified?: string }[];
+        /** A directory of received uploads to delete when the job finishes. */
+        uploadDirectory?: string | undefined;
       }
     | undefined;
 }

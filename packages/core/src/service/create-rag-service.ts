@@ -1,7 +1,9 @@
 /**
  * `createRagService`: wires configuration, stores, models and the pipelines into a service. It
  * holds no request logic: `predict` and `search` run their stage lists (`pipeline/`), `upsert`
- * and the ingestion jobs live in `ingestion/`, parts are prepared by `prepareRuntime`.
+ * and the ingestion jobs live in `ingestion/` and run on an ingestion executor (worker threads,
+ * or this thread; decision record 0006) behind the admission of `INGESTION_QUEUE_SIZE`; parts are
+ * prepared by `prepareRuntime`.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { normalizePrincipal } from "../acl/principal.js";
@@ -12,8 +14,11 @@ import { getDocument, listDocuments } from "../documents/list-documents.js";
 import type { EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
 import { deleteDocuments } from "../ingestion/delete-documents.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
+import { createIngestionAdmission } from "../ingestion/ingestion-admission.js";
+import { createInProcessExecutor, type IngestionExecutor } from "../ingestion/ingestion-executor.js";
 import { createIngestionJobs } from "../ingestion/ingestion-jobs.js";
-import { parseUpsertDocuments, upsertDocuments } from "../ingestion/upsert-documents.js";
+import { assertUpsertDocumentCount } from "../ingestion/upsert-documents.js";
+import { createWorkerPoolExecutor, ingestionWorkerUrl } from "../ingestion/worker-pool-executor.js";
 import type { JobStore } from "../jobs/job-store.js";
 import { type AuditLog, auditLogFromLogger } from "../logging/audit-log.js";
 import { createConsoleLogger, type Logger } from "../logging/logger.js";
@@ -72,7 +77,10 @@ export interface RagServiceOptions {
    * model then still decomposes questions and detects intents.
    */
   answerer?: Answerer;
-  /** Summariser of RAPTOR clusters; default the extractive summariser. */
+  /**
+   * Summariser of RAPTOR clusters; default the extractive summariser. A given summariser keeps
+   * ingestion in the calling thread (it cannot cross to a worker thread).
+   */
   summarizer?: Summarizer;
   /** Reranker used when `USE_RERANKER` is true. */
   reranker?: Reranker;
@@ -153,7 +161,28 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       metrics: runtime.metrics,
     };
   };
-  const jobs = createIngestionJobs({ dataDir: config.stores.dataDir, jobStore: prepared.jobStore, indexing, logger });
+  const executor = ingestionExecutor(config, options, { logger, audit }, indexing, async (orgId) => {
+    await (await prepared.runtime()).stores.refresh(orgId);
+  });
+  /** Refuses an ingestion (503) unless every store it writes answers within `READINESS_TIMEOUT_MS`. */
+  const acceptIngestion = async () => {
+    const [runtime, jobStore] = await Promise.all([prepared.runtime(), prepared.jobStore()]);
+    await assertStoresWritable({ stores: runtime.stores, jobStore }, config.stores.readinessTimeoutMs);
+  };
+  const admission = createIngestionAdmission({ limit: config.ingestion.queueSize, concurrency: executor.threads });
+  const jobs = createIngestionJobs({
+    dataDir: config.stores.dataDir,
+    jobStore: prepared.jobStore,
+    executor,
+    // A job keeps at most as many files in flight as the pool has threads, so that other requests
+    // are not queued behind a whole job; in this thread, MAX_INGESTION_THREADS files interleave.
+    concurrency: executor.mode === "workers" ? executor.threads : config.ingestion.maxIngestionThreads,
+    admission,
+    accept: acceptIngestion,
+    traceContent: config.logging.traceContent,
+    metrics: options.metrics,
+    logger,
+  });
   const reindexJobs = createReindexJobs({ runtime: prepared.runtime, logger });
   /** The sweeper of uncommitted chunk versions, on staged stores only; created once the stores are. */
   let sweeper: Promise<UncommittedSweeper | undefined> | undefined;
@@ -186,12 +215,6 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     return sweeper;
   };
 
-  /** Refuses an ingestion (503) unless every store it writes answers within `READINESS_TIMEOUT_MS`. */
-  const acceptIngestion = async () => {
-    const [runtime, jobStore] = await Promise.all([prepared.runtime(), prepared.jobStore()]);
-    await assertStoresWritable({ stores: runtime.stores, jobStore }, config.stores.readinessTimeoutMs);
-  };
-
   return {
     config,
 
@@ -207,19 +230,28 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     },
 
     async upsert(request) {
-      const documents = parseUpsertDocuments(request.documents);
-      return upsertDocuments(await indexing(), {
-        orgId: request.orgId,
-        principal: request.principal,
-        uploader: request.uploader,
-        requestId: request.requestId,
-        documents,
-        signal: request.signal,
-      });
+      assertUpsertDocumentCount(request.documents, config.ingestion.maxUpsertDocuments);
+      const release = admission.admit();
+      try {
+        await prepared.runtime();
+        return await executor.upsert({
+          orgId: request.orgId,
+          principal: request.principal,
+          uploader: request.uploader,
+          requestId: request.requestId,
+          documents: request.documents,
+          signal: request.signal,
+        });
+      } finally {
+        release();
+      }
     },
 
-    async ingestFiles(request, ingestOptions) {
-      await acceptIngestion();
+    checkIngestionCapacity() {
+      admission.check();
+    },
+
+    ingestFiles(request, ingestOptions) {
       return jobs.run(
         {
           orgId: request.orgId,
@@ -228,13 +260,13 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           uploader: request.uploader,
           requestId: request.requestId,
           metadata: request.metadata ?? {},
+          uploadDirectory: request.uploadDirectory,
         },
         ingestOptions?.onProgress,
       );
     },
 
-    async startIngestion(request) {
-      await acceptIngestion();
+    startIngestion(request) {
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
@@ -242,6 +274,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
         uploader: request.uploader,
         requestId: request.requestId,
         metadata: request.metadata ?? {},
+        uploadDirectory: request.uploadDirectory,
       });
     },
 
@@ -326,8 +359,38 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     async close() {
       await (await sweeper?.catch(() => undefined))?.stop();
       await reindexJobs.close();
-      await jobs.close();
+      // Together: closing the executor stops the tasks that jobs wait for.
+      await Promise.all([jobs.close(), executor.close()]);
       await prepared.close();
     },
   };
+}
+
+/**
+ * The service's ingestion executor: worker threads when `INGESTION_WORKERS` is true, the service
+ * builds its own stores and embeddings from the configuration (objects given in `options`
+ * cannot cross to another thread), and the worker entry is built; else the calling thread.
+ */
+function ingestionExecutor(
+  config: DocqaConfig,
+  options: RagServiceOptions,
+  { logger, audit }: { logger: Logger; audit: AuditLog },
+  indexing: () => Promise<IndexingDependencies>,
+  refresh: (orgId: string) => Promise<void>,
+): IngestionExecutor {
+  const ownParts =
+    options.stores === undefined &&
+    options.embeddings === undefined &&
+    options.embeddingModelId === undefined &&
+    options.embeddingModels === undefined &&
+    options.summarizer === undefined;
+  if (!config.ingestion.workers || !ownParts) return createInProcessExecutor(indexing);
+  const workerUrl = ingestionWorkerUrl();
+  if (!workerUrl) {
+    logger.warn("the ingestion worker (dist/ingestion-worker.js) is not built; ingestion runs in the serving thread", {
+      component: "ingestion",
+    });
+    return createInProcessExecutor(indexing);
+  }
+  return createWorkerPoolExecutor({ config, logger, audit, metrics: options.metrics, refresh, workerUrl });
 }

@@ -11,10 +11,10 @@ import { createExtractiveAnswerer } from "../answering/extractive-answerer.js";
 import { type ChatModelChoice, chatModelFromConfig } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/config-schema.js";
-import { type EmbeddingModelResolver, loadEmbeddingModel } from "../embeddings/embeddings-for-model.js";
-import { embeddingsFromProvider } from "../embeddings/embeddings-from-provider.js";
+import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
+import { createEmbeddingModelLoader, type EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
 import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
-import { type EmbeddingState, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
+import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import {
   createModelIntentClassifier,
@@ -153,25 +153,11 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   let memoryStarted = false;
 
   const indexModels = new OrganisationIndexModels(() => (embeddings?.status === "ready" ? embeddings.model : undefined), logger);
-  const otherModels = new Map<string, Promise<EmbeddingState>>();
-  const embeddingsFor = async (modelId: string): Promise<EmbeddingState> => {
-    const configured = await runtime().then((prepared) => prepared.embeddings);
-    if (configured.status === "ready" && configured.model.id === modelId) return configured;
-    let loading = otherModels.get(modelId);
-    if (!loading) {
-      loading = loadEmbeddingModel(config, modelId, { resolver: parts.embeddingModels, logger }).then((state) => {
-        if (state.status === "ready")
-          logger.info("embedding model loaded", { component: "embeddings", model: modelId, dimension: state.model.dimension });
-        else {
-          logger.warn(`embedding model ${modelId} unavailable: ${state.reason}`, { component: "embeddings", model: modelId });
-          otherModels.delete(modelId); // retried on the next use
-        }
-        return state;
-      });
-      otherModels.set(modelId, loading);
-    }
-    return loading;
-  };
+  const embeddingsFor = createEmbeddingModelLoader(config, {
+    configured: () => runtime().then((prepared) => prepared.embeddings),
+    resolver: parts.embeddingModels,
+    logger,
+  });
 
   const prepareStores = async (): Promise<DocumentStores> => {
     stores ??= await storesFromConfig(config, logger);
@@ -195,32 +181,9 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     }
   };
 
-  /** Embeddings per `EMBED_PROVIDER`: provider embeddings for `openai`/`ollama`, else `prepareEmbeddings`' own choice. */
-  const prepareEmbeddingState = async (): Promise<EmbeddingState> => {
-    if (parts.embeddings === undefined && (config.embeddings.provider === "openai" || config.embeddings.provider === "ollama")) {
-      let reason: string | undefined;
-      const recording: Logger = {
-        ...logger,
-        warn: (message, fields) => {
-          reason = message;
-          logger.warn(message, fields);
-        },
-      };
-      const provided = await embeddingsFromProvider(config, { logger: recording });
-      if (!provided) {
-        return {
-          status: "unavailable",
-          reason: reason ?? `EMBED_PROVIDER is ${config.embeddings.provider} but no embeddings could be built`,
-        };
-      }
-      return prepareEmbeddings(
-        config,
-        { embeddings: provided, embeddingModelId: parts.embeddingModelId ?? config.embeddings.modelName },
-        logger,
-      );
-    }
-    return prepareEmbeddings(config, { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId }, logger);
-  };
+  /** Embeddings per `EMBED_PROVIDER` (`embeddingStateFromConfig`), or the caller's. */
+  const prepareEmbeddingState = (): Promise<EmbeddingState> =>
+    embeddingStateFromConfig(config, { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId }, logger);
 
   /**
    * Chooses the chat model once (`chatModelFromConfig`; it logs why when there is none) and

@@ -55,6 +55,11 @@ export interface IngestFilesRequest extends RequestContext {
   uploader?: string | undefined;
   /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
   metadata?: Record<string, unknown> | undefined;
+  /**
+   * A directory holding received uploads (the `path` of `files`), which the service deletes once
+   * the job has finished, also after a restart's resume. Default none.
+   */
+  uploadDirectory?: string | undefined;
 }
 
 /** Input of {@link RagService.predict} (spec `POST /predict`). */
@@ -256,8 +261,14 @@ export interface RagService {
    * (`ADMIN_ROLES`), and only administrators may name another owner. A document whose owner or
    * ACL alone changed is re-stamped without re-embedding.
    *
-   * @throws {DocqaError} `invalid_request` for invalid documents; `forbidden` when the write
-   *   rules refuse any document (nothing is written; `details` lists them); `store_unavailable`.
+   * Runs in an ingestion worker thread (decision record 0006); resolves once the write is durable
+   * and visible to this service's searches.
+   *
+   * @throws {DocqaError} `too_many_documents` above `MAX_UPSERT_DOCUMENTS`; `invalid_request` for
+   *   invalid documents; `payload_too_large` for a document above `MAX_EXTRACTED_CHARS`;
+   *   `forbidden` when the write rules refuse any document (nothing is written; `details` lists
+   *   them); `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress;
+   *   `store_unavailable`.
    */
   upsert(request: UpsertRequest): Promise<UpsertResult>;
   /**
@@ -265,6 +276,7 @@ export interface RagService {
    * is written atomically; rejected files are listed in the job's `errors` (code `forbidden` for
    * a file that would replace a document the principal may not write).
    *
+   * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    * @throws {DocqaError} `store_unavailable` before the job is created when a store it writes
    *   (vector index, keyword index, registry, job store) does not answer a readiness check within
    *   `READINESS_TIMEOUT_MS`.
@@ -275,9 +287,17 @@ export interface RagService {
    * first saved under `DATA_DIR/uploads/<jobId>/`, so a job interrupted by a restart resumes
    * (see {@link RagService.resumeIngestions}).
    *
+   * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    * @throws {DocqaError} `store_unavailable`, before anything is saved, as {@link RagService.ingestFiles}.
    */
   startIngestion(request: IngestFilesRequest): Promise<IngestionJob>;
+  /**
+   * Throws when a new ingestion request would be refused now, accepting nothing: lets an adapter
+   * refuse a large upload before reading its body.
+   *
+   * @throws {DocqaError} `ingestion_busy` (with `retryAfterSeconds`).
+   */
+  checkIngestionCapacity(): void;
   /** A job of the organisation, or undefined (also for another organisation's job id). */
   getIngestionJob(context: RequestContext, jobId: string): Promise<IngestionJob | undefined>;
   /**

@@ -131,6 +131,7 @@ describe("an organisation indexed with another model", () => {
     expect(await store.vectorModel(orgId)).toEqual(modelA);
 
     let wrote = false;
+    const writes: Promise<unknown>[] = [];
     const progress: ReindexJob[] = [];
     const queries: Promise<boolean>[] = [];
     const job = await service.reindex(
@@ -147,19 +148,23 @@ describe("an organisation indexed with another model", () => {
           );
           if (!wrote) {
             wrote = true;
-            // A write and a deletion in the middle of the reindex land in the new index too.
-            void service.upsert({
-              orgId,
-              principal,
-              uploader: principal.userName,
-              documents: { during: { title: "During", content: "Written while reindexing." } },
-            });
-            void service.deleteDocuments({ orgId, principal }, ["doc-3"]);
+            // A write and a deletion started in the middle of the reindex land in the new index
+            // too (the write may finish after the switch: embedding yields the event loop).
+            writes.push(
+              service.upsert({
+                orgId,
+                principal,
+                uploader: principal.userName,
+                documents: { during: { title: "During", content: "Written while reindexing." } },
+              }),
+              service.deleteDocuments({ orgId, principal }, ["doc-3"]),
+            );
           }
         },
       },
     );
     const answered = await Promise.all(queries);
+    await Promise.all(writes);
     expect(job).toMatchObject({ state: "succeeded", model: modelB, fromModel: modelA, total: 151 });
     expect(job.processed).toBeGreaterThanOrEqual(151);
     expect(progress.map((update) => update.phase)).toEqual(expect.arrayContaining(["copying", "switching", "retiring"]));

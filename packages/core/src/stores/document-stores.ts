@@ -62,6 +62,12 @@ export interface DocumentStores {
    * @throws {DocqaError} `store_unavailable`.
    */
   documentChunks(orgId: string, docId: string, contentHash: string): Promise<ChunkRecord[]>;
+  /**
+   * Brings what this process holds in memory for `orgId` up to date with writes made elsewhere
+   * (an ingestion worker thread, another process), in small steps that leave the event loop
+   * free; searches would otherwise do it first. A no-op for server engines, which hold nothing.
+   */
+  refresh(orgId: string): Promise<void>;
   /** Closes every store once. */
   close(): Promise<void>;
 }
@@ -77,6 +83,9 @@ export function transactionalDocumentStores(store: TransactionalStore): Document
     write: (orgId, documents, options) => store.upsert(orgId, documents, options),
     visible: async (_orgId, results) => [...results],
     documentChunks: (orgId, docId, contentHash) => store.documentChunks(orgId, docId, contentHash),
+    refresh: async (orgId) => {
+      await store.refresh?.(orgId);
+    },
     close: () => store.close(),
   };
 }
@@ -180,6 +189,7 @@ export function stagedDocumentStores(parts: StagedStoreParts): DocumentStores {
     documentChunks(orgId, docId, contentHash) {
       return (parts.vector ?? parts.keyword).documentChunks(orgId, docId, contentHash);
     },
+    async refresh() {},
     async close() {
       await Promise.all(closeables.map((item) => item.close()));
     },

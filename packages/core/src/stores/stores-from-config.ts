@@ -31,15 +31,26 @@ export interface SearchEnginePackage {
   searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger): ServerKeywordStore;
 }
 
+/** Whether `config` selects the embedded store (for both indexes). */
+export function usesEmbeddedStore(config: DocqaConfig): boolean {
+  return config.stores.vector === "embedded" && config.stores.keyword === "embedded";
+}
+
 /**
  * Creates the stores `config` selects. Server clients connect lazily, so this does not fail
  * when a server is down.
  *
+ * @param options.inMemoryIndexes - for the embedded store: false opens it for writing only
+ *   (ingestion worker threads, see `createEmbeddedStore`); default true.
  * @throws {DocqaError} `config_invalid` when a selected backend's package is not installed.
  */
-export async function storesFromConfig(config: DocqaConfig, logger: Logger): Promise<DocumentStores> {
-  if (config.stores.vector === "embedded" && config.stores.keyword === "embedded") {
-    return transactionalDocumentStores(embeddedStoreFromConfig(config, logger));
+export async function storesFromConfig(
+  config: DocqaConfig,
+  logger: Logger,
+  options: { inMemoryIndexes?: boolean } = {},
+): Promise<DocumentStores> {
+  if (usesEmbeddedStore(config)) {
+    return transactionalDocumentStores(embeddedStoreFromConfig(config, logger, options));
   }
   const milvus =
     config.stores.vector === "milvus" || config.stores.keyword === "milvus"

@@ -114,6 +114,12 @@ export interface TransactionalStore extends VectorIndex, KeywordIndex, DocumentR
    *   from a different model than the index holds.
    */
   upsert(orgId: string, documents: readonly DocumentVersion[], options?: UpsertOptions): Promise<void>;
+  /**
+   * Optional: applies writes committed to `orgId` by another connection (an ingestion worker
+   * thread, another process) to state this instance keeps in memory, without holding the event
+   * loop for long. The embedded store implements it; see `DocumentStores.refresh`.
+   */
+  refresh?(orgId: string): Promise<void>;
 }
 
 /**

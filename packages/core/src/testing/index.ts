@@ -4,6 +4,7 @@
 export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./create-test-runtime.js";
 export { createTestService, type TestServiceOptions } from "./create-test-service.js";
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
+export { docqaErrorOf } from "./docqa-error-of.js";
 export {
   type IntegrationServer,
   type IntegrationServerKind,

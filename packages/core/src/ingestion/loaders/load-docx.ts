@@ -2,29 +2,45 @@
  * DOCX loading with `mammoth` (Word styles to semantic HTML), read with `htmlparser2`: one
  * section per heading (the heading path is the `section`), tables as ` | `-separated rows, list
  * items as `- ` lines. Headers and footers, which mammoth leaves out, are read from the archive
- * and kept as a last section. The archive is inspected first so that a zip bomb is refused
- * before anything is inflated.
+ * and kept as a last section.
+ *
+ * Zip bombs are refused before anything is inflated, from the archive's central directory read
+ * with `yauzl` (entry count, total uncompressed size, compression ratio; ZIP64 sizes included),
+ * and every XML part is then inflated once with `yauzl`'s size validation, so an entry that
+ * inflates beyond the size it declares is refused as soon as it does. (The earlier check read the
+ * sizes through JSZip, whose 32-bit reads turn a size of 2 GiB or more negative: a 2 MB archive
+ * declaring one 2 GiB entry passed and was inflated in full.) Images are not read.
  */
 
 import { Parser } from "htmlparser2";
-import JSZip from "jszip";
 import mammoth from "mammoth";
+import yauzl from "yauzl";
 import { DocqaError } from "../../errors/docqa-error.js";
 import { stripExtension } from "./load-pdf.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 
+/** Defaults of `MAX_ARCHIVE_ENTRIES`, `MAX_ARCHIVE_BYTES` and `MAX_COMPRESSION_RATIO`. */
+const archiveDefaults = { entries: 10_000, bytes: 256 * 1024 * 1024, ratio: 200 };
+
+/** Parts read besides what mammoth reads: headers, footers and the core properties. */
+const extraPart = /^(word\/(header|footer)\d*\.xml|docProps\/core\.xml)$/;
+
 /**
  * Loads a DOCX file.
  *
- * @throws {DocqaError} `archive_too_large` when the archive would inflate beyond
- *   `maxArchiveBytes` (default 512 MiB) or by a ratio above `maxCompressionRatio` (default 200);
- *   `corrupt_file` for a truncated or invalid archive; `empty_file` when it holds no text.
+ * @throws {DocqaError} `archive_too_large` when the archive has more entries than
+ *   `maxArchiveEntries`, would inflate beyond `maxArchiveBytes` or by a ratio above
+ *   `maxCompressionRatio` (checked before inflating), or has a part that inflates beyond its
+ *   declared size; `corrupt_file` for a truncated or invalid archive; `empty_file` when it holds
+ *   no text.
  */
 export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
-  const archive = await openArchive(file, limits);
+  const buffer = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+  const parts = await inspectArchive(file.name, buffer, limits);
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: Buffer.from(file.bytes) })).value;
+    const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
+    html = (await mammoth.convertToHtml({ buffer }, { convertImage: skipImages })).value;
   } catch (error) {
     throw new DocqaError("corrupt_file", `${file.name} is not a readable DOCX (${(error as Error).message})`, {
       component: "ingestion",
@@ -32,7 +48,7 @@ export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<L
     });
   }
   const sections = htmlToSections(html);
-  const headerFooter = await headerFooterText(archive);
+  const headerFooter = headerFooterText(parts);
   if (headerFooter !== "") sections.push({ text: headerFooter, metadata: { section: "Headers and footers" } });
   const characters = sections.reduce((sum, section) => sum + section.text.length, 0);
   if (characters === 0) throw new DocqaError("empty_file", `${file.name} contains no text`, { component: "ingestion" });
@@ -45,7 +61,7 @@ export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<L
       },
     );
   }
-  const core = await archive.file("docProps/core.xml")?.async("string");
+  const core = parts.get("docProps/core.xml");
   const properties = core ? coreProperties(core) : {};
   const title = properties["dc:title"]?.trim() ?? "";
   const created = properties["dcterms:created"]?.trim();
@@ -58,36 +74,67 @@ export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<L
   };
 }
 
-async function openArchive(file: FileInput, limits: LoaderLimits): Promise<JSZip> {
-  let archive: JSZip;
-  try {
-    archive = await JSZip.loadAsync(file.bytes);
-  } catch (error) {
-    throw new DocqaError("corrupt_file", `${file.name} is not a readable DOCX (${(error as Error).message})`, {
+/**
+ * Checks the archive's central directory against the limits, then inflates each XML part once,
+ * validating its size, and returns the text of the headers, footers and core properties.
+ */
+async function inspectArchive(name: string, buffer: Buffer, limits: LoaderLimits): Promise<Map<string, string>> {
+  const corrupt = (error: unknown) =>
+    new DocqaError("corrupt_file", `${name} is not a readable DOCX (${(error as Error).message})`, {
       component: "ingestion",
       cause: error,
     });
+  const tooLarge = (message: string, cause?: unknown) =>
+    new DocqaError("archive_too_large", `${name} ${message}; refusing a possible zip bomb`, { component: "ingestion", cause });
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await yauzl.fromBufferPromise(buffer, { autoClose: false, validateEntrySizes: true, strictFileNames: false });
+  } catch (error) {
+    throw corrupt(error);
   }
-  let uncompressed = 0;
-  archive.forEach((_path, entry) => {
-    const size = (entry as unknown as { _data?: { uncompressedSize?: number } })._data?.uncompressedSize;
-    uncompressed += typeof size === "number" ? size : 0;
-  });
-  const maxBytes = limits.maxArchiveBytes ?? 512 * 1024 * 1024;
-  const maxRatio = limits.maxCompressionRatio ?? 200;
-  if (uncompressed > maxBytes || uncompressed > file.bytes.length * maxRatio) {
-    throw new DocqaError(
-      "archive_too_large",
-      `${file.name} would inflate to ${uncompressed} bytes from ${file.bytes.length} (limits: ${maxBytes} bytes, ratio ${maxRatio}); refusing a possible zip bomb`,
-      { component: "ingestion" },
-    );
+  try {
+    const maxEntries = limits.maxArchiveEntries ?? archiveDefaults.entries;
+    if (zip.entryCount > maxEntries) throw tooLarge(`has ${zip.entryCount} entries (limit ${maxEntries}, MAX_ARCHIVE_ENTRIES)`);
+    const entries: yauzl.Entry[] = [];
+    let uncompressed = 0;
+    try {
+      for await (const entry of zip.eachEntry()) {
+        entries.push(entry);
+        uncompressed += entry.uncompressedSize;
+      }
+    } catch (error) {
+      throw corrupt(error);
+    }
+    const maxBytes = limits.maxArchiveBytes ?? archiveDefaults.bytes;
+    const maxRatio = limits.maxCompressionRatio ?? archiveDefaults.ratio;
+    if (uncompressed > maxBytes || uncompressed > buffer.byteLength * maxRatio) {
+      throw tooLarge(
+        `would inflate to ${uncompressed} bytes from ${buffer.byteLength} (limits: ${maxBytes} bytes, MAX_ARCHIVE_BYTES; ratio ${maxRatio}, MAX_COMPRESSION_RATIO)`,
+      );
+    }
+    if (!entries.some((entry) => entry.fileName === "word/document.xml")) {
+      throw new DocqaError("corrupt_file", `${name} is a zip archive but not a Word document (no word/document.xml)`, {
+        component: "ingestion",
+      });
+    }
+    const parts = new Map<string, string>();
+    for (const entry of entries) {
+      if (!/\.(xml|rels)$/i.test(entry.fileName)) continue;
+      const keep = extraPart.test(entry.fileName);
+      const chunks: Buffer[] = [];
+      try {
+        for await (const chunk of await zip.openReadStreamPromise(entry)) if (keep) chunks.push(chunk as Buffer);
+      } catch (error) {
+        if (/too many bytes/i.test((error as Error).message))
+          throw tooLarge(`has a part (${entry.fileName}) that inflates beyond the ${entry.uncompressedSize} bytes it declares`, error);
+        throw corrupt(error);
+      }
+      if (keep) parts.set(entry.fileName, Buffer.concat(chunks).toString("utf8"));
+    }
+    return parts;
+  } finally {
+    zip.close();
   }
-  if (!archive.file("word/document.xml")) {
-    throw new DocqaError("corrupt_file", `${file.name} is a zip archive but not a Word document (no word/document.xml)`, {
-      component: "ingestion",
-    });
-  }
-  return archive;
 }
 
 /** Splits mammoth's HTML into sections at headings, rendering paragraphs, lists and tables as text. */
@@ -161,12 +208,13 @@ export function htmlToSections(html: string): LoadedSection[] {
   return sections;
 }
 
-async function headerFooterText(archive: JSZip): Promise<string> {
-  const parts = archive.file(/^word\/(header|footer)\d*\.xml$/);
+/** The distinct paragraphs of the headers and footers, in part-name order. */
+function headerFooterText(parts: ReadonlyMap<string, string>): string {
   const texts = new Set<string>();
-  for (const part of parts.sort((left, right) => left.name.localeCompare(right.name))) {
-    for (const paragraph of wordParagraphs(await part.async("string"))) texts.add(paragraph);
-  }
+  const names = [...parts.keys()]
+    .filter((partName) => /^word\/(header|footer)\d*\.xml$/.test(partName))
+    .sort((left, right) => left.localeCompare(right));
+  for (const partName of names) for (const paragraph of wordParagraphs(parts.get(partName) as string)) texts.add(paragraph);
   return [...texts].join("\n");
 }
 

@@ -14,6 +14,7 @@
  * 4. A JSON value without such a list becomes one document with its rendered lines.
  */
 import { DocqaError } from "../../errors/docqa-error.js";
+import { jsonDepth } from "../json-depth.js";
 import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
 import {
@@ -37,9 +38,9 @@ export async function loadJson(file: FileInput, limits: LoaderLimits, options: J
   const { text, encoding, warnings } = decodeChecked(file, limits);
   const value = parse(text, file.name);
   const maxDepth = limits.maxJsonDepth ?? 64;
-  const depth = depthOf(value);
+  const depth = jsonDepth(value);
   if (depth > maxDepth) {
-    throw new DocqaError("json_too_deep", `${file.name} is nested ${depth} levels deep; the limit is ${maxDepth}`, {
+    throw new DocqaError("json_too_deep", `${file.name} is nested ${depth} levels deep; the limit is ${maxDepth} (MAX_JSON_DEPTH)`, {
       component: "ingestion",
     });
   }
@@ -108,21 +109,6 @@ function parse(text: string, name: string): Json {
       cause: error,
     });
   }
-}
-
-/** Maximum nesting depth, computed iteratively so hostile input cannot overflow the stack. */
-function depthOf(value: Json): number {
-  let maximum = 0;
-  const stack: [Json, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop() as [Json, number];
-    if (typeof current !== "object" || current === null) continue;
-    maximum = Math.max(maximum, depth);
-    for (const child of Array.isArray(current) ? current : Object.values(current)) {
-      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
-    }
-  }
-  return maximum;
 }
 
 function recordList(value: Json): { records: Json[] | undefined; context: Record<string, Json> } {

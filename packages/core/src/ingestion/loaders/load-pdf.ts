@@ -6,12 +6,16 @@ import { extractText, getDocumentProxy, getMeta } from "unpdf";
 import { DocqaError } from "../../errors/docqa-error.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 
+/** Default of `MAX_PDF_PAGES`. */
+const defaultMaxPdfPages = 5000;
+
 /**
  * Loads a PDF.
  *
  * @throws {DocqaError} `password_protected` when a user password is needed (a PDF with only
  *   an owner password, "copy protection", opens normally); `corrupt_file` when pdf.js cannot
  *   parse it; `no_text_layer` when no page has text (scanned images; OCR is not performed);
+ *   `too_many_pages` beyond `maxPdfPages` (checked before any page is read);
  *   `file_too_large` beyond `maxExtractedChars`.
  */
 export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
@@ -20,12 +24,19 @@ export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<Lo
   try {
     const pdf = await getDocumentProxy(new Uint8Array(file.bytes), { verbosity: 0 });
     try {
+      const maxPages = limits.maxPdfPages ?? defaultMaxPdfPages;
+      if (pdf.numPages > maxPages) {
+        throw new DocqaError("too_many_pages", `${file.name} has ${pdf.numPages} pages; the limit is ${maxPages} (MAX_PDF_PAGES)`, {
+          component: "ingestion",
+        });
+      }
       ({ text: pages } = await extractText(pdf, { mergePages: false }));
       info = ((await getMeta(pdf)).info ?? {}) as Record<string, unknown>;
     } finally {
       await pdf.loadingTask.destroy();
     }
   } catch (error) {
+    if (DocqaError.isInstance(error)) throw error;
     const name = (error as Error).name;
     if (name === "PasswordException") {
       throw new DocqaError("password_protected", `${file.name} is password-protected: remove the password and upload it again`, {

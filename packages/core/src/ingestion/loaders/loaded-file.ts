@@ -56,12 +56,16 @@ export interface LoaderLimits {
   maxFileBytes: number;
   /** `MAX_EXTRACTED_CHARS`: most characters of text extracted from one file. */
   maxExtractedChars: number;
-  /** Largest total uncompressed size of a DOCX archive, bytes; default 512 MiB. */
-  maxArchiveBytes?: number;
-  /** Largest compression ratio of a DOCX archive; default 200. */
-  maxCompressionRatio?: number;
-  /** Deepest JSON nesting accepted; default 64. */
-  maxJsonDepth?: number;
+  /** `MAX_ARCHIVE_BYTES`: largest total uncompressed size of a DOCX archive, bytes; default 256 MiB. */
+  maxArchiveBytes?: number | undefined;
+  /** `MAX_ARCHIVE_ENTRIES`: most entries of a DOCX archive; default 10,000. */
+  maxArchiveEntries?: number | undefined;
+  /** `MAX_COMPRESSION_RATIO`: largest compression ratio of a DOCX archive; default 200. */
+  maxCompressionRatio?: number | undefined;
+  /** `MAX_JSON_DEPTH`: deepest JSON nesting accepted; default 64. */
+  maxJsonDepth?: number | undefined;
+  /** `MAX_PDF_PAGES`: most pages of a PDF; default 5,000. */
+  maxPdfPages?: number | undefined;
 }
 
 /** Options of the JSON loader; see `docs/ingestion.md` for the rule. */

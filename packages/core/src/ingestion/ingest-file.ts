@@ -1,0 +1,201 @@
+/**
+ * Ingestion of one file: read it (refusing one larger than `MAX_UPLOAD_BYTES` before reading),
+ * check the write rules on every stored document it would replace (a file replacing somebody
+ * else's document is rejected with `forbidden`, before its bytes are compared, so "unchanged" is
+ * only ever said to a principal allowed to write it), skip it when its bytes and access are
+ * unchanged since its last ingestion, load it (any of the six formats,
+ * within the loaders' limits), and index its documents atomically, removing the documents an
+ * earlier version of the file produced and this one does not. Runs in an ingestion worker thread
+ * or in the calling thread (see `ingestion-executor.ts`).
+ */
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import { basename } from "node:path";
+import { trace } from "@opentelemetry/api";
+import type { Principal } from "../acl/principal.js";
+import { hashOf, type SourceDocument, withoutAccess } from "../chunking/source-document.js";
+import type { DocqaConfig } from "../config/config-schema.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import { summaryDocumentPrefix } from "../stores/document-registry.js";
+import { withSpan } from "../telemetry/tracing.js";
+import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
+import type { EmbeddingProgress } from "./embed-chunks.js";
+import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
+import { loaderVersion, loadFile } from "./loaders/load-file.js";
+import type { LoaderLimits } from "./loaders/loaded-file.js";
+
+/** A file to ingest: a path to read, or bytes already in memory. */
+export interface FileSource {
+  /** File name with extension; decides the format. Default the path's base name. */
+  name?: string | undefined;
+  /** Path to read. */
+  path?: string | undefined;
+  /** Content, when not read from `path`. */
+  bytes?: Uint8Array | undefined;
+  /** Document id; default the name. A JSON record array adds `#<index>` per record. */
+  docId?: string | undefined;
+  lastModified?: Date | undefined;
+}
+
+/** What {@link ingestFile} ingests, and where. */
+export interface FileIngestionRequest {
+  orgId: string;
+  file: FileSource;
+  /** Who writes: the write rules decide with this principal. */
+  principal: Principal;
+  /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
+  uploader?: string | undefined;
+  /** Metadata applied to every document (`acl`, `owner_id`, `source`, ...). */
+  metadata: Record<string, unknown>;
+  /** The request's correlation id, for the audit trail. */
+  requestId?: string | undefined;
+  signal?: AbortSignal | undefined;
+  /** Progress of the embedding of the file's chunks, in the thread that embeds (not sent to a worker thread). */
+  onEmbeddingProgress?: ((progress: EmbeddingProgress) => void) | undefined;
+}
+
+/** Outcome of {@link ingestFile}. */
+export interface IngestedFile {
+  /** True when the file's bytes were already ingested (nothing was parsed or written). */
+  unchanged: boolean;
+  /** Documents written. */
+  documents: number;
+  /** Chunks written, summary nodes included. */
+  chunks: number;
+  /** Non-fatal observations of the loader. */
+  warnings: string[];
+  /** The final progress of the embedding of the file's chunks, when any were embedded or cached. */
+  embedding?: EmbeddingProgress | undefined;
+}
+
+/** The loaders' limits from the configuration (`MAX_UPLOAD_BYTES`, `MAX_EXTRACTED_CHARS`, `MAX_JSON_DEPTH`, `MAX_PDF_PAGES`, `MAX_ARCHIVE_*`, `MAX_COMPRESSION_RATIO`). */
+export function loaderLimits(config: DocqaConfig): LoaderLimits {
+  const ingestion = config.ingestion;
+  return {
+    maxFileBytes: ingestion.maxUploadBytes,
+    maxExtractedChars: ingestion.maxExtractedChars,
+    maxJsonDepth: ingestion.maxJsonDepth,
+    maxPdfPages: ingestion.maxPdfPages,
+    maxArchiveEntries: ingestion.maxArchiveEntries,
+    maxArchiveBytes: ingestion.maxArchiveBytes,
+    maxCompressionRatio: ingestion.maxCompressionRatio,
+  };
+}
+
+/**
+ * Ingests one file; see the module documentation.
+ *
+ * @throws {DocqaError} `forbidden` when the write rules refuse replacing a stored document, a
+ *   file code (`file_too_large`, `corrupt_file`, `archive_too_large`, ...; see `loadFile`),
+ *   `invalid_request` for a file with neither name nor path, or a store error.
+ */
+export async function ingestFile(dependencies: IndexingDependencies, request: FileIngestionRequest): Promise<IngestedFile> {
+  const { config, stores, embeddings } = dependencies;
+  const { file } = request;
+  const name = file.name ?? (file.path ? basename(file.path) : undefined);
+  if (!name) throw new DocqaError("invalid_request", "a file needs a name or a path", { component: "ingestion" });
+  let bytes = file.bytes;
+  let lastModified = file.lastModified;
+  if (!bytes) {
+    if (!file.path) throw new DocqaError("invalid_request", `${name}: a file needs bytes or a path`, { component: "ingestion" });
+    const info = await stat(file.path);
+    if (info.size > config.ingestion.maxUploadBytes) {
+      throw new DocqaError(
+        "file_too_large",
+        `${name} has ${info.size} bytes; the limit is ${config.ingestion.maxUploadBytes} (MAX_UPLOAD_BYTES)`,
+        {
+          component: "ingestion",
+        },
+      );
+    }
+    bytes = await readFile(file.path);
+    lastModified ??= info.mtime;
+  }
+  const baseId = file.docId ?? name;
+  const orgId = request.orgId;
+  const fileHash = createHash("sha256").update(bytes).digest("hex");
+  const contentHash = (suffix: string) =>
+    hashOf(fileHash, loaderVersion, suffix, withoutAccess(request.metadata), config.ingestion.jsonRecordsAsDocuments);
+  // The write rules first, on every stored document this file would replace (the file itself, or
+  // the records of a JSON file), so that nobody learns from "unchanged" what a document they may
+  // not write contains.
+  const previousRecords = (await stores.registry.derivedDocuments(orgId, [baseId])).filter(
+    (docId) => !docId.startsWith(summaryDocumentPrefix),
+  );
+  const records = await stores.registry.describeDocuments(orgId, [baseId, `${baseId}#0`, ...previousRecords]);
+  const requestedOwner = requestedOwnerOf(request.metadata);
+  const context: WriteContext = {
+    orgId,
+    principal: request.principal,
+    adminRoles: config.access.adminRoles,
+    via: "ingest",
+    requestId: request.requestId,
+    audit: dependencies.audit,
+  };
+  const decisions = authorizeWrites(
+    context,
+    [...records.keys()].map((docId) => ({ docId, action: "upsert" as const, requestedOwner })),
+    records,
+  );
+  const unchanged = decisions.some(({ docId, stored, decision }) => {
+    const suffix = docId === baseId ? "" : docId === `${baseId}#0` ? "#0" : undefined;
+    if (suffix === undefined || !stored) return false;
+    return (
+      stored.contentHash === versionHash(storedHash(config, embeddings, contentHash(suffix)), decision.ownerId, aclOf(request.metadata))
+    );
+  });
+  if (unchanged) {
+    for (const { docId, decision } of decisions)
+      context.audit.record(auditEvent(context, docId, "write", "unchanged", { rule: decision.rule }));
+    return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
+  }
+  request.signal?.throwIfAborted();
+  const fileBytes = bytes;
+  trace.getActiveSpan()?.setAttribute("docqa.file.bytes", fileBytes.byteLength);
+  const loaded = await withSpan("docqa.ingest.load", { "docqa.file.bytes": fileBytes.byteLength }, async (span) => {
+    const result = await loadFile(
+      { name, bytes: fileBytes, lastModified },
+      {
+        limits: loaderLimits(config),
+        chunkSize: config.ingestion.chunkSize,
+        json: { recordsAsDocuments: config.ingestion.jsonRecordsAsDocuments },
+      },
+    );
+    span.setAttributes({ "docqa.documents": result.documents.length, "docqa.warnings": result.warnings.length });
+    return result;
+  });
+  const split = loaded.documents.length > 1 || loaded.documents.some((document) => document.idSuffix !== "");
+  const sources: SourceDocument[] = loaded.documents.map((document) => ({
+    docId: `${baseId}${document.idSuffix}`,
+    title: document.title,
+    metadata: { ...document.metadata, ...request.metadata },
+    sections: document.sections,
+    contentHash: contentHash(document.idSuffix),
+    derivedFrom: split ? [baseId] : undefined,
+  }));
+  // Documents an earlier version of this file produced and this one does not (fewer JSON records).
+  const previous = new Set([baseId, ...previousRecords]);
+  for (const source of sources) previous.delete(source.docId);
+  let embedding: EmbeddingProgress | undefined;
+  const result = await indexDocuments(dependencies, {
+    orgId,
+    principal: request.principal,
+    uploader: request.uploader,
+    documents: sources,
+    deleteDocIds: [...previous],
+    via: "ingest",
+    requestId: request.requestId,
+    signal: request.signal,
+    onEmbeddingProgress: (progress) => {
+      embedding = progress;
+      request.onEmbeddingProgress?.(progress);
+    },
+  });
+  return {
+    unchanged: false,
+    documents: result.documents.length,
+    chunks: result.documents.reduce((sum, document) => sum + document.chunks, 0) + result.summaries,
+    warnings: loaded.warnings,
+    embedding,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * What crosses between the serving thread and the ingestion worker threads: the worker's start-up
+ * data, the tasks, and their outcomes. Everything is structured-clonable; errors travel as
+ * {@link SerializedError} because a thread boundary keeps only an error's message and stack, not
+ * its `code`.
+ */
+import type { DocqaConfig } from "../config/config-schema.js";
+import { DocqaError, type DocqaErrorCode } from "../errors/docqa-error.js";
+import type { FileIngestionRequest } from "./ingest-file.js";
+import type { UpsertTask } from "./ingestion-executor.js";
+
+/** Data each worker starts with. */
+export interface IngestionWorkerData {
+  /** The service's resolved configuration. */
+  config: DocqaConfig;
+  /** Name of the `BroadcastChannel` the workers log, audit and report metrics to (see `worker-log-channel.ts`). */
+  logChannel: string;
+  /**
+   * Set to 1 (over shared memory) when the pool is closing: tasks then stop at their next
+   * check, between embedding batches, so that no thread is terminated while a model runs (which
+   * aborts the whole process with onnxruntime-node).
+   */
+  stop: Int32Array;
+}
+
+/** A unit of work for a worker. */
+export type IngestionTask =
+  | ({ kind: "upsert" } & Omit<UpsertTask, "signal">)
+  | ({ kind: "file" } & Omit<FileIngestionRequest, "signal">)
+  | { kind: "embed"; texts: readonly string[] };
+
+/** A failure, as it crosses a thread boundary. */
+export interface SerializedError {
+  code: DocqaErrorCode;
+  /** The client-safe message (without the `[docqa] [component]` prefix). */
+  message: string;
+  component?: string | undefined;
+  details?: unknown;
+  retryAfterSeconds?: number | undefined;
+  /** The stack in the worker, for logs. */
+  stack?: string | undefined;
+}
+
+/** The outcome of a task: its value, or its error. */
+export type IngestionTaskOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: SerializedError };
+
+/** Serialises any error; one that is not a {@link DocqaError} becomes `internal_error`. */
+export function serializeError(error: unknown): SerializedError {
+  if (DocqaError.isInstance(error)) {
+    return {
+      code: error.code,
+      message: error.publicMessage,
+      component: error.component,
+      details: error.details,
+      retryAfterSeconds: error.retryAfterSeconds,
+      stack: error.stack,
+    };
+  }
+  return {
+    code: "internal_error",
+    message: error instanceof Error ? error.message : String(error),
+    component: "ingestion-worker",
+    stack: error instanceof Error ? error.stack : undefined,
+  };
+}
+
+/** The {@link DocqaError} of a serialised error, whose `cause` carries the worker's stack. */
+export function deserializeError(serialized: SerializedError): DocqaError {
+  const cause = new Error(serialized.message);
+  cause.stack = serialized.stack ?? cause.stack;
+  return new DocqaError(serialized.code, serialized.message, {
+    component: serialized.component,
+    details: serialized.details,
+    retryAfterSeconds: serialized.retryAfterSeconds,
+    cause,
+  });
+}

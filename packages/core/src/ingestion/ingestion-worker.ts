@@ -1,0 +1,117 @@
+/**
+ * The ingestion worker thread, run by the pool of `worker-pool-executor.ts` (piscina): it
+ * validates, parses, chunks, embeds and writes, so the serving thread only routes requests.
+ * Each worker prepares once, from the service's configuration: its own embedding model (loaded
+ * once per worker, and any other model an organisation's index holds, loaded on first use), the
+ * extractive RAPTOR summariser, and the server stores' clients. The
+ * embedded store is opened for writing only (no in-memory indexes) for each task and closed
+ * after it, so a worker holds no file open between tasks; the serving thread's store replays
+ * the committed writes (`DocumentStores.refresh`). Writes stay atomic per document and are
+ * durable when a task resolves. Logs, audit lines and `indexed` metric events go to the service's
+ * logger, audit log and metrics through a `BroadcastChannel`.
+ * When the pool closes, a flag in shared memory stops tasks at their next check (between
+ * embedding batches): a thread is never terminated while the embedding model runs.
+ */
+import { workerData } from "piscina";
+import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
+import { createEmbeddingModelLoader } from "../embeddings/embeddings-for-model.js";
+import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
+import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import type { Logger } from "../logging/logger.js";
+import { createExtractiveSummarizer } from "../raptor/summarizer.js";
+import type { DocumentStores } from "../stores/document-stores.js";
+import { storesFromConfig, usesEmbeddedStore } from "../stores/stores-from-config.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import type { IndexingDependencies } from "./index-documents.js";
+import { ingestFile } from "./ingest-file.js";
+import { runUpsertTask } from "./ingestion-executor.js";
+import { type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData, serializeError } from "./ingestion-tasks.js";
+import { createWorkerChannel } from "./worker-log-channel.js";
+
+const { config, logChannel, stop } = workerData as IngestionWorkerData;
+const { logger, audit, metrics } = createWorkerChannel(logChannel, config.logging.level);
+/** Aborted once the pool is closing (see `IngestionWorkerData.stop`); tasks check it between steps. */
+const stopping = new AbortController();
+const watch = setInterval(() => {
+  if (Atomics.load(stop, 0) !== 1) return;
+  stopping.abort(new DocqaError("store_unavailable", "the service is stopping: retry the ingestion", { component: "ingestion-worker" }));
+  clearInterval(watch);
+}, 50);
+watch.unref();
+/** The serving thread has already warned about the embedding model; the workers say it at `debug`. */
+const quietLogger: Logger = { ...logger, warn: logger.debug };
+
+interface WorkerParts {
+  embeddings: EmbeddingState;
+  /** Server stores, shared by the worker's tasks; undefined for the embedded store (opened per task). */
+  serverStores: DocumentStores | undefined;
+}
+
+let parts: Promise<WorkerParts> | undefined;
+const prepare = (): Promise<WorkerParts> => {
+  parts ??= (async () => ({
+    embeddings: (preparedEmbeddings = await embeddingStateFromConfig(config, {}, quietLogger)),
+    serverStores: usesEmbeddedStore(config) ? undefined : await storesFromConfig(config, logger),
+  }))().catch((error: unknown) => {
+    parts = undefined;
+    throw error;
+  });
+  return parts;
+};
+/**
+ * Organisations whose index holds another embedding model or none, as this thread has seen them,
+ * and the other models' embeddings, loaded once per thread: a write to such an organisation is
+ * embedded with its index's model, or stored without vectors (`writeDocuments`).
+ */
+let preparedEmbeddings: EmbeddingState | undefined;
+const indexModels = new OrganisationIndexModels(
+  () => (preparedEmbeddings?.status === "ready" ? preparedEmbeddings.model : undefined),
+  logger,
+);
+const embeddingsFor = createEmbeddingModelLoader(config, { configured: async () => (await prepare()).embeddings, logger });
+const summarizer = createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
+const analyzer = createEnglishAnalyzer();
+
+/** Runs `work` with the worker's indexing dependencies; an embedded store is opened for the task and closed after it. */
+async function withDependencies<T>(work: (dependencies: IndexingDependencies) => Promise<T>): Promise<T> {
+  const { embeddings, serverStores } = await prepare();
+  const stores = serverStores ?? (await storesFromConfig(config, logger, { inMemoryIndexes: false }));
+  try {
+    return await work({ config, stores, embeddings, indexModels, embeddingsFor, summarizer, analyzer, logger, audit, metrics });
+  } finally {
+    if (!serverStores) await stores.close();
+  }
+}
+
+async function run(task: IngestionTask): Promise<unknown> {
+  stopping.signal.throwIfAborted();
+  switch (task.kind) {
+    case "upsert":
+      return withDependencies((dependencies) => runUpsertTask(dependencies, { ...task, signal: stopping.signal }));
+    case "file":
+      return withDependencies((dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
+    case "embed": {
+      const { embeddings } = await prepare();
+      return embeddings.status === "ready" ? embeddings.embeddings.embedDocuments([...task.texts]) : undefined;
+    }
+  }
+}
+
+/** Piscina's entry: runs one task and returns its outcome (errors included, with their codes). */
+export default async function runIngestionTask(task: IngestionTask): Promise<IngestionTaskOutcome> {
+  try {
+    return { ok: true, value: await run(task) };
+  } catch (error) {
+    if (!DocqaError.isInstance(error) || error.code === "internal_error") {
+      logger.error(`ingestion task failed: ${(error as Error).message}`, {
+        component: "ingestion-worker",
+        task: task.kind,
+        code: DocqaError.isInstance(error) ? error.code : "internal_error",
+        error: (error as Error).message,
+        stack: (error as Error).stack,
+      });
+    }
+    return { ok: false, error: serializeError(error) };
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Ingestion in worker threads, through a service built from its configuration (the embedded
+ * store, BM25 only). Needs the built worker entry (`npm run build`), like the crash-safety test.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../config/load-config.js";
+import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
+import type { AuditEvent, AuditLog } from "../logging/audit-log.js";
+import type { Logger } from "../logging/logger.js";
+import { createRagService } from "../service/create-rag-service.js";
+import type { RagService } from "../service/rag-service.js";
+import { docqaErrorOf } from "../testing/docqa-error-of.js";
+import { findLocalModels } from "../testing/local-models.js";
+import { createWorkerPoolExecutor, ingestionWorkerUrl } from "./worker-pool-executor.js";
+
+const built = ingestionWorkerUrl() !== undefined;
+const model = findLocalModels(["all-MiniLM-L6-v2", "bge-small-en-v1.5"])[0];
+const principal = { userName: "ann@example.org", roles: [], groups: [] };
+const services: RagService[] = [];
+
+afterEach(async () => {
+  for (const service of services.splice(0)) await service.close();
+});
+
+function recordingLogger(): Logger & { lines: { message: string; fields: Record<string, unknown> }[] } {
+  const lines: { message: string; fields: Record<string, unknown> }[] = [];
+  const record = (message: string, fields: Record<string, unknown> = {}) => lines.push({ message, fields });
+  return { lines, debug: record, info: record, warn: record, error: record };
+}
+
+function workerService(overrides: Parameters<typeof resolveConfig>[0] = {}, logger = recordingLogger(), audit?: AuditLog) {
+  const dataDir = mkdtempSync(join(tmpdir(), "docqa-workers-"));
+  const service = createRagService({
+    config: resolveConfig(overrides, {
+      stores: { dataDir },
+      embeddings: { provider: "none" },
+      models: { provider: "extractive" },
+      logging: { level: "debug" },
+      ingestion: { useRaptor: false },
+    }),
+    logger,
+    audit,
+  });
+  services.push(service);
+  return { service, dataDir, logger };
+}
+
+describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker threads (needs `npm run build`)", () => {
+  it("upserts in a worker; the serving thread searches the result at once", async () => {
+    const { service, dataDir, logger } = workerService();
+    const documents = Object.fromEntries(
+      Array.from({ length: 50 }, (_, index) => [
+        `doc-${index}`,
+        { title: `Policy ${index}`, content: `Rule ${index}: badges open door ${index}.` },
+      ]),
+    );
+    const result = await service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { ...documents } });
+    expect(result).toEqual({ numChunks: 50, written: 50, unchanged: 0, accessChanged: 0, summaries: 0 });
+    const found = await service.search({ orgId: "org", principal, query: "door 17" });
+    expect(found.results[0]?.chunk.docId).toBe("doc-17");
+    // The write was made by a worker thread, whose log lines reach the service's logger.
+    expect(logger.lines.find((line) => line.message === "documents upserted")?.fields).toMatchObject({
+      thread: "ingestion-worker",
+      written: 50,
+    });
+    // Another reader of the data directory sees the same committed chunks.
+    const store = createEmbeddedStore({ dataDir });
+    expect(await store.count("org")).toBe(50);
+    await store.close();
+    // Unchanged documents are skipped by their stored hash, in the worker too.
+    expect(await service.upsert({ orgId: "org", principal, uploader: principal.userName, documents })).toMatchObject({
+      written: 0,
+      unchanged: 50,
+    });
+  });
+
+  it("applies the write rules in the worker: a refusal keeps its code and details, and audit lines reach the service's audit log", async () => {
+    const events: AuditEvent[] = [];
+    const { service } = workerService({}, recordingLogger(), { record: (event) => events.push(event) });
+    await service.upsert({ orgId: "org", principal, documents: { handbook: { title: "Handbook", content: "Badges open doors." } } });
+    const intruder = { userName: "bob@example.org", roles: [], groups: [] };
+    const refused = await docqaErrorOf(
+      service.upsert({ orgId: "org", principal: intruder, documents: { handbook: { title: "Handbook", content: "Mine now." } } }),
+    );
+    expect([refused.code, refused.details]).toEqual([
+      "forbidden",
+      [{ doc_id: "handbook", rule: 3, reason: "only the document's owner or an administrator may replace it" }],
+    ]);
+    expect(events.map((event) => [event.actor, event.docId, event.outcome, event.via])).toEqual([
+      ["ann@example.org", "handbook", "created", "upsert"],
+      ["bob@example.org", "handbook", "forbidden", "upsert"],
+    ]);
+    const found = await service.search({ orgId: "org", principal, query: "badges" });
+    expect(found.results.map((result) => result.chunk.text)).toEqual(["Badges open doors."]);
+  });
+
+  it("carries errors back with their code and details: validation, document size, file rejections", async () => {
+    const { service, dataDir } = workerService({ ingestion: { maxExtractedChars: 1000 } });
+    const invalid = await docqaErrorOf(
+      service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { "": { title: "t", content: " " } } }),
+    );
+    expect(invalid.code).toBe("invalid_request");
+    expect(invalid.details).toEqual(['documents[""].content: content must not be empty', 'documents[""]: document id must not be empty']);
+    const long = await docqaErrorOf(
+      service.upsert({
+        orgId: "org",
+        principal,
+        uploader: principal.userName,
+        documents: { d: { title: "t", content: "x".repeat(1001) } },
+      }),
+    );
+    expect([long.code, long.publicMessage]).toEqual([
+      "payload_too_large",
+      'document "d" has 1001 characters; the limit is 1000 (MAX_EXTRACTED_CHARS)',
+    ]);
+    const path = join(dataDir, "notes.md");
+    writeFileSync(path, "# Notes\n\nThe printer is on the third floor.");
+    const job = await service.ingestFiles({
+      orgId: "org",
+      principal,
+      files: [
+        { path },
+        { name: "empty.txt", bytes: new Uint8Array() },
+        { name: "deep.json", bytes: new TextEncoder().encode("[".repeat(100) + "]".repeat(100)) },
+      ],
+    });
+    expect(job.state).toBe("partially_failed");
+    expect(job.errors.map((error) => [error.file, error.code]).sort()).toEqual([
+      ["deep.json", "json_too_deep"],
+      ["empty.txt", "empty_file"],
+    ]);
+    expect((await service.search({ orgId: "org", principal, query: "printer floor" })).results[0]?.chunk.docId).toBe("notes.md");
+    await service.deleteDocuments({ orgId: "org", principal }, ["notes.md"]);
+    expect((await service.search({ orgId: "org", principal, query: "printer floor" })).total).toBe(0);
+  });
+
+  it("refuses new ingestion with ingestion_busy and a Retry-After while INGESTION_QUEUE_SIZE requests are in progress", async () => {
+    const { service, dataDir } = workerService({ ingestion: { queueSize: 1 } });
+    const path = join(dataDir, "large.txt");
+    writeFileSync(path, "Paragraph about parking permits and visitor badges.\n\n".repeat(20_000));
+    const running = service.ingestFiles({ orgId: "org", principal, files: [{ path }] });
+    const refused = await docqaErrorOf(
+      service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { d: { title: "t", content: "c" } } }),
+    );
+    expect(refused.code).toBe("ingestion_busy");
+    expect(refused.retryAfterSeconds).toBe(5);
+    expect(() => service.checkIngestionCapacity()).toThrow(/INGESTION_QUEUE_SIZE is 1/);
+    expect((await running).state).toBe("succeeded");
+    // The place is free again.
+    expect(
+      (await service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { d: { title: "t", content: "c" } } }))
+        .written,
+    ).toBe(1);
+  });
+
+  it.skipIf(!model)(
+    "embeds in a worker with the worker's own model, loaded once per worker (the seam for embedding across cores)",
+    async () => {
+      const local = model as NonNullable<typeof model>;
+      const config = resolveConfig({
+        stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-workers-")) },
+        embeddings: {
+          provider: "transformers",
+          modelName: local.id,
+          modelPath: local.root,
+          dimension: local.dimension,
+          dtype: local.dtype,
+          allowRemote: false,
+        },
+      });
+      const executor = createWorkerPoolExecutor({ config, logger: recordingLogger(), refresh: async () => {}, threads: 1 });
+      try {
+        const vectors = (await executor.embedDocuments(["Visitors sign in at the front desk.", "Parking permits"])) as number[][];
+        expect(vectors.map((vector) => vector.length)).toEqual([local.dimension, local.dimension]);
+        expect(Math.hypot(...(vectors[0] as number[]))).toBeCloseTo(1, 4);
+      } finally {
+        await executor.close();
+      }
+    },
+  );
+});

@@ -1,0 +1,151 @@
+/**
+ * The {@link IngestionExecutor} on a pool of worker threads (piscina): each task (an `/upsert`,
+ * one file of a job) runs in a worker (`ingestion-worker.ts`), which writes the stores
+ * itself; once a task has resolved, the serving thread's stores replay what it committed
+ * (`DocumentStores.refresh`, in time slices), so the caller reads its own writes and the event loop
+ * is never held for long. Threads start on demand, up to `min(MAX_INGESTION_THREADS,
+ * os.availableParallelism())`, and stop after a few idle minutes; tasks beyond them wait in the
+ * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. Closing lets started tasks
+ * stop between steps instead of terminating their threads. See decision record 0006.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import type { DocqaConfig } from "../config/config-schema.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import type { AuditLog } from "../logging/audit-log.js";
+import type { Logger } from "../logging/logger.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import type { IngestedFile } from "./ingest-file.js";
+import type { IngestionExecutor } from "./ingestion-executor.js";
+import { deserializeError, type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData } from "./ingestion-tasks.js";
+import type { UpsertDocumentsResult } from "./upsert-documents.js";
+import { forwardWorkerChannel } from "./worker-log-channel.js";
+
+/** Settings of {@link createWorkerPoolExecutor}. */
+export interface WorkerPoolExecutorSettings {
+  /** The service's resolved configuration; each worker builds its stores and embeddings from it. */
+  config: DocqaConfig;
+  logger: Logger;
+  /** Receives the workers' audit lines; default none. */
+  audit?: AuditLog | undefined;
+  /** Receives the workers' `indexed` metric events; default none. */
+  metrics?: ServiceMetrics | undefined;
+  /** Applies an organisation's writes made by a worker to this thread's stores (`DocumentStores.refresh`). */
+  refresh(orgId: string): Promise<void>;
+  /** Worker threads at most; default `min(MAX_INGESTION_THREADS, os.availableParallelism())`. */
+  threads?: number | undefined;
+  /** The worker entry (`ingestion-worker.js` of the build); default {@link ingestionWorkerUrl}. */
+  workerUrl?: URL | undefined;
+  /** Milliseconds an idle worker lives (its model stays loaded meanwhile); default 300000. */
+  idleTimeoutMs?: number | undefined;
+}
+
+/** Nice increment of the worker threads: lower priority than the serving thread. */
+const workerNiceIncrement = 10;
+
+/** Milliseconds an idle worker lives by default. */
+const defaultIdleTimeoutMs = 5 * 60_000;
+
+/**
+ * The built worker entry: `ingestion-worker.js` beside this module in `dist/`, or, when running
+ * from the sources (tests), the package's `dist/ingestion-worker.js`. Undefined when neither
+ * exists (the package is not built).
+ */
+export function ingestionWorkerUrl(): URL | undefined {
+  const candidates = [new URL("./ingestion-worker.js", import.meta.url), new URL("../../dist/ingestion-worker.js", import.meta.url)];
+  return candidates.find((candidate) => existsSync(fileURLToPath(candidate)));
+}
+
+/** The pool's threads for `config`: `min(MAX_INGESTION_THREADS, os.availableParallelism())`. */
+export function ingestionThreads(config: DocqaConfig): number {
+  return Math.max(1, Math.min(config.ingestion.maxIngestionThreads, availableParallelism()));
+}
+
+/**
+ * Creates the executor on a pool of worker threads. No thread starts before the first task.
+ *
+ * @throws {DocqaError} `config_invalid` when no worker entry is found (the package is not built).
+ */
+export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): IngestionExecutor {
+  const workerUrl = settings.workerUrl ?? ingestionWorkerUrl();
+  if (!workerUrl) {
+    throw new DocqaError(
+      "config_invalid",
+      "the ingestion worker (dist/ingestion-worker.js) is missing: build @docqa/core or set INGESTION_WORKERS=false",
+      {
+        component: "ingestion",
+      },
+    );
+  }
+  const threads = settings.threads ?? ingestionThreads(settings.config);
+  const logChannel = `docqa-ingestion-${randomUUID()}`;
+  const logs = forwardWorkerChannel(logChannel, settings);
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const workerData: IngestionWorkerData = { config: settings.config, logChannel, stop };
+  let pool: Piscina<IngestionTask, IngestionTaskOutcome> | undefined;
+  const poolOf = () => {
+    pool ??= new Piscina<IngestionTask, IngestionTaskOutcome>({
+      filename: workerUrl.href,
+      minThreads: 0,
+      maxThreads: threads,
+      idleTimeout: settings.idleTimeoutMs ?? defaultIdleTimeoutMs,
+      // Tasks are asynchronous: workers wait for messages instead of blocking on Atomics.wait.
+      atomics: "disabled",
+      // Lower the workers' scheduling priority (Linux/macOS nice +10, via @napi-rs/nice; the
+      // model's own threads inherit it): when the cores are busy, the serving thread runs first.
+      niceIncrement: workerNiceIncrement,
+      // Started tasks stop at their next check once the flag is set; this only bounds a stuck one.
+      closeTimeout: 60_000,
+      workerData,
+    });
+    return pool;
+  };
+
+  // No AbortSignal reaches piscina: aborting a started task terminates its thread, and terminating
+  // a thread while onnxruntime-node runs aborts the whole process. A caller's signal is checked
+  // before the task is queued; closing the pool stops started tasks through the shared flag.
+  const runTask = async <T>(task: IngestionTask, signal?: AbortSignal): Promise<T> => {
+    signal?.throwIfAborted();
+    let outcome: IngestionTaskOutcome;
+    try {
+      outcome = await poolOf().run(task);
+    } catch (error) {
+      throw new DocqaError("internal_error", `an ingestion worker failed: ${(error as Error).message}`, {
+        component: "ingestion",
+        cause: error,
+      });
+    }
+    if (!outcome.ok) throw deserializeError(outcome.error);
+    return outcome.value as T;
+  };
+
+  return {
+    mode: "workers",
+    threads,
+    async upsert(task) {
+      const { signal, ...rest } = task;
+      const result = await runTask<UpsertDocumentsResult>({ kind: "upsert", ...rest }, signal);
+      await settings.refresh(task.orgId);
+      return result;
+    },
+    async ingestFile(request) {
+      // A listener cannot cross to the thread: the outcome carries the file's embedding progress.
+      const { signal, onEmbeddingProgress: _listener, ...rest } = request;
+      const result = await runTask<IngestedFile>({ kind: "file", ...rest }, signal);
+      if (!result.unchanged) await settings.refresh(request.orgId);
+      return result;
+    },
+    embedDocuments(texts) {
+      return runTask<number[][] | undefined>({ kind: "embed", texts });
+    },
+    async close() {
+      Atomics.store(stop, 0, 1);
+      await pool?.close({ force: true });
+      pool = undefined;
+      logs.close();
+    },
+  };
+}
