@@ -32,6 +32,7 @@
  *    fragments (headings, table cells) and lowers lead-ins ending with a colon.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
 import { isFragment } from "../raptor/summarizer.js";
 import type { Analyzer } from "../text/analyzer.js";
@@ -262,10 +263,10 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
       options.queryVector ? Array.from(options.queryVector) : embeddings.embedQuery(question),
       embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.text)]),
     ]);
-    const self = cosine(queryVector, passageVectors[0] as number[]);
+    const self = cosineSimilarity(queryVector, passageVectors[0] as number[]);
     const scale = self > 0 ? self : 1;
     chosen.forEach((sentence, index) => {
-      sentence.dense = cosine(queryVector, passageVectors[index + 1] as number[]) / scale;
+      sentence.dense = cosineSimilarity(queryVector, passageVectors[index + 1] as number[]) / scale;
     });
     // Sentences not embedded (lexically the weakest) get the lowest dense value measured.
     const floor = Math.min(...chosen.map((sentence) => sentence.dense as number));
@@ -279,20 +280,6 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
     for (const sentence of sentences) sentence.dense = null;
     return false;
   }
-}
-
-function cosine(left: readonly number[], right: readonly number[]): number {
-  let dot = 0;
-  let leftNorm = 0;
-  let rightNorm = 0;
-  for (let index = 0; index < left.length; index++) {
-    const a = left[index] as number;
-    const b = right[index] as number;
-    dot += a * b;
-    leftNorm += a * a;
-    rightNorm += b * b;
-  }
-  return leftNorm === 0 || rightNorm === 0 ? 0 : dot / Math.sqrt(leftNorm * rightNorm);
 }
 
 /**

@@ -13,6 +13,7 @@
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import { splitSentences } from "../text/split-sentences.js";
 
 /** Settings of {@link createSemanticSplit}. */
@@ -36,7 +37,7 @@ export function createSemanticSplit(settings: SemanticSplitSettings): (text: str
     if (sentences.length < 3) return recursive.splitText(text);
     const windows = sentences.map((_, index) => sentences.slice(Math.max(0, index - 1), index + 2).join(" "));
     const vectors = await settings.embeddings.embedDocuments(windows);
-    const distances = vectors.slice(1).map((vector, index) => 1 - cosine(vectors[index] as number[], vector));
+    const distances = vectors.slice(1).map((vector, index) => 1 - cosineSimilarity(vectors[index] as number[], vector));
     const threshold = percentileOf(distances, percentile);
     const pieces: string[] = [];
     let current: string[] = [];
@@ -60,20 +61,6 @@ export function createSemanticSplit(settings: SemanticSplitSettings): (text: str
     for (const piece of merged) chunks.push(...(piece.length > settings.chunkSize ? await recursive.splitText(piece) : [piece]));
     return chunks;
   };
-}
-
-function cosine(left: readonly number[], right: readonly number[]): number {
-  let dot = 0;
-  let leftNorm = 0;
-  let rightNorm = 0;
-  for (let index = 0; index < left.length; index++) {
-    const a = left[index] as number;
-    const b = right[index] as number;
-    dot += a * b;
-    leftNorm += a * a;
-    rightNorm += b * b;
-  }
-  return leftNorm === 0 || rightNorm === 0 ? 0 : dot / Math.sqrt(leftNorm * rightNorm);
 }
 
 /** Linear-interpolated percentile (0 to 100) of `values`. */
