@@ -5,7 +5,13 @@
  * title and text as docqa indexes them), the same int8 ONNX files (all-MiniLM-L6-v2 and
  * bge-small-en-v1.5 from ../shared/data/models) and the same cores. Also measured in the same run:
  * docqa's embedding before token batching (the transformers.js pipeline, fixed batches of 16 in
- * slices of 64 chunks, `engine: "pipeline"`), the baseline of the ≥ 4x target.
+ * slices of 64 chunks, `engine: "pipeline"`), on the int8 file and, as docqa shipped it, on fp32
+ * weights (its default dtype then): the baseline of the ≥ 4x target. The shared models hold only
+ * the int8 file, so the fp32 figure is measured on an fp32 twin built by `fp32-twin.py` (the same
+ * graph with float matrix products; see there) unless the model directory has `onnx/model.onnx`.
+ * And docqa's ingestion path as the service runs it: the pool of ingestion worker threads
+ * (`createWorkerPoolExecutor`, one thread per core), where large calls are shared between the
+ * workers (data-parallel, `DataParallelEmbeddings`).
  *
  * Reported per model (model loaded and warmed up first; the best of `BENCH_EMBED_ROUNDS` rounds,
  * default 2, run in turn; `BENCH_EMBED_MODELS=all-MiniLM-L6-v2` measures one model): chunks per
@@ -16,30 +22,26 @@
  * The references run in virtual environments this benchmark creates from PyPI on first use, in
  * `bench/.venv/` (git-ignored): fastembed 0.9.1 (about 300 MB), and sentence-transformers 5.7.0
  * with its ONNX extra (about 6 GB: PyPI's torch wheel pulls the CUDA libraries, although only the
- * CPU is used). `BENCH_REFERENCES=fastembed` leaves sentence-transformers out; without python3 both
- * are skipped with a message.
+ * CPU is used); the fp32 twin is built with onnx 1.23.2 into `bench/.models/` (git-ignored).
+ * `BENCH_REFERENCES=fastembed` leaves sentence-transformers out; without python3 the references
+ * and the fp32 baseline are skipped with a message.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { embeddingModelPreset, loadConfig, TransformersEmbeddings } from "@docqa/core";
-import { chunkDocument, embedChunks, sourceFromInput } from "@docqa/core/ingestion";
+import { embeddingModelPreset, loadConfig, silentLogger, TransformersEmbeddings } from "@docqa/core";
+import { chunkDocument, createWorkerPoolExecutor, embedChunks, sourceFromInput } from "@docqa/core/ingestion";
 import { type DocumentVersion, indexedText } from "@docqa/core/stores";
 import { findLocalModels, type LocalModel, sharedDataPath } from "@docqa/core/testing";
+import { fp32Weights, pythonEnvironment } from "./python-environments.ts";
 import type { BenchmarkRow } from "./statistics.ts";
 
 const root = join(import.meta.dirname, "..");
-const venvRoot = join(root, "bench", ".venv");
 const rounds = Math.max(1, Number(process.env.BENCH_EMBED_ROUNDS ?? 2));
 const threads = availableParallelism();
 
-/** The references: library, pinned PyPI requirement. */
-const references = [
-  { library: "fastembed", requirement: "fastembed==0.9.1" },
-  { library: "sentence-transformers", requirement: "sentence-transformers[onnx]==5.7.0" },
-] as const;
-type Library = (typeof references)[number]["library"];
+type Library = "fastembed" | "sentence-transformers";
 
 /** The first `count` SciFact abstracts, chunked as docqa chunks them by default. */
 async function scifactChunks(count: number): Promise<DocumentVersion[]> {
@@ -58,25 +60,6 @@ async function scifactChunks(count: number): Promise<DocumentVersion[]> {
     );
   }
   return versions;
-}
-
-/** The Python of the library's virtual environment, created on first use; undefined when it cannot be. */
-function referencePython(library: Library): string | undefined {
-  const reference = references.find((entry) => entry.library === library) as (typeof references)[number];
-  const directory = join(venvRoot, library);
-  const python = join(directory, "bin", "python");
-  const marker = join(directory, ".docqa-requirement");
-  if (existsSync(marker) && readFileSync(marker, "utf8") === reference.requirement) return python;
-  try {
-    console.log(`creating ${directory} with ${reference.requirement} from PyPI (first run only)`);
-    execFileSync("python3", ["-m", "venv", "--clear", directory], { stdio: "inherit" });
-    execFileSync(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", reference.requirement], { stdio: "inherit" });
-    writeFileSync(marker, reference.requirement);
-    return python;
-  } catch (error) {
-    console.log(`${library} reference skipped: ${(error as Error).message.split("\n")[0]}`);
-    return undefined;
-  }
 }
 
 interface Measured {
@@ -163,6 +146,41 @@ async function runPipeline(embeddings: TransformersEmbeddings, texts: string[]):
   return { chunksPerSecond: texts.length / seconds, chunksPerCpuSecond: texts.length / cpuSeconds, vectors, details: "" };
 }
 
+/**
+ * docqa's ingestion path: the worker pool (one thread per core, each model on its share of the
+ * cores), fed in `embedChunks`'s slices of 256 texts; each slice is shared between the workers.
+ */
+async function runWorkers(model: LocalModel, texts: string[]): Promise<Measured> {
+  const config = loadConfig({
+    EMBED_PROVIDER: "transformers",
+    EMBED_MODEL_NAME: model.id,
+    EMBED_MODEL_PATH: model.root,
+    EMBED_DIMENSION: String(model.dimension),
+    EMBED_ALLOW_REMOTE: "false",
+    EMBED_CACHE_MAX_ENTRIES: "0",
+  });
+  const executor = createWorkerPoolExecutor({ config, logger: silentLogger, refresh: async () => {}, threads });
+  try {
+    // Start every worker and load its model before the clock starts.
+    await Promise.all(Array.from({ length: threads }, () => executor.embedDocuments(texts.slice(0, 8))));
+    const {
+      result: vectors,
+      seconds,
+      cpuSeconds,
+    } = await clocked(async () => {
+      const embedded: Float32Array[] = [];
+      for (let start = 0; start < texts.length; start += 256) {
+        for (const vector of (await executor.embedDocuments(texts.slice(start, start + 256))) ?? [])
+          embedded.push(Float32Array.from(vector));
+      }
+      return embedded;
+    });
+    return { chunksPerSecond: texts.length / seconds, chunksPerCpuSecond: texts.length / cpuSeconds, vectors, details: "" };
+  } finally {
+    await executor.close();
+  }
+}
+
 function agreement(ours: readonly Float32Array[], theirs: readonly Float32Array[]): { minimum: number; mean: number; atLeast099: number } {
   const cosines = ours.map((vector, index) => {
     const other = theirs[index] as Float32Array;
@@ -194,9 +212,9 @@ export async function benchmarkEmbeddingThroughput(): Promise<BenchmarkRow[]> {
   }
   const wanted = (process.env.BENCH_REFERENCES ?? "fastembed,sentence-transformers").split(",");
   const pythons = new Map<Library, string>();
-  for (const { library } of references) {
+  for (const library of ["fastembed", "sentence-transformers"] as const) {
     if (!wanted.includes(library)) continue;
-    const python = referencePython(library);
+    const python = pythonEnvironment(library);
     if (python) pythons.set(library, python);
   }
   const versions = await scifactChunks(1000);
@@ -227,10 +245,17 @@ export async function benchmarkEmbeddingThroughput(): Promise<BenchmarkRow[]> {
         `  ${model.id}: ${name} ${measured.chunksPerSecond.toFixed(1)} chunks/s, ${measured.chunksPerCpuSecond.toFixed(1)} chunks per CPU-second`,
       );
     };
+    const fp32Root = fp32Weights(model);
+    const shipped = fp32Root
+      ? new TransformersEmbeddings({ ...settings, localModelPath: fp32Root, engine: "pipeline", dtype: "fp32" })
+      : undefined;
+    await shipped?.embedDocuments(texts.slice(0, 8));
     for (let round = 0; round < rounds; round++) {
       keep("docqa", await runDocqa(docqa, await scifactChunks(1000)));
+      keep("docqa ingestion workers", await runWorkers(model, texts));
       for (const [library, python] of pythons) keep(library, runReference(python, library, model, textsFile, texts.length));
       keep("docqa before token batching", await runPipeline(pipeline, texts));
+      if (shipped) keep("docqa before, fp32 weights", await runPipeline(shipped, texts));
     }
     const ours = best.get("docqa") as Measured;
     const figures = (measured: Measured, against: Measured) => ({
@@ -249,6 +274,25 @@ export async function benchmarkEmbeddingThroughput(): Promise<BenchmarkRow[]> {
       },
       ratio: ours.chunksPerSecond / before.chunksPerSecond,
     });
+    const workers = best.get("docqa ingestion workers") as Measured;
+    const workersAgreement = agreement(workers.vectors, ours.vectors);
+    rows.push({
+      benchmark: `embedding throughput, ${label}`,
+      configuration: `docqa ingestion workers (${threads} threads, data-parallel shares), ${model.id} int8; agreement with one thread: cosine min ${workersAgreement.minimum.toFixed(4)}`,
+      figures: figures(workers, ours),
+      baseline: { name: `docqa in one thread, chunks/s (${ours.chunksPerCpuSecond.toFixed(1)} per CPU-s)`, value: ours.chunksPerSecond },
+      ratio: workers.chunksPerSecond / ours.chunksPerSecond,
+    });
+    const fp32 = best.get("docqa before, fp32 weights");
+    if (fp32) {
+      rows.push({
+        benchmark: `embedding throughput, ${label}`,
+        configuration: `docqa ingestion workers, ${model.id} int8, against docqa as shipped before (pipeline engine, fp32 weights${fp32Root === model.root ? "" : " of the fp32 twin"})`,
+        figures: figures(workers, fp32),
+        baseline: { name: `docqa before, fp32, chunks/s (${fp32.chunksPerCpuSecond.toFixed(1)} per CPU-s)`, value: fp32.chunksPerSecond },
+        ratio: workers.chunksPerSecond / fp32.chunksPerSecond,
+      });
+    }
     for (const library of pythons.keys()) {
       const reference = best.get(library) as Measured;
       const agreed = agreement(ours.vectors, reference.vectors);

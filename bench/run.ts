@@ -10,7 +10,9 @@
  * threads, a few minutes), `BENCH_ONLY=reindex` the model change benchmark (real models, a few
  * minutes; `BENCH_REINDEX_SERVERS=1` adds Milvus + OpenSearch), `BENCH_ONLY=embedding` the
  * embedding throughput against fastembed and sentence-transformers (creates Python virtual
- * environments in bench/.venv on first use), `BENCH_ONLY=fusion` the fusion study over every local
+ * environments in bench/.venv on first use), `BENCH_ONLY=ingestion-history` SciFact ingestion with
+ * embeddings now against docqa when the embedding issue was filed (builds that version in
+ * bench/.baseline on first use), `BENCH_ONLY=fusion` the fusion study over every local
  * model and retrieval set; the default run leaves these six out.
  */
 import { cpus } from "node:os";
@@ -30,6 +32,7 @@ if (!only || only === "speed") rows.push(...(await benchmarkIndexSpeed()));
 if (only === "kernel") rows.push(...(await benchmarkScanKernel()));
 if (!only || only === "quality") rows.push(...(await benchmarkRetrievalQuality()));
 if (only === "fusion") rows.push(...(await (await import("./fusion-quality.ts")).benchmarkFusionQuality()));
+if (only === "ingestion-history") rows.push(...(await (await import("./ingestion-then-and-now.ts")).benchmarkIngestionHistory()));
 if (only === "embedding") rows.push(...(await (await import("./embedding-throughput.ts")).benchmarkEmbeddingThroughput()));
 if (only === "backends") rows.push(...(await (await import("./backends.ts")).benchmarkBackends(iterations)));
 if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli()));

@@ -104,6 +104,7 @@ export { defaultQueryCacheSize, QueryCachedEmbeddings } from "./embeddings/query
 export { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./embeddings/resolve-embedding-dtype.js";
 export {
   defaultMaxBatchTokens,
+  defaultSingleThreadBatchTokens,
   TransformersEmbeddings,
   type TransformersEmbeddingsSettings,
 } from "./embeddings/transformers-embeddings.js";

@@ -159,7 +159,11 @@ const embeddingsSchema = z.object({
   dtype: setting("EMBED_DTYPE", z.enum(["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("auto")),
   /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
   allowRemote: setting("EMBED_ALLOW_REMOTE", flag(true)),
-  /** `EMBED_THREADS`, default 0 (the cores available to the process): ONNX Runtime threads per forward pass. */
+  /**
+   * `EMBED_THREADS`, default 0: ONNX Runtime threads per forward pass. 0 means the cores available
+   * to the process in the serving thread, and those cores divided by the ingestion pool's threads in
+   * each ingestion worker (`workerEmbeddingThreads`), which embed large calls data-parallel.
+   */
   threads: setting("EMBED_THREADS", integer(0, 0)),
   /**
    * `EMBED_CACHE_MAX_ENTRIES`, default 500,000 (about 0.8 GB at 384 dimensions): chunk vectors kept

@@ -33,9 +33,10 @@ export interface TransformersEmbeddingsSettings extends EmbeddingsParams {
   /** ONNX Runtime intra-op threads (`EMBED_THREADS`); default `os.availableParallelism()`. */
   threads?: number | undefined;
   /**
-   * Padded tokens per forward pass; default {@link defaultMaxBatchTokens}. Larger batches amortise
-   * per-call overhead but spill the activations out of the CPU caches and block the calling thread
-   * longer.
+   * Padded tokens per forward pass; default {@link defaultMaxBatchTokens}, or
+   * {@link defaultSingleThreadBatchTokens} on one thread. Larger batches amortise per-call overhead
+   * and give several threads work to share, but spill the activations out of the CPU caches and
+   * block the calling thread longer.
    */
   maxBatchTokens?: number;
   /** Texts per forward pass at most; default 64. */
@@ -52,12 +53,22 @@ export interface TransformersEmbeddingsSettings extends EmbeddingsParams {
 }
 
 /**
- * Default padded tokens per batch: 16 texts of 256 tokens. Swept on 207 SciFact chunks with
- * all-MiniLM-L6-v2 int8 on 2 cores, without a cap on texts per batch: 1,024 to 8,192 tokens gave 89 to
- * 114 chunks/s (4,096 the best), 16,384 fell to 31, as the attention activations leave the CPU
- * caches. The smaller budget also blocks the calling thread for less time per forward pass.
+ * Default padded tokens per batch on several ONNX Runtime threads: 16 texts of 256 tokens. Swept on
+ * 207 SciFact chunks with all-MiniLM-L6-v2 int8 on 2 threads, without a cap on texts per batch:
+ * 1,024 to 8,192 tokens gave 89 to 114 chunks/s (4,096 the best), 16,384 fell to 31, as the
+ * attention activations leave the CPU caches. The smaller budget also blocks the calling thread
+ * for less time per forward pass.
  */
 export const defaultMaxBatchTokens = 4096;
+
+/**
+ * Default padded tokens per batch on one ONNX Runtime thread (the ingestion workers'): about two
+ * default-size chunks. A single thread has no parallel work to fill, and a small batch keeps its
+ * activations in the core's own cache: swept on 628 SciFact chunks with all-MiniLM-L6-v2 int8, one
+ * thread, 256 / 512 / 1,024 / 2,048 / 4,096 / 8,192 tokens gave 85 / 83-85 / 78-83 / 74 / 65-68 / 55
+ * chunks per CPU-second (`bench/embedding-throughput.ts` measures the workers with it).
+ */
+export const defaultSingleThreadBatchTokens = 512;
 
 /** Characters of a text passed to the tokenizer; the model reads at most 512 tokens anyway. */
 const maximumInputCharacters = 4000;
@@ -96,6 +107,8 @@ export class TransformersEmbeddings extends Embeddings {
   readonly modelName: string;
   /** The weights precision loaded (`dtype` with `auto` resolved). */
   readonly dtype: EmbeddingDtype;
+  /** ONNX Runtime intra-op threads of the `batched` engine (`threads` with its default resolved). */
+  readonly threads: number;
   private readonly settings: TransformersEmbeddingsSettings;
   private readonly preset: EmbeddingModelPreset;
   private loaded: Promise<LoadedModel> | undefined;
@@ -106,6 +119,7 @@ export class TransformersEmbeddings extends Embeddings {
     this.modelName = settings.modelName;
     this.preset = settings.preset ?? embeddingModelPreset(settings.modelName);
     this.dtype = resolveEmbeddingDtype(settings.dtype ?? "auto", settings.modelName, settings.localModelPath);
+    this.threads = Math.max(1, settings.threads ?? availableParallelism());
   }
 
   /**
@@ -158,7 +172,7 @@ export class TransformersEmbeddings extends Embeddings {
     const padId = BigInt(loaded.tokenizer.pad_token_id ?? 0);
     const vectors: Float32Array[] = new Array(texts.length);
     const batches = planTokenBatches(lengths, {
-      maxBatchTokens: this.settings.maxBatchTokens ?? defaultMaxBatchTokens,
+      maxBatchTokens: this.settings.maxBatchTokens ?? (this.threads === 1 ? defaultSingleThreadBatchTokens : defaultMaxBatchTokens),
       maxBatchSize: this.settings.maxBatchSize ?? 64,
     });
     for (const batch of batches) {
@@ -233,7 +247,7 @@ export class TransformersEmbeddings extends Embeddings {
       const extractor = await transformers.pipeline("feature-extraction", this.modelName, { dtype: this.dtype, device: "cpu" });
       return { engine: "pipeline", extractor: extractor as unknown as FeatureExtractor };
     }
-    const threads = Math.max(1, this.settings.threads ?? availableParallelism());
+    const threads = this.threads;
     const [tokenizer, model] = await Promise.all([
       transformers.AutoTokenizer.from_pretrained(this.modelName),
       transformers.AutoModel.from_pretrained(this.modelName, {

@@ -35,6 +35,7 @@ export {
   type IngestionThroughput,
   runIngestionJob,
 } from "./ingest-files.js";
+export type { IngestionExecutor, UpsertTask } from "./ingestion-executor.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";
 export {
@@ -49,3 +50,9 @@ export {
   supportedFormats,
 } from "./loaders/loaded-file.js";
 export { formatFromName } from "./loaders/sniff-file-format.js";
+export {
+  createWorkerPoolExecutor,
+  ingestionThreads,
+  type WorkerPoolExecutorSettings,
+  workerEmbeddingThreads,
+} from "./worker-pool-executor.js";

@@ -4,8 +4,10 @@
  * {@link SerializedError} because a thread boundary keeps only an error's message and stack, not
  * its `code`.
  */
+import type { MessagePort } from "node:worker_threads";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError, type DocqaErrorCode } from "../errors/docqa-error.js";
+import type { ShareOffer } from "./embedding-shares.js";
 import type { FileIngestionRequest } from "./ingest-file.js";
 import type { UpsertTask } from "./ingestion-executor.js";
 
@@ -21,13 +23,21 @@ export interface IngestionWorkerData {
    * aborts the whole process with onnxruntime-node).
    */
   stop: Int32Array;
+  /** Threads of the pool: a worker offers shares of large embedding calls to the others (`embedding-shares.ts`). */
+  threads: number;
+}
+
+/** What a task that embeds carries: its end of the channel it offers embedding shares on (see `embedding-shares.ts`). */
+export interface SharesPort {
+  sharesPort?: MessagePort | undefined;
 }
 
 /** A unit of work for a worker. */
 export type IngestionTask =
-  | ({ kind: "upsert" } & Omit<UpsertTask, "signal">)
-  | ({ kind: "file" } & Omit<FileIngestionRequest, "signal">)
-  | { kind: "embed"; texts: readonly string[] };
+  | ({ kind: "upsert" } & Omit<UpsertTask, "signal"> & SharesPort)
+  | ({ kind: "file" } & Omit<FileIngestionRequest, "signal"> & SharesPort)
+  | ({ kind: "embed"; texts: readonly string[] } & SharesPort)
+  | ({ kind: "embed-share" } & Omit<ShareOffer, "id">);
 
 /** A failure, as it crosses a thread boundary. */
 export interface SerializedError {

@@ -12,7 +12,9 @@
  * When the pool closes, a flag in shared memory stops tasks at their next check (between
  * embedding batches): a thread is never terminated while the embedding model runs.
  */
+import type { MessagePort } from "node:worker_threads";
 import { workerData } from "piscina";
+import { DataParallelEmbeddings, shareOffered, shareTaken } from "../embeddings/data-parallel-embeddings.js";
 import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
 import { createEmbeddingModelLoader } from "../embeddings/embeddings-for-model.js";
 import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
@@ -23,13 +25,14 @@ import { createExtractiveSummarizer } from "../raptor/summarizer.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import { storesFromConfig, usesEmbeddedStore } from "../stores/stores-from-config.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { flattenShare, helpersThroughPort } from "./embedding-shares.js";
 import type { IndexingDependencies } from "./index-documents.js";
 import { ingestFile } from "./ingest-file.js";
 import { runUpsertTask } from "./ingestion-executor.js";
 import { type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData, serializeError } from "./ingestion-tasks.js";
 import { createWorkerChannel } from "./worker-log-channel.js";
 
-const { config, logChannel, stop } = workerData as IngestionWorkerData;
+const { config, logChannel, stop, threads } = workerData as IngestionWorkerData;
 const { logger, audit, metrics } = createWorkerChannel(logChannel, config.logging.level);
 /** Aborted once the pool is closing (see `IngestionWorkerData.stop`); tasks check it between steps. */
 const stopping = new AbortController();
@@ -73,9 +76,22 @@ const embeddingsFor = createEmbeddingModelLoader(config, { configured: async () 
 const summarizer = createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
 const analyzer = createEnglishAnalyzer();
 
+/**
+ * The embeddings a task embeds with: with a shares port, large calls are spread over the pool's
+ * other threads (`DataParallelEmbeddings`); without one, this thread's model alone.
+ */
+function taskEmbeddings(embeddings: EmbeddingState, sharesPort: MessagePort | undefined): EmbeddingState {
+  if (embeddings.status !== "ready" || !sharesPort) return embeddings;
+  return { ...embeddings, embeddings: new DataParallelEmbeddings(embeddings.embeddings, helpersThroughPort(sharesPort, threads - 1)) };
+}
+
 /** Runs `work` with the worker's indexing dependencies; an embedded store is opened for the task and closed after it. */
-async function withDependencies<T>(work: (dependencies: IndexingDependencies) => Promise<T>): Promise<T> {
-  const { embeddings, serverStores } = await prepare();
+async function withDependencies<T>(
+  sharesPort: MessagePort | undefined,
+  work: (dependencies: IndexingDependencies) => Promise<T>,
+): Promise<T> {
+  const { embeddings: prepared, serverStores } = await prepare();
+  const embeddings = taskEmbeddings(prepared, sharesPort);
   const stores = serverStores ?? (await storesFromConfig(config, logger, { inMemoryIndexes: false }));
   try {
     return await work({ config, stores, embeddings, indexModels, embeddingsFor, summarizer, analyzer, logger, audit, metrics });
@@ -86,15 +102,26 @@ async function withDependencies<T>(work: (dependencies: IndexingDependencies) =>
 
 async function run(task: IngestionTask): Promise<unknown> {
   stopping.signal.throwIfAborted();
-  switch (task.kind) {
-    case "upsert":
-      return withDependencies((dependencies) => runUpsertTask(dependencies, { ...task, signal: stopping.signal }));
-    case "file":
-      return withDependencies((dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
-    case "embed": {
-      const { embeddings } = await prepare();
-      return embeddings.status === "ready" ? embeddings.embeddings.embedDocuments([...task.texts]) : undefined;
+  try {
+    switch (task.kind) {
+      case "upsert":
+        return await withDependencies(task.sharesPort, (dependencies) => runUpsertTask(dependencies, { ...task, signal: stopping.signal }));
+      case "file":
+        return await withDependencies(task.sharesPort, (dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
+      case "embed": {
+        const embeddings = taskEmbeddings((await prepare()).embeddings, task.sharesPort);
+        return embeddings.status === "ready" ? await embeddings.embeddings.embedDocuments([...task.texts]) : undefined;
+      }
+      case "embed-share": {
+        // Another worker offered this share; it may have taken it back meanwhile (then skip it).
+        if (Atomics.compareExchange(task.claims, task.index, shareOffered, shareTaken) !== shareOffered) return undefined;
+        const { embeddings } = await prepare();
+        if (embeddings.status !== "ready") return undefined;
+        return flattenShare(await embeddings.embeddings.embedDocuments([...task.texts]));
+      }
     }
+  } finally {
+    if (task.kind !== "embed-share") task.sharesPort?.close();
   }
 }
 

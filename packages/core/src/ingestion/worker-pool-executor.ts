@@ -12,12 +12,14 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { MessageChannel } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import { type EmbeddedShare, relayShareOffers } from "./embedding-shares.js";
 import type { IngestedFile } from "./ingest-file.js";
 import type { IngestionExecutor } from "./ingestion-executor.js";
 import { deserializeError, type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData } from "./ingestion-tasks.js";
@@ -65,6 +67,19 @@ export function ingestionThreads(config: DocqaConfig): number {
 }
 
 /**
+ * ONNX Runtime threads of each worker's model: `EMBED_THREADS` when set, else the cores divided
+ * among the pool's threads (at least 1), so that workers embedding at once never run more threads
+ * than there are cores. A single large task still uses every core, through data-parallel shares
+ * (`embeddings/data-parallel-embeddings.ts`). Measured with all-MiniLM-L6-v2 int8 on 2 cores:
+ * one model on 2 threads 134.7 chunks/s, two workers of 1 thread 133.0, two workers of 2
+ * threads 104.4 (`bench/embedding-throughput.ts` reports the same comparison).
+ */
+export function workerEmbeddingThreads(config: DocqaConfig, poolThreads: number): number {
+  if (config.embeddings.threads > 0) return config.embeddings.threads;
+  return Math.max(1, Math.floor(availableParallelism() / Math.max(1, poolThreads)));
+}
+
+/**
  * Creates the executor on a pool of worker threads. No thread starts before the first task.
  *
  * @throws {DocqaError} `config_invalid` when no worker entry is found (the package is not built).
@@ -84,7 +99,11 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
   const logChannel = `docqa-ingestion-${randomUUID()}`;
   const logs = forwardWorkerChannel(logChannel, settings);
   const stop = new Int32Array(new SharedArrayBuffer(4));
-  const workerData: IngestionWorkerData = { config: settings.config, logChannel, stop };
+  const workerConfig: DocqaConfig = {
+    ...settings.config,
+    embeddings: { ...settings.config.embeddings, threads: workerEmbeddingThreads(settings.config, threads) },
+  };
+  const workerData: IngestionWorkerData = { config: workerConfig, logChannel, stop, threads };
   let pool: Piscina<IngestionTask, IngestionTaskOutcome> | undefined;
   const poolOf = () => {
     pool ??= new Piscina<IngestionTask, IngestionTaskOutcome>({
@@ -110,17 +129,29 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
   const runTask = async <T>(task: IngestionTask, signal?: AbortSignal): Promise<T> => {
     signal?.throwIfAborted();
     let outcome: IngestionTaskOutcome;
+    // A task that embeds offers shares to the other workers through its own channel (embedding-shares.ts).
+    const channel = task.kind === "embed-share" || threads < 2 ? undefined : new MessageChannel();
+    const closeChannel = channel ? relayShareOffers(channel.port1, embedShare) : undefined;
     try {
-      outcome = await poolOf().run(task);
+      outcome = channel
+        ? await poolOf().run({ ...task, sharesPort: channel.port2 } as IngestionTask, { transferList: [channel.port2] })
+        : await poolOf().run(task);
     } catch (error) {
       throw new DocqaError("internal_error", `an ingestion worker failed: ${(error as Error).message}`, {
         component: "ingestion",
         cause: error,
       });
+    } finally {
+      closeChannel?.();
     }
     if (!outcome.ok) throw deserializeError(outcome.error);
     return outcome.value as T;
   };
+  /** Runs an offered share on the pool; undefined when a worker skipped it (taken back) or failed. */
+  async function embedShare(offer: { texts: readonly string[]; claims: Int32Array; index: number }): Promise<EmbeddedShare | undefined> {
+    const outcome = await poolOf().run({ kind: "embed-share", texts: offer.texts, claims: offer.claims, index: offer.index });
+    return outcome.ok ? (outcome.value as EmbeddedShare | undefined) : undefined;
+  }
 
   return {
     mode: "workers",
