@@ -16,6 +16,8 @@ export interface ShareOffer {
   /** The call's claim slots (shared memory); see `DataParallelEmbeddings`. */
   claims: Int32Array;
   index: number;
+  /** The model to embed with; default the configured one. */
+  modelId?: string | undefined;
 }
 
 /** A share's vectors, flattened: `dimension` floats per text, in the share's order. */
@@ -32,9 +34,10 @@ interface ShareAnswer {
 
 /**
  * The offering side, in a worker: helpers that post offers on `port` (`count` of them, the pool's
- * other threads). Pending offers resolve undefined when the port closes.
+ * other threads) to embed with `modelId` (default the configured model). Pending offers resolve
+ * undefined when the port closes.
  */
-export function helpersThroughPort(port: MessagePort, count: number): EmbeddingHelpers {
+export function helpersThroughPort(port: MessagePort, count: number, modelId?: string): EmbeddingHelpers {
   let nextId = 0;
   const pending = new Map<number, (share: EmbeddedShare | undefined) => void>();
   port.on("message", (answer: ShareAnswer) => {
@@ -51,7 +54,7 @@ export function helpersThroughPort(port: MessagePort, count: number): EmbeddingH
       const id = nextId++;
       const share = await new Promise<EmbeddedShare | undefined>((resolve) => {
         pending.set(id, resolve);
-        port.postMessage({ id, texts, claims, index } satisfies ShareOffer);
+        port.postMessage({ id, texts, claims, index, modelId } satisfies ShareOffer);
       });
       return share ? unflatten(share) : undefined;
     },

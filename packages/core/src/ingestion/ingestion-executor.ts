@@ -47,10 +47,11 @@ export interface IngestionExecutor {
    */
   ingestFile(request: FileIngestionRequest): Promise<IngestedFile>;
   /**
-   * Embeds texts as documents with the executor's embedding model (in a worker thread for
-   * `workers`), or returns undefined without a model. The seam for embedding across cores.
+   * Embeds texts as documents with `modelId` (default the configured model), in the worker threads
+   * for `workers` (data-parallel across them), or returns undefined when that model is not
+   * available.
    */
-  embedDocuments(texts: readonly string[]): Promise<number[][] | undefined>;
+  embedDocuments(texts: readonly string[], modelId?: string): Promise<number[][] | undefined>;
   /** Stops the workers (work in progress is abandoned) and releases what the executor opened. */
   close(): Promise<void>;
 }
@@ -84,8 +85,9 @@ export function createInProcessExecutor(indexing: () => Promise<IndexingDependen
     async ingestFile(request) {
       return ingestFile(await indexing(), request);
     },
-    async embedDocuments(texts) {
-      const { embeddings } = await indexing();
+    async embedDocuments(texts, modelId) {
+      const dependencies = await indexing();
+      const embeddings = modelId && dependencies.embeddingsFor ? await dependencies.embeddingsFor(modelId) : dependencies.embeddings;
       return embeddings.status === "ready" ? embeddings.embeddings.embedDocuments([...texts]) : undefined;
     },
     async close() {},

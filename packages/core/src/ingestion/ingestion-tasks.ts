@@ -36,7 +36,7 @@ export interface SharesPort {
 export type IngestionTask =
   | ({ kind: "upsert" } & Omit<UpsertTask, "signal"> & SharesPort)
   | ({ kind: "file" } & Omit<FileIngestionRequest, "signal"> & SharesPort)
-  | ({ kind: "embed"; texts: readonly string[] } & SharesPort)
+  | ({ kind: "embed"; texts: readonly string[] /** Default the configured model. */; modelId?: string | undefined } & SharesPort)
   | ({ kind: "embed-share" } & Omit<ShareOffer, "id">);
 
 /** A failure, as it crosses a thread boundary. */

@@ -80,9 +80,17 @@ const analyzer = createEnglishAnalyzer();
  * The embeddings a task embeds with: with a shares port, large calls are spread over the pool's
  * other threads (`DataParallelEmbeddings`); without one, this thread's model alone.
  */
-function taskEmbeddings(embeddings: EmbeddingState, sharesPort: MessagePort | undefined): EmbeddingState {
+function taskEmbeddings(embeddings: EmbeddingState, sharesPort: MessagePort | undefined, modelId?: string): EmbeddingState {
   if (embeddings.status !== "ready" || !sharesPort) return embeddings;
-  return { ...embeddings, embeddings: new DataParallelEmbeddings(embeddings.embeddings, helpersThroughPort(sharesPort, threads - 1)) };
+  return {
+    ...embeddings,
+    embeddings: new DataParallelEmbeddings(embeddings.embeddings, helpersThroughPort(sharesPort, threads - 1, modelId)),
+  };
+}
+
+/** This thread's embeddings of `modelId`, default the configured model. */
+async function embeddingsOf(modelId: string | undefined): Promise<EmbeddingState> {
+  return modelId ? embeddingsFor(modelId) : (await prepare()).embeddings;
 }
 
 /** Runs `work` with the worker's indexing dependencies; an embedded store is opened for the task and closed after it. */
@@ -109,13 +117,16 @@ async function run(task: IngestionTask): Promise<unknown> {
       case "file":
         return await withDependencies(task.sharesPort, (dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
       case "embed": {
-        const embeddings = taskEmbeddings((await prepare()).embeddings, task.sharesPort);
-        return embeddings.status === "ready" ? await embeddings.embeddings.embedDocuments([...task.texts]) : undefined;
+        const embeddings = taskEmbeddings(await embeddingsOf(task.modelId), task.sharesPort, task.modelId);
+        if (embeddings.status !== "ready") return undefined;
+        const vectors = await embeddings.embeddings.embedDocuments([...task.texts]);
+        logger.debug("texts embedded", { component: "ingestion-worker", texts: vectors.length, model: embeddings.model.id });
+        return vectors;
       }
       case "embed-share": {
         // Another worker offered this share; it may have taken it back meanwhile (then skip it).
         if (Atomics.compareExchange(task.claims, task.index, shareOffered, shareTaken) !== shareOffered) return undefined;
-        const { embeddings } = await prepare();
+        const embeddings = await embeddingsOf(task.modelId);
         if (embeddings.status !== "ready") return undefined;
         return flattenShare(await embeddings.embeddings.embedDocuments([...task.texts]));
       }

@@ -193,4 +193,42 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
       expect(Math.min(...agreement)).toBeGreaterThanOrEqual(0.98);
     },
   );
+
+  it.skipIf(!model)("reindexes in the workers: the new model's vectors are computed there, not in the serving thread", async () => {
+    const local = model as NonNullable<typeof model>;
+    const dataDir = mkdtempSync(join(tmpdir(), "docqa-workers-"));
+    const base = {
+      stores: { dataDir },
+      models: { provider: "extractive" as const },
+      logging: { level: "debug" as const },
+      ingestion: { useRaptor: false },
+    };
+    const bm25 = createRagService({ config: resolveConfig({ embeddings: { provider: "none" } }, base), logger: recordingLogger() });
+    await bm25.upsert({
+      orgId: "org",
+      principal,
+      uploader: principal.userName,
+      documents: Object.fromEntries(
+        Array.from({ length: 80 }, (_, index) => [`doc-${index}`, { title: `Note ${index}`, content: `Harbour ${index} opens at dawn.` }]),
+      ),
+    });
+    await bm25.close();
+    const logger = recordingLogger();
+    const embeddings = {
+      provider: "transformers" as const,
+      modelName: local.id,
+      modelPath: local.root,
+      dimension: local.dimension,
+      dtype: local.dtype,
+      allowRemote: false,
+    };
+    const service = createRagService({ config: resolveConfig({ embeddings }, base), logger });
+    services.push(service);
+    const job = await service.reindex({ orgId: "org" });
+    expect([job.state, job.model?.id]).toEqual(["succeeded", local.id]);
+    expect((await service.reindexStatus({ orgId: "org" })).vectors).toBe("current");
+    const embedded = logger.lines.filter((line) => line.message === "texts embedded");
+    expect(embedded.every((line) => line.fields.thread === "ingestion-worker" && line.fields.model === local.id)).toBe(true);
+    expect(embedded.reduce((sum, line) => sum + (line.fields.texts as number), 0)).toBe(80);
+  });
 });

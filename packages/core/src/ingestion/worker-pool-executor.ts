@@ -19,7 +19,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
-import { type EmbeddedShare, relayShareOffers } from "./embedding-shares.js";
+import { type EmbeddedShare, relayShareOffers, type ShareOffer } from "./embedding-shares.js";
 import type { IngestedFile } from "./ingest-file.js";
 import type { IngestionExecutor } from "./ingestion-executor.js";
 import { deserializeError, type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData } from "./ingestion-tasks.js";
@@ -148,8 +148,8 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
     return outcome.value as T;
   };
   /** Runs an offered share on the pool; undefined when a worker skipped it (taken back) or failed. */
-  async function embedShare(offer: { texts: readonly string[]; claims: Int32Array; index: number }): Promise<EmbeddedShare | undefined> {
-    const outcome = await poolOf().run({ kind: "embed-share", texts: offer.texts, claims: offer.claims, index: offer.index });
+  async function embedShare({ id: _id, ...share }: ShareOffer): Promise<EmbeddedShare | undefined> {
+    const outcome = await poolOf().run({ kind: "embed-share", ...share });
     return outcome.ok ? (outcome.value as EmbeddedShare | undefined) : undefined;
   }
 
@@ -169,8 +169,8 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       if (!result.unchanged) await settings.refresh(request.orgId);
       return result;
     },
-    embedDocuments(texts) {
-      return runTask<number[][] | undefined>({ kind: "embed", texts });
+    embedDocuments(texts, modelId) {
+      return runTask<number[][] | undefined>({ kind: "embed", texts, modelId });
     },
     async close() {
       Atomics.store(stop, 0, 1);

@@ -183,7 +183,12 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
     metrics: options.metrics,
     logger,
   });
-  const reindexJobs = createReindexJobs({ runtime: prepared.runtime, logger });
+  const reindexJobs = createReindexJobs({
+    runtime: prepared.runtime,
+    logger,
+    // In the workers, a reindex embeds data-parallel and never holds the serving thread.
+    embedDocuments: executor.mode === "workers" ? (texts, modelId) => executor.embedDocuments(texts, modelId) : undefined,
+  });
   /** The sweeper of uncommitted chunk versions, on staged stores only; created once the stores are. */
   let sweeper: Promise<UncommittedSweeper | undefined> | undefined;
   const sweeperOf = (): Promise<UncommittedSweeper | undefined> => {

@@ -4,6 +4,7 @@
  * second one running elsewhere), the organisation's index model remembered once the job switched
  * it, and jobs stopped when the service closes (they resume on the next run).
  */
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { Runtime } from "../pipeline/runtime.js";
@@ -51,8 +52,37 @@ export interface ReindexJobs {
   close(): Promise<void>;
 }
 
+/** Settings of {@link createReindexJobs}. */
+export interface ReindexJobsSettings {
+  runtime: () => Promise<Runtime>;
+  logger: Logger;
+  /**
+   * Embeds a job's chunks off the serving thread (the ingestion workers' `embedDocuments`), so that
+   * a reindex never holds the event loop; resolves undefined when the model is not available
+   * there. Without it, the serving thread's embeddings of the model are used.
+   */
+  embedDocuments?: ((texts: readonly string[], modelId: string) => Promise<number[][] | undefined>) | undefined;
+}
+
+/**
+ * The embeddings a reindex job embeds its chunks with: `settings.embedDocuments` when given
+ * (queries, which a job never embeds, stay with `local`), else `local`.
+ */
+function jobEmbeddings(settings: ReindexJobsSettings, local: EmbeddingsInterface, modelId: string): EmbeddingsInterface {
+  const delegate = settings.embedDocuments;
+  if (!delegate) return local;
+  return {
+    async embedDocuments(texts) {
+      const vectors = await delegate(texts, modelId);
+      if (!vectors) throw new DocqaError("model_unavailable", `the ingestion workers cannot load ${modelId}`, { component: "reindex" });
+      return vectors;
+    },
+    embedQuery: (text) => local.embedQuery(text),
+  };
+}
+
 /** Creates the reindex jobs of a service. */
-export function createReindexJobs(settings: { runtime: () => Promise<Runtime>; logger: Logger }): ReindexJobs {
+export function createReindexJobs(settings: ReindexJobsSettings): ReindexJobs {
   const active = new Map<string, Promise<ReindexJob>>();
   const stopping = new AbortController();
 
@@ -91,7 +121,7 @@ export function createReindexJobs(settings: { runtime: () => Promise<Runtime>; l
       orgId: request.orgId,
       index,
       stores: runtime.stores,
-      embeddings: target.embeddings,
+      embeddings: jobEmbeddings(settings, target.embeddings, target.model.id),
       model: target.model,
       onProgress,
       onStart,
