@@ -2,7 +2,7 @@ import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, writeFile
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import JSZip from "jszip";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
 import { createInMemoryJobStore } from "../jobs/in-memory-job-store.js";
@@ -145,16 +145,16 @@ describe("ingestFiles: documents", () => {
     expect(job.state).toBe("queued");
     expect(job).not.toHaveProperty("resume");
     expect(await service.getIngestionJob({ orgId: "other-org", principal }, job.jobId)).toBeUndefined();
-    let finished = await service.getIngestionJob({ orgId: "org", principal }, job.jobId);
-    for (let attempt = 0; attempt < 100 && finished?.state !== "succeeded"; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      finished = await service.getIngestionJob({ orgId: "org", principal }, job.jobId);
-    }
+    // Generous bounds: the job's worker thread starts first, which takes seconds on a loaded machine.
+    const settled = { timeout: 30_000, interval: 20 };
+    const finished = await vi.waitFor(async () => {
+      const current = await service.getIngestionJob({ orgId: "org", principal }, job.jobId);
+      expect(current?.state).toBe("succeeded");
+      return current;
+    }, settled);
     expect(finished).toMatchObject({ state: "succeeded", documents: 1, files: { ingested: 1 } });
     // The spooled upload is removed once the job has finished.
-    for (let attempt = 0; attempt < 100 && readdirSync(join(dataDir, "uploads")).length > 0; attempt++)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(readdirSync(join(dataDir, "uploads"))).toEqual([]);
+    await vi.waitFor(() => expect(readdirSync(join(dataDir, "uploads"))).toEqual([]), settled);
 
     // A job left "running" by a crashed process, with its spooled file, resumes on the next start.
     const spool = join(dataDir, "uploads", "crashed-job");
@@ -178,12 +178,10 @@ describe("ingestFiles: documents", () => {
     });
     services.push(restarted);
     expect(await restarted.resumeIngestions()).toBe(1);
-    let resumed = await restarted.getIngestionJob({ orgId: "org", principal }, "crashed-job");
-    for (let attempt = 0; attempt < 100 && resumed?.state !== "succeeded"; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      resumed = await restarted.getIngestionJob({ orgId: "org", principal }, "crashed-job");
-    }
-    expect(resumed?.state).toBe("succeeded");
+    await vi.waitFor(
+      async () => expect((await restarted.getIngestionJob({ orgId: "org", principal }, "crashed-job"))?.state).toBe("succeeded"),
+      settled,
+    );
     expect((await restarted.search({ orgId: "org", principal, query: "survives a crash" })).results[0]?.chunk.docId).toBe("b.txt");
   });
 });
