@@ -125,9 +125,11 @@ async function run(task: IngestionTask): Promise<unknown> {
       }
       case "embed-share": {
         // Another worker offered this share; it may have taken it back meanwhile (then skip it).
-        if (Atomics.compareExchange(task.claims, task.index, shareOffered, shareTaken) !== shareOffered) return undefined;
+        // The model is loaded before the share is taken, so that a thread still starting never
+        // keeps the offering worker waiting.
         const embeddings = await embeddingsOf(task.modelId);
         if (embeddings.status !== "ready") return undefined;
+        if (Atomics.compareExchange(task.claims, task.index, shareOffered, shareTaken) !== shareOffered) return undefined;
         return flattenShare(await embeddings.embeddings.embedDocuments([...task.texts]));
       }
     }
