@@ -9,6 +9,8 @@
  * the committed writes (`DocumentStores.refresh`). Writes stay atomic per document and are
  * durable when a task resolves. Logs, audit lines and `indexed` metric events go to the service's
  * logger, audit log and metrics through a `BroadcastChannel`.
+ * A task's large embedding calls are shared with the pool's idle workers (`embed-share` tasks,
+ * see `embedding-shares.ts` and `DataParallelEmbeddings`).
  * When the pool closes, a flag in shared memory stops tasks at their next check (between
  * embedding batches): a thread is never terminated while the embedding model runs.
  */

@@ -5,8 +5,10 @@
  * (`DocumentStores.refresh`, in time slices), so the caller reads its own writes and the event loop
  * is never held for long. Threads start on demand, up to `min(MAX_INGESTION_THREADS,
  * os.availableParallelism())`, and stop after a few idle minutes; tasks beyond them wait in the
- * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. Closing lets started tasks
- * stop between steps instead of terminating their threads. See decision record 0006.
+ * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. A task that embeds carries a
+ * channel on which its worker offers shares of large embedding calls; this thread runs each offer
+ * as an `embed-share` task (`embedding-shares.ts`). Closing lets started tasks stop between steps
+ * instead of terminating their threads. See decision record 0006.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
