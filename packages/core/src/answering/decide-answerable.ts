@@ -42,11 +42,13 @@ export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevanc
 export type AbstentionCheck =
   | "no_context"
   | "passage_coverage"
+  | "focus"
   | "dense"
   | "missing_constraint"
   | "negation"
   | "contradiction"
   | "sentence_coverage"
+  | "answer_type"
   | "answerer";
 
 /** The signals the decision read, for logs, evaluation and calibration. */
@@ -55,6 +57,10 @@ export interface AnswerabilitySignals {
   contextCoverage: number;
   /** The highest such share in one chunk (text and title), in [0, 1]. */
   passageCoverage: number;
+  /** The highest such share in one chunk that holds a focus term of the question, in [0, 1]. */
+  focusPassageCoverage: number;
+  /** Whether the best sentence offers an answer of the type the question asks for; null when no type is expected. */
+  answerTypeOffered: boolean | null;
   /** The same share for the best sentence, in [0, 1]. */
   sentenceCoverage: number;
   /** The highest dense signal of any sentence; null without an embedding model. */
@@ -111,6 +117,8 @@ export function decideAnswerable(
   const signals: AnswerabilitySignals = {
     contextCoverage: evidence.contextCoverage,
     passageCoverage: evidence.passageCoverage,
+    focusPassageCoverage: evidence.focusPassageCoverage,
+    answerTypeOffered: best?.offersAnswer ?? null,
     sentenceCoverage: best?.coverage ?? 0,
     dense: denseValues.length > 0 ? Math.max(...denseValues) : null,
   };
@@ -123,6 +131,10 @@ export function decideAnswerable(
   });
   if (!best) return abstain("no_documents", "no_context");
   if (signals.dense === null && evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
+  const exp = process.env.DOCQA_EXP ?? "";
+  if (signals.dense === null && exp.includes("focus") && evidence.focusPassageCoverage < settings.minPassageCoverage) {
+    return abstain("low_relevance", "focus", evidence.focusTerms.join(" "));
+  }
   if (signals.dense !== null && signals.dense < settings.minDense && best.coverage < propositionCoverage) {
     return abstain("low_relevance", "dense");
   }
@@ -136,6 +148,7 @@ export function decideAnswerable(
     if (opposite !== undefined) return abstain("not_answerable", "contradiction", opposite);
   }
   if (best.coverage < settings.minSentenceCoverage) return abstain("not_answerable", "sentence_coverage");
+  if (exp.includes("type") && best.offersAnswer === false) return abstain("not_answerable", "answer_type", evidence.expectedType ?? "");
   return { answerable: true, reason: null, check: null, signals };
 }
 

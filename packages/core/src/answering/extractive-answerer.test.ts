@@ -267,4 +267,89 @@ describe("createExtractiveAnswerer", () => {
     expect(generated.answer.callout_answer).toBe("Employees receive twenty days of paid annual leave each year. [Source: doc_1]");
     expect(generated.answer.keywords).toEqual(["paid", "days"]);
   });
+  describe("answer selection defects of the real-documents set (issue 13)", () => {
+    const contextOf = (...chunks: ChunkRecord[]) =>
+      buildContext(
+        chunks.map((item, index) => ({ chunk: item, score: 1 - index / 10 })),
+        { maxDocChars: 4000, maxContextChars: 16000 },
+      );
+    const record = (docId: string, title: string, fields: Record<string, string | number>) =>
+      chunk(
+        docId,
+        title,
+        Object.entries(fields)
+          .map(([key, value]) => `${key}: ${value}`)
+          .join("\n"),
+      );
+
+    it("answers a JSON record with the field asked for, named by the record's line that the question states", async () => {
+      const oxygen = record("elements#7", "Oxygen (elements)", {
+        atomic_number: 8,
+        name: "Oxygen",
+        symbol: "O",
+        phase: "gas",
+        type: "Nonmetal",
+        discoverer: "Priestley/Scheele",
+        year_of_discovery: 1774,
+      });
+      const hydrogen = record("elements#0", "Hydrogen (elements)", { atomic_number: 1, name: "Hydrogen", discoverer: "Cavendish" });
+      const who = await answerer.answer({ question: "Who discovered oxygen?", context: contextOf(oxygen, hydrogen) });
+      expect(who.answer.callout_answer).toBe("name: Oxygen; discoverer: Priestley/Scheele [Source: doc_1]");
+      const number = await answerer.answer({ question: "What is the atomic number of oxygen?", context: contextOf(oxygen, hydrogen) });
+      expect(number.answer.callout_answer).toBe("name: Oxygen; atomic_number: 8 [Source: doc_1]");
+    });
+
+    it("reads a closed compound key (startdate) as naming the question's word (start)", async () => {
+      const obama = record("presidents#0", "President (us_presidents)", {
+        startdate: "2009-01-20",
+        enddate: "2013-01-20",
+        description: "President",
+        "person.name": "President Barack Obama [D]",
+        "person.firstname": "Barack",
+        "person.birthday": "1961-08-04",
+        "person.lastname": "Obama",
+      });
+      const bush = record("presidents#1", "President (us_presidents)", {
+        startdate: "2001-01-20",
+        "person.name": "President George Bush [R]",
+      });
+      const generated = await answerer.answer({
+        question: "When did Barack Obama's term as President start?",
+        context: contextOf(obama, bush),
+      });
+      expect(generated.answer.callout_answer).toMatch(/startdate: 2009-01-20 \[Source: doc_1\]$/);
+    });
+
+    it("answers 'how many X' with the sentence that counts X, not one counting other things of the question", async () => {
+      const memo = chunk(
+        "memo",
+        "memo-1p",
+        "May 5, 2023\nTo Whom it May Concern:\nThere were 20,000 bottles of water, 10,000 blankets, and 200 laptops delivered on January 23,\n2023. A total of 3 trucks were used for 15 hours.\nBest Regards,\nMallori",
+      );
+      const generated = await answerer.answer({
+        question: "How many trucks were used for the delivery of water, blankets and laptops?",
+        context: contextOf(memo),
+      });
+      expect(generated.answer.callout_answer).toBe("A total of 3 trucks were used for 15 hours. [Source: doc_1]");
+      const bottles = await answerer.answer({ question: "How many bottles of water were delivered on January 23, 2023?", context: contextOf(memo) });
+      expect(bottles.answer.callout_answer).toMatch(/There were 20,000 bottles of water/);
+    });
+
+    it("answers from a CSV row whose header abbreviates the asked years (fatal_accidents_85_99)", async () => {
+      const rows = chunk(
+        "airline_safety",
+        "airline_safety",
+        [
+          "airline: Aer Lingus; avail_seat_km_per_week: 320906734; incidents_85_99: 2; fatal_accidents_85_99: 0; fatalities_85_99: 0; incidents_00_14: 0; fatal_accidents_00_14: 0; fatalities_00_14: 0",
+          "airline: Aeroflot*; avail_seat_km_per_week: 1197672318; incidents_85_99: 76; fatal_accidents_85_99: 14; fatalities_85_99: 128; incidents_00_14: 6; fatal_accidents_00_14: 1; fatalities_00_14: 88",
+        ].join("\n"),
+      );
+      const generated = await answerer.answer({
+        question: "How many fatal accidents did Aeroflot have from 1985 to 1999?",
+        context: contextOf(rows),
+      });
+      expect(generated.abstained).toBe(false);
+      expect(generated.answer.callout_answer).toMatch(/^airline: Aeroflot\*; .*fatal_accidents_85_99: 14;/);
+    });
+  });
 });

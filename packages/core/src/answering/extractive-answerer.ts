@@ -102,6 +102,14 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       const cite = (sentence: EvidenceSentence) => `${sentence.text} ${formatCitation([sentence.entry.key])}`;
       const used = new Set<EvidenceSentence>([best]);
       let callout = best.text;
+      if (best.field) {
+        // A record's field is read with the line that names the record: `name: Oxygen; discoverer: Priestley`.
+        const identity = ranked.find((sentence) => sentence.entry === best.entry && sentence.field && sentence.valueStated);
+        if (identity && identity !== best) {
+          callout = `${identity.text}; ${callout}`;
+          used.add(identity);
+        }
+      }
       if (best.text.endsWith(":")) {
         const next = ranked.find((sentence) => sentence.entry === best.entry && sentence.position === best.position + 1);
         if (next) {
@@ -143,6 +151,8 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         if (sentence.score < best.score * supportScoreShare) break;
         if (used.has(sentence) || sentence.fragment || caveatPattern.test(sentence.text) || isRepeat(sentence)) continue;
         if (sentence.coverage < supportCoverage || sentence.offersAnswer === false) continue;
+        // A record's other fields support the answer only when their key names part of the question.
+        if (sentence.field && sentence.keyCoverage === 0) continue;
         // The same question: every question term the callout holds ("new employees", not "full-time employees").
         if (![...calloutSubject].every((term) => sentence.terms.has(term))) continue;
         positive.push(cite(sentence));

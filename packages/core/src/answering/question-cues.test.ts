@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
-import { constraintsOf, contradiction, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
+import {
+  constraintsOf,
+  contradiction,
+  countedNoun,
+  expectedAnswerType,
+  isNegated,
+  offersAnswerType,
+  questionConstraints,
+  statesCount,
+} from "./question-cues.js";
 
 describe("expectedAnswerType", () => {
   it("reads number, date and entity cues from the question's wording", () => {
@@ -100,5 +109,41 @@ describe("isNegated", () => {
     // A disjunction mentions a negation without negating.
     expect(isNegated("Can a problem be solved or not?")).toBe(false);
     expect(isNegated("Whether or not the machine may or may not halt, it is not decidable.")).toBe(true);
+  });
+});
+
+describe("countedNoun and statesCount", () => {
+  const analyzer = createEnglishAnalyzer();
+  const analyze = (text: string) => analyzer.analyze(text);
+
+  it("takes the last word of the noun phrase after 'how many'", () => {
+    expect(countedNoun("How many trucks were used for the delivery of water?")).toBe("trucks");
+    expect(countedNoun("How many vacation days do new employees get?")).toBe("days");
+    expect(countedNoun("How many Stanley Cups have the Maple Leafs won?")).toBe("cups");
+    expect(countedNoun("How many hours a day should a puppy sleep?")).toBe("hours");
+    expect(countedNoun("How much did Mike Walker pay?")).toBeUndefined();
+    expect(countedNoun("What is the atomic number of oxygen?")).toBeUndefined();
+  });
+
+  it("needs a number before the counted noun, or a numeric field named after it", () => {
+    expect(statesCount("A total of 3 trucks were used for 15 hours.", "trucks", analyze)).toBe(true);
+    expect(statesCount("There were 20,000 bottles of water and 200 laptops.", "trucks", analyze)).toBe(false);
+    expect(statesCount("Passwords contain at least 8 alphanumeric characters.", "characters", analyze)).toBe(true);
+    expect(statesCount("Anna Pavlovna had had a cough for some days.", "days", analyze)).toBe(false);
+    expect(statesCount("airline: Aeroflot*; incidents_85_99: 76; fatal_accidents_85_99: 14", "accidents", analyze)).toBe(true);
+    expect(statesCount("airline: Aeroflot*; fatal_accidents_85_99: unknown", "accidents", analyze)).toBe(false);
+  });
+});
+
+describe("constraintsOf with abbreviated years", () => {
+  const analyzer = createEnglishAnalyzer();
+  const met = (question: string, text: string) =>
+    constraintsOf(question, (value) => analyzer.analyze(value)).map((constraint) => constraint.met(new Set(analyzer.analyze(text)), text));
+
+  it("meets a year by its last two digits in a field name or after an apostrophe, not as a bare number", () => {
+    const question = "How many fatal accidents did Aeroflot have from 1985 to 1999?";
+    expect(met(question, "airline: Aeroflot*; fatal_accidents_85_99: 14")).toEqual([true, true, true]);
+    expect(met(question, "Aeroflot had 85 incidents and 99 fatalities.")).toEqual([true, false, false]);
+    expect(met("What happened in 1985?", "the class of '85")).toEqual([true]);
   });
 });

@@ -230,9 +230,11 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
     const written = original.get(word) ?? word;
     const digits = /^\d/.test(word) ? word.replace(/['\u2019]?s$/, "").replace(/(st|nd|rd|th)$/, "") : numberWordDigits[word];
     if (digits !== undefined) {
+      const abbreviatedYear = /^(1[5-9]|20)\d\d$/.test(digits) ? shortYearPattern(digits.slice(2)) : undefined;
       return {
         word,
-        met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)),
+        met: (terms, text) =>
+          terms.has(word) || [...terms].some((term) => term.startsWith(digits)) || (abbreviatedYear?.test(text) ?? false),
       };
     }
     if (/^\p{Lu}{2,6}$/u.test(written)) {
@@ -247,6 +249,15 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
       met: (terms) => wanted.every((term) => terms.has(term) || [...terms].some((candidate) => resembles(term, candidate))),
     };
   });
+}
+
+/**
+ * A year written with its last two digits where a reader would still read it as a year: `'85`, or
+ * joined to a column or field name by underscores (`fatal_accidents_85_99`, `sales_85`), as CSV
+ * headers and JSON keys abbreviate year ranges.
+ */
+function shortYearPattern(lastTwo: string): RegExp {
+  return new RegExp(`(?:['\u2019]${lastTwo}|_${lastTwo}|\\b${lastTwo}_)(?![\\p{N}])`, "u");
 }
 
 /** The initials of each run of capitalised words of `text` ("the United Nations Council" → "UNC"). */
@@ -286,4 +297,55 @@ const disjunction = /\b(or not|or no|or never|may or may not|can or cannot|wheth
 /** Whether `text` contains a negation ("not", "never", "no", "-n't", "without", ...); "whether or not" is none. */
 export function isNegated(text: string): boolean {
   return negation.test(text.replace(disjunction, " "));
+}
+
+/** Words that end the counted noun phrase of "how many …": verbs, auxiliaries, articles, prepositions. */
+const countedPhraseEnd = new Set(
+  "a an the do does did is are was were be been have has had can could will would shall should must may might of in on at for to from per by with there that which who".split(
+    " ",
+  ),
+);
+
+/**
+ * The counted noun of a "how many" question: the last word of the noun phrase after "how many"
+ * ("trucks" in "How many trucks were used…", "days" in "How many vacation days do new employees
+ * get?"), lower-cased; undefined for other questions. It is the question's answer focus (the
+ * thing whose count is asked; Moldovan et al., 2000, "The Structure and Performance of an
+ * Open-Domain Question Answering System"): a number answers only when it counts it.
+ */
+export function countedNoun(question: string): string | undefined {
+  const words = [...question.matchAll(lowerWordPattern)].map((match) => match[0].toLowerCase());
+  const start = words.findIndex((word, index) => word === "how" && words[index + 1] === "many");
+  if (start < 0) return undefined;
+  let noun: string | undefined;
+  for (const word of words.slice(start + 2)) {
+    if (countedPhraseEnd.has(word)) break;
+    noun = word;
+  }
+  return noun;
+}
+
+/** Words between a number and the noun it counts ("at least 8 alphanumeric characters"). */
+const countReach = 3;
+const numberToken = /^(\d+(?:[.,]\d+)*%?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)$/i;
+
+/**
+ * Whether `sentence` states a count of `noun` (analysed with `analyze`): a number at most
+ * {@link countReach} words before the noun ("3 trucks", "8 alphanumeric characters"), or a
+ * `key: value` pair whose key names the noun and whose value is a number
+ * (`fatal_accidents_85_99: 14`, as CSV rows and JSON records are rendered).
+ */
+export function statesCount(sentence: string, noun: string, analyze: (text: string) => string[]): boolean {
+  const wanted = analyze(noun)[0];
+  if (wanted === undefined) return false;
+  const tokens = sentence.match(/\d+(?:[.,]\d+)*%?|[\p{L}\p{M}]+(?:['\u2019][\p{L}\p{M}]+)*/gu) ?? [];
+  for (let index = 0; index < tokens.length; index++) {
+    if (analyze(tokens[index] as string)[0] !== wanted) continue;
+    for (let back = Math.max(0, index - countReach - 1); back < index; back++) if (numberToken.test(tokens[back] as string)) return true;
+  }
+  for (const pair of sentence.split(/;\s+/)) {
+    const match = /^([^:]{1,80}):\s+(-?\d+(?:[.,]\d+)*%?)$/.exec(pair.trim());
+    if (match && analyze((match[1] as string).replace(/_/g, " ")).includes(wanted)) return true;
+  }
+  return false;
 }

@@ -40,7 +40,15 @@ import { questionStopWords } from "../text/english-stop-words.js";
 import { splitSentences } from "../text/split-sentences.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
-import { type AnswerType, constraintsOf, expectedAnswerType, isNegated, offersAnswerType } from "./question-cues.js";
+import {
+  type AnswerType,
+  constraintsOf,
+  countedNoun,
+  expectedAnswerType,
+  isNegated,
+  offersAnswerType,
+  statesCount,
+} from "./question-cues.js";
 
 /** One sentence of the context with its signals. */
 export interface EvidenceSentence {
@@ -64,6 +72,20 @@ export interface EvidenceSentence {
   dense: number | null;
   /** Whether it offers an answer of the expected type that the question does not state; null when no type is expected. */
   offersAnswer: boolean | null;
+  /**
+   * Whether it states a count of the question's counted noun ({@link countedNoun}, "3 trucks" for
+   * "How many trucks…"); null when the question asks for no count of a noun.
+   */
+  countsAnswer: boolean | null;
+  /**
+   * For a line of a structured record (`key: value`, as JSON records are rendered): the field's
+   * key and value; undefined for prose and table rows.
+   */
+  field?: { key: string; value: string } | undefined;
+  /** Idf-weighted share of the question's content terms that a record line's key names, in [0, 1]; 0 for other sentences. */
+  keyCoverage: number;
+  /** Whether a record line's value only repeats words of the question (`name: Oxygen` for "Who discovered oxygen?"). */
+  valueStated: boolean;
   /** Whether it contains a negation. */
   negated: boolean;
   /** Whether its chunk (text and title) holds every name and number of the question. */
@@ -102,6 +124,17 @@ export interface Evidence {
    * than five passages matching a word each.
    */
   passageCoverage: number;
+  /**
+   * The question's focus terms: its content terms that are rarest in general English (the
+   * highest {@link backgroundWeight}, ties within {@link focusTolerance}), the words that say
+   * what the question is about ("vacation" in "How many vacation days do new employees get?").
+   */
+  focusTerms: string[];
+  /**
+   * The highest {@link Evidence.passageCoverage} of a chunk that holds a focus term, in [0, 1];
+   * 0 when no chunk does.
+   */
+  focusPassageCoverage: number;
   /** Whether the dense signal was computed. */
   denseUsed: boolean;
 }
@@ -130,6 +163,13 @@ export const minimumCollectionSize = 20;
 const sentenceWeight = 0.7;
 /** Factor of a sentence that offers an answer of the expected type. */
 const answerTypeBoost = 1.15;
+/** Factor of a sentence that states a count of the question's counted noun (instead of {@link answerTypeBoost}). */
+const countBoost = 1.4;
+/** Factor of a record line whose value only repeats the question (an answer repeats no part of its question). */
+const statedValuePenalty = 0.5;
+/** Share of a chunk's sentences that must be `key: value` lines for the chunk to be read as a record. */
+const recordLineShare = 0.8;
+const fieldPattern = /^([\p{L}\p{N}_.\- ]{1,60}):\s+(.+)$/u;
 /** Factor of a negated sentence when the question is negated. */
 const polarityBoost = 1.1;
 /** Factor of a sentence whose chunk lacks a name or number of the question. */
@@ -147,6 +187,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const questionNegated = isNegated(question);
   const sentences = collectSentences(context, analyzer);
   const words = contentWords(question, analyzer);
+  const focusTerms = focusTermsOf(words);
   const questionTerms: WeightedTerm[] = [...words].map(([term, word]) => {
     let documentFrequency = 0;
     for (const sentence of sentences) if (sentence.terms.has(term)) documentFrequency++;
@@ -173,6 +214,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const constraints = constraintsOf(question, (text) => analyzer.analyze(text));
   const meets = new Map<ContextEntry, boolean>();
   let passageCoverage = 0;
+  let focusPassageCoverage = 0;
   for (const [entry, terms] of chunkTerms) {
     const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title)]);
     const text = `${entry.chunk.title}\n${entry.text}`;
@@ -180,16 +222,36 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       entry,
       constraints.every((constraint) => constraint.met(withTitle, text)),
     );
-    passageCoverage = Math.max(passageCoverage, coverageOf(withTitle));
+    const coverage = coverageOf(withTitle);
+    passageCoverage = Math.max(passageCoverage, coverage);
+    if (focusTerms.some((term) => withTitle.has(term))) focusPassageCoverage = Math.max(focusPassageCoverage, coverage);
   }
+  const counted = countedNoun(question);
+  const analyze = (text: string) => analyzer.analyze(text);
+  markRecordLines(sentences);
+  const questionTermSet = new Set(questionTerms.map(({ term }) => term));
   for (const sentence of sentences) {
-    sentence.coverage = coverageOf(sentence.terms);
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
+    if (sentence.field) {
+      // A record's line is read with its record: the record says which entity, the key which fact.
+      const keyTerms = keyTermsOf(sentence.field.key, questionTerms, analyzer);
+      sentence.keyCoverage = coverageOf(keyTerms);
+      const valueTerms = analyzer.analyze(sentence.field.value);
+      sentence.valueStated = valueTerms.length > 0 && valueTerms.every((term) => questionTermSet.has(term));
+      sentence.coverage = coverageOf(new Set([...(chunkTerms.get(sentence.entry) as Set<string>), ...keyTerms]));
+    } else {
+      sentence.coverage = coverageOf(sentence.terms);
+    }
     sentence.offersAnswer = offersAnswerType(sentence.text, question, expectedType);
+    sentence.countsAnswer = counted === undefined ? null : statesCount(sentence.text, counted, analyze);
     sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
     sentence.samePolarity = questionNegated && sentence.negated;
-    sentence.score = scoreOf(sentence);
   }
+  // When the context counts the thing asked for, a number that counts something else is no answer.
+  if (sentences.some((sentence) => sentence.countsAnswer === true)) {
+    for (const sentence of sentences) if (sentence.countsAnswer === false) sentence.offersAnswer = false;
+  }
+  for (const sentence of sentences) sentence.score = scoreOf(sentence);
   const denseUsed = options.embeddings ? await addDenseSignal(question, sentences, options) : false;
   sentences.sort((left, right) => right.score - left.score || left.rank - right.rank || left.position - right.position);
   return {
@@ -199,6 +261,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentences,
     contextCoverage: coverageOf(allTerms),
     passageCoverage,
+    focusTerms,
+    focusPassageCoverage,
     denseUsed,
   };
 }
@@ -222,6 +286,9 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
         chunkCoverage: 0,
         dense: null,
         offersAnswer: null,
+        countsAnswer: null,
+        keyCoverage: 0,
+        valueStated: false,
         negated: isNegated(text),
         meetsConstraints: true,
         samePolarity: false,
@@ -238,14 +305,60 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
 function scoreOf(sentence: EvidenceSentence): number {
   const lexical = sentenceWeight * sentence.coverage + (1 - sentenceWeight) * sentence.chunkCoverage;
   const relevance = sentence.dense === null ? lexical : (lexical + Math.max(0, sentence.dense)) / 2;
+  const typeFactor = sentence.countsAnswer === true ? countBoost : sentence.offersAnswer === true ? answerTypeBoost : 1;
+  const fieldFactor = sentence.field ? (1 + sentence.keyCoverage) * (sentence.valueStated ? statedValuePenalty : 1) : 1;
   const typed =
-    (sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance) *
+    relevance *
+    typeFactor *
+    fieldFactor *
     (sentence.meetsConstraints ? 1 : unmetConstraintPenalty) *
     (sentence.samePolarity ? polarityBoost : 1);
   const rankPrior = 0.05 / (1 + sentence.rank);
   const fragmentPenalty = sentence.fragment ? 0.5 : 1;
   const leadInPenalty = sentence.text.endsWith(":") ? 0.7 : 1;
   return (typed + rankPrior) * fragmentPenalty * leadInPenalty;
+}
+
+/**
+ * Marks the lines of structured records: in a chunk whose sentences are nearly all single
+ * `key: value` pairs (a rendered JSON record, front matter), each such line gets its `field`.
+ * Table rows (several pairs joined by `; `) stay whole: the row is the answer.
+ */
+function markRecordLines(sentences: EvidenceSentence[]): void {
+  const byEntry = new Map<ContextEntry, EvidenceSentence[]>();
+  for (const sentence of sentences) {
+    const group = byEntry.get(sentence.entry);
+    if (group) group.push(sentence);
+    else byEntry.set(sentence.entry, [sentence]);
+  }
+  for (const group of byEntry.values()) {
+    const fields = group.map((sentence) => (sentence.text.includes("; ") ? null : fieldPattern.exec(sentence.text)));
+    const count = fields.filter((field) => field !== null).length;
+    if (count < 2 || count < group.length * recordLineShare) continue;
+    group.forEach((sentence, index) => {
+      const field = fields[index];
+      if (field) sentence.field = { key: field[1] as string, value: field[2] as string };
+    });
+  }
+}
+
+/**
+ * The question terms a record key names: its words (split at `_`, `.`, `-` and case changes) as
+ * analysed terms, and question terms that a closed compound key begins with or ends with
+ * ("start" for `startdate`, four letters or more).
+ */
+function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], analyzer: Analyzer): Set<string> {
+  const words = key
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/[_.\-]+/g, " ")
+    .toLowerCase();
+  const terms = new Set(analyzer.analyze(words));
+  for (const word of words.split(/\s+/)) {
+    for (const { term } of questionTerms) {
+      if (term.length >= 4 && word.length > term.length && (word.startsWith(term) || word.endsWith(term))) terms.add(term);
+    }
+  }
+  return new Set([...terms].filter((term) => questionTerms.some((weighted) => weighted.term === term)));
 }
 
 /**
@@ -280,6 +393,16 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
     for (const sentence of sentences) sentence.dense = null;
     return false;
   }
+}
+
+/** Background weights this close to the highest make a term a focus term too. */
+export const focusTolerance = 0.02;
+
+/** The focus terms of a question's content terms ({@link Evidence.focusTerms}). */
+function focusTermsOf(words: ReadonlyMap<string, string>): string[] {
+  const weighted = [...words].map(([term, word]) => ({ term, weight: backgroundWeight(word) }));
+  const highest = Math.max(...weighted.map(({ weight }) => weight));
+  return weighted.filter(({ weight }) => weight >= highest - focusTolerance).map(({ term }) => term);
 }
 
 /**
