@@ -10,7 +10,11 @@
  *    already answer, never abstains on the dense signal alone). Without one (BM25 only): no
  *    retrieved passage (a chunk's text and title) holds `minPassageCoverage` of the question's
  *    weighted content terms. The lexical passage check is left to BM25-only mode because a
- *    sentence encoder judges relevance across paraphrases, which the words miss.
+ *    sentence encoder judges relevance across paraphrases, which the words miss. Also without
+ *    one: a question asking for a number whose best passage holds less than
+ *    `minTypedPassageCoverage` of it and whose best sentence offers no number (`answer_type`):
+ *    a passage that shares a few common words with the question ("days", "new") and states no
+ *    count is not about the count asked for.
  * 3. `not_answerable` (the context is on the subject but does not answer):
  *    - a constraint of the question, a name or a number ({@link questionConstraints}), is not
  *      met by the passage that answers: it occurs nowhere in the context, or it is missing from the
@@ -21,15 +25,16 @@
  *    - the question is negated and the best sentence is not (`negation`; negated sentences rank
  *      higher for a negated question, so one that states the negation comes first);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
- *      with a word of the question replaced by its opposite ({@link contradiction});
+ *      with a word of the question replaced by its opposite ({@link contradiction}), or by another
+ *      content word in the same slot between the same words ({@link substitution});
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).
  *
- * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_MIN_DENSE`,
- * `EXTRACTIVE_MIN_COVERAGE`); docs/answering.md gives the measurement that chose each default.
+ * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`,
+ * `ABSTAIN_MIN_DENSE`, `EXTRACTIVE_MIN_COVERAGE`); docs/answering.md gives the measurement that chose each default.
  */
 
 import type { Analyzer } from "../text/analyzer.js";
-import { constraintsOf, contradiction } from "./question-cues.js";
+import { constraintsOf, contradiction, substitution } from "./question-cues.js";
 import type { Evidence, EvidenceSentence } from "./rank-evidence.js";
 
 /** Why an answer abstained (reported as `abstention_reason`). */
@@ -42,13 +47,13 @@ export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevanc
 export type AbstentionCheck =
   | "no_context"
   | "passage_coverage"
-  | "focus"
   | "dense"
   | "missing_constraint"
   | "negation"
   | "contradiction"
-  | "sentence_coverage"
+  | "substitution"
   | "answer_type"
+  | "sentence_coverage"
   | "answerer";
 
 /** The signals the decision read, for logs, evaluation and calibration. */
@@ -57,8 +62,6 @@ export interface AnswerabilitySignals {
   contextCoverage: number;
   /** The highest such share in one chunk (text and title), in [0, 1]. */
   passageCoverage: number;
-  /** The highest such share in one chunk that holds a focus term of the question, in [0, 1]. */
-  focusPassageCoverage: number;
   /** Whether the best sentence offers an answer of the type the question asks for; null when no type is expected. */
   answerTypeOffered: boolean | null;
   /** The same share for the best sentence, in [0, 1]. */
@@ -86,6 +89,13 @@ export interface AbstentionSettings {
    * the question, the answer abstains with `low_relevance`.
    */
   minPassageCoverage: number;
+  /**
+   * `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`: without an embedding model, a question that asks for a
+   * number ("how many", "how long", "what percentage") whose best passage holds less than this
+   * share of it, and whose best sentence offers no number, abstains with `low_relevance`
+   * (`answer_type`); default 0 (off) here, 0.45 in the configuration.
+   */
+  minTypedPassageCoverage?: number | undefined;
   /** `ABSTAIN_MIN_DENSE`: with an embedding model, a best dense signal below it abstains with `low_relevance`. */
   minDense: number;
   /** `EXTRACTIVE_MIN_COVERAGE`: a best sentence covering less abstains with `not_answerable`. */
@@ -117,7 +127,6 @@ export function decideAnswerable(
   const signals: AnswerabilitySignals = {
     contextCoverage: evidence.contextCoverage,
     passageCoverage: evidence.passageCoverage,
-    focusPassageCoverage: evidence.focusPassageCoverage,
     answerTypeOffered: best?.offersAnswer ?? null,
     sentenceCoverage: best?.coverage ?? 0,
     dense: denseValues.length > 0 ? Math.max(...denseValues) : null,
@@ -131,9 +140,13 @@ export function decideAnswerable(
   });
   if (!best) return abstain("no_documents", "no_context");
   if (signals.dense === null && evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
-  const exp = process.env.DOCQA_EXP ?? "";
-  if (signals.dense === null && exp.includes("focus") && evidence.focusPassageCoverage < settings.minPassageCoverage) {
-    return abstain("low_relevance", "focus", evidence.focusTerms.join(" "));
+  if (
+    signals.dense === null &&
+    evidence.expectedType === "number" &&
+    best.offersAnswer === false &&
+    evidence.passageCoverage < (settings.minTypedPassageCoverage ?? 0)
+  ) {
+    return abstain("low_relevance", "answer_type", "number");
   }
   if (signals.dense !== null && signals.dense < settings.minDense && best.coverage < propositionCoverage) {
     return abstain("low_relevance", "dense");
@@ -147,8 +160,12 @@ export function decideAnswerable(
     const opposite = contradiction(question, best.text);
     if (opposite !== undefined) return abstain("not_answerable", "contradiction", opposite);
   }
+  if (best.coverage >= propositionCoverage) {
+    const replaced = substitution(question, best.text, (text) => analyzer.analyze(text));
+    if (replaced !== undefined) return abstain("not_answerable", "substitution", replaced);
+  }
   if (best.coverage < settings.minSentenceCoverage) return abstain("not_answerable", "sentence_coverage");
-  if (exp.includes("type") && best.offersAnswer === false) return abstain("not_answerable", "answer_type", evidence.expectedType ?? "");
+
   return { answerable: true, reason: null, check: null, signals };
 }
 

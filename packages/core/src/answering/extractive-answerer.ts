@@ -46,6 +46,8 @@ export interface ExtractiveAnswererSettings {
   minimumCoverage?: number;
   /** Best passage coverage below which it abstains with `low_relevance` when it decides alone (`ABSTAIN_MIN_PASSAGE_COVERAGE`); default 0.3. */
   minimumPassageCoverage?: number;
+  /** Best passage coverage below which a question asking for a number that no best sentence offers abstains, when it decides alone (`ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`); default 0.45. */
+  minimumTypedPassageCoverage?: number;
   /** Maximum items of `positive_list` and `negative_list`; default 2. */
   maximumListItems?: number;
 }
@@ -70,6 +72,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
   const analyzer = settings.analyzer ?? createEnglishAnalyzer();
   const minimumCoverage = settings.minimumCoverage ?? 0.15;
   const minimumPassageCoverage = settings.minimumPassageCoverage ?? 0.3;
+  const minimumTypedPassageCoverage = settings.minimumTypedPassageCoverage ?? 0.45;
   const maximumListItems = settings.maximumListItems ?? 2;
 
   const result = (answer: Answer, abstentionReason: AbstentionReason | null): GeneratedAnswer => ({
@@ -90,7 +93,12 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         const decision = decideAnswerable(
           question,
           evidence,
-          { minPassageCoverage: minimumPassageCoverage, minDense: 0, minSentenceCoverage: minimumCoverage },
+          {
+            minPassageCoverage: minimumPassageCoverage,
+            minTypedPassageCoverage: minimumTypedPassageCoverage,
+            minDense: 0,
+            minSentenceCoverage: minimumCoverage,
+          },
           analyzer,
         );
         if (!decision.answerable) return result(emptyContextAnswer(), decision.reason);

@@ -73,6 +73,7 @@ export { defaultDenseThreshold } from "./dense-thresholds.js";
 export {
   type AnswerType,
   contradiction,
+  substitution,
   expectedAnswerType,
   isNegated,
   offersAnswerType,

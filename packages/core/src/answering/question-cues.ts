@@ -9,6 +9,8 @@
  * clock times for dates, capitalised words inside a sentence for HUM and LOC.
  */
 
+import { questionStopWords } from "../text/english-stop-words.js";
+
 /** The kind of answer a question asks for, or none recognised. */
 export type AnswerType = "number" | "date" | "entity" | null;
 
@@ -348,4 +350,49 @@ export function statesCount(sentence: string, noun: string, analyze: (text: stri
     if (match && analyze((match[1] as string).replace(/_/g, " ")).includes(wanted)) return true;
   }
   return false;
+}
+
+/**
+ * Whether `sentence` states the question's frame with one of the question's content words
+ * replaced by another ("divides the list in thirds" asked, "divides the list in half" written;
+ * "a function of x" against "a function of n"): a question word that the sentence lacks stands
+ * between the same two words as a different content word of the sentence that the question does
+ * not use, and one more content word next to the slot matches too. Text boundaries count as
+ * words, "a", "an" and "the" as one. Returns the question word, or undefined. This is the lexical
+ * trace of the swapped entity or attribute by which an unanswerable question imitates an
+ * answerable one (Rajpurkar et al., 2018, "Know What You Don't Know: Unanswerable Questions for
+ * SQuAD", section 3: the "antonym" and "entity swap" categories).
+ *
+ * @param analyze - the analyzer's terms of a text (a stop word has none).
+ */
+export function substitution(question: string, sentence: string, analyze: (text: string) => string[]): string | undefined {
+  const wordsOf = (text: string) => [
+    "\u0002",
+    ...((text.toLowerCase().match(lowerWordPattern) ?? []) as string[]).map((word) => (word === "an" || word === "the" ? "a" : word)),
+    "\u0003",
+  ];
+  const questionWords = wordsOf(question);
+  const sentenceWords = wordsOf(sentence);
+  const termOf = (word: string | undefined) =>
+    word === undefined || word.length === 1 || questionStopWords.has(word) ? undefined : analyze(word)[0];
+  const questionTerms = new Set(questionWords.map(termOf).filter((term): term is string => term !== undefined));
+  const sentenceTerms = sentenceWords.map(termOf);
+  const sentenceTermSet = new Set(sentenceTerms.filter((term): term is string => term !== undefined));
+  const present = (term: string) => sentenceTermSet.has(term) || [...sentenceTermSet].some((candidate) => resembles(term, candidate));
+  for (let index = 1; index + 1 < questionWords.length; index++) {
+    const word = questionWords[index] as string;
+    const term = termOf(word);
+    if (term === undefined || present(term) || /^\d/.test(term)) continue;
+    for (let position = 1; position + 1 < sentenceWords.length; position++) {
+      if (sentenceWords[position - 1] !== questionWords[index - 1] || sentenceWords[position + 1] !== questionWords[index + 1]) continue;
+      const replacement = sentenceTerms[position];
+      if (replacement === undefined || questionTerms.has(replacement) || /^\d/.test(replacement)) continue;
+      const anchors = [-2, -1, 1, 2].filter((offset) => {
+        const asked = questionWords[index + offset];
+        return asked !== undefined && asked === sentenceWords[position + offset] && termOf(asked) !== undefined;
+      }).length;
+      if (anchors > 0) return word;
+    }
+  }
+  return undefined;
 }

@@ -124,17 +124,6 @@ export interface Evidence {
    * than five passages matching a word each.
    */
   passageCoverage: number;
-  /**
-   * The question's focus terms: its content terms that are rarest in general English (the
-   * highest {@link backgroundWeight}, ties within {@link focusTolerance}), the words that say
-   * what the question is about ("vacation" in "How many vacation days do new employees get?").
-   */
-  focusTerms: string[];
-  /**
-   * The highest {@link Evidence.passageCoverage} of a chunk that holds a focus term, in [0, 1];
-   * 0 when no chunk does.
-   */
-  focusPassageCoverage: number;
   /** Whether the dense signal was computed. */
   denseUsed: boolean;
 }
@@ -187,7 +176,6 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const questionNegated = isNegated(question);
   const sentences = collectSentences(context, analyzer);
   const words = contentWords(question, analyzer);
-  const focusTerms = focusTermsOf(words);
   const questionTerms: WeightedTerm[] = [...words].map(([term, word]) => {
     let documentFrequency = 0;
     for (const sentence of sentences) if (sentence.terms.has(term)) documentFrequency++;
@@ -214,7 +202,6 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const constraints = constraintsOf(question, (text) => analyzer.analyze(text));
   const meets = new Map<ContextEntry, boolean>();
   let passageCoverage = 0;
-  let focusPassageCoverage = 0;
   for (const [entry, terms] of chunkTerms) {
     const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title)]);
     const text = `${entry.chunk.title}\n${entry.text}`;
@@ -222,9 +209,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       entry,
       constraints.every((constraint) => constraint.met(withTitle, text)),
     );
-    const coverage = coverageOf(withTitle);
-    passageCoverage = Math.max(passageCoverage, coverage);
-    if (focusTerms.some((term) => withTitle.has(term))) focusPassageCoverage = Math.max(focusPassageCoverage, coverage);
+    passageCoverage = Math.max(passageCoverage, coverageOf(withTitle));
   }
   const counted = countedNoun(question);
   const analyze = (text: string) => analyzer.analyze(text);
@@ -261,8 +246,6 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentences,
     contextCoverage: coverageOf(allTerms),
     passageCoverage,
-    focusTerms,
-    focusPassageCoverage,
     denseUsed,
   };
 }
@@ -393,16 +376,6 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
     for (const sentence of sentences) sentence.dense = null;
     return false;
   }
-}
-
-/** Background weights this close to the highest make a term a focus term too. */
-export const focusTolerance = 0.02;
-
-/** The focus terms of a question's content terms ({@link Evidence.focusTerms}). */
-function focusTermsOf(words: ReadonlyMap<string, string>): string[] {
-  const weighted = [...words].map(([term, word]) => ({ term, weight: backgroundWeight(word) }));
-  const highest = Math.max(...weighted.map(({ weight }) => weight));
-  return weighted.filter(({ weight }) => weight >= highest - focusTolerance).map(({ term }) => term);
 }
 
 /**
