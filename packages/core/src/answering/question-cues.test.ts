@@ -9,6 +9,9 @@ import {
   offersAnswerType,
   questionConstraints,
   statesCount,
+  substitution,
+  asksProcedure,
+  isCommandLine,
 } from "./question-cues.js";
 
 describe("expectedAnswerType", () => {
@@ -145,5 +148,33 @@ describe("constraintsOf with abbreviated years", () => {
     expect(met(question, "airline: Aeroflot*; fatal_accidents_85_99: 14")).toEqual([true, true, true]);
     expect(met(question, "Aeroflot had 85 incidents and 99 fatalities.")).toEqual([true, false, false]);
     expect(met("What happened in 1985?", "the class of '85")).toEqual([true]);
+  });
+});
+
+describe("substitution", () => {
+  const analyzer = createEnglishAnalyzer();
+  const analyze = (text: string) => analyzer.analyze(text);
+
+  it("finds a question word replaced by another content word between the same words", () => {
+    expect(substitution("How is time taken expressed as a function of x?", "The time taken can be expressed as a function of n.", analyze)).toBe("x");
+    expect(
+      substitution("What is the oldest work of Norman art?", "By far the most famous work of Norman art is the Bayeux Tapestry.", analyze),
+    ).toBeUndefined();
+  });
+
+  it("ignores question words, modal verbs, numbers and words the sentence has in another form", () => {
+    expect(substitution("How many unused vacation days can be carried over?", "Up to five unused vacation days may be carried over.", analyze)).toBeUndefined();
+    expect(substitution("When did Edward return?", "When finally Edward the Confessor returned from his father's refuge in 1041.", analyze)).toBeUndefined();
+    expect(substitution("Who won in 1999 the title?", "Smith won in 2003 the title.", analyze)).toBeUndefined();
+  });
+});
+
+describe("asksProcedure and isCommandLine", () => {
+  it("reads how-to questions and shell prompts", () => {
+    expect(asksProcedure("How do I install Rust?")).toBe(true);
+    expect(asksProcedure("how to reset the password")).toBe(true);
+    expect(asksProcedure("How does ownership work?")).toBe(false);
+    expect(isCommandLine("$ curl --proto '=https' https://sh.rustup.rs -sSf | sh")).toBe(true);
+    expect(isCommandLine("The price is $ 5.")).toBe(false);
   });
 });

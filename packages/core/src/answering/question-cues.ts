@@ -374,7 +374,7 @@ export function substitution(question: string, sentence: string, analyze: (text:
   const questionWords = wordsOf(question);
   const sentenceWords = wordsOf(sentence);
   const termOf = (word: string | undefined) =>
-    word === undefined || word.length === 1 || questionStopWords.has(word) ? undefined : analyze(word)[0];
+    word === undefined || questionStopWords.has(word) ? undefined : analyze(word)[0];
   const questionTerms = new Set(questionWords.map(termOf).filter((term): term is string => term !== undefined));
   const sentenceTerms = sentenceWords.map(termOf);
   const sentenceTermSet = new Set(sentenceTerms.filter((term): term is string => term !== undefined));
@@ -395,4 +395,20 @@ export function substitution(question: string, sentence: string, analyze: (text:
     }
   }
   return undefined;
+}
+
+const procedureCue = /\bhow (do|can|could|should|would|shall|must) (i|you|we|one)\b|\bhow to\b/i;
+
+/**
+ * Whether `question` asks for a procedure ("How do I install Rust?", "How can you update it?",
+ * "how to reset the password"): its answer is an instruction, not a sentence that names the goal.
+ * "How does caching work?" asks for an explanation and is not one.
+ */
+export function asksProcedure(question: string): boolean {
+  return procedureCue.test(question);
+}
+
+/** Whether `line` is a shell command as documentation prints one: after a `$`, `PS>` or `C:\>` prompt. */
+export function isCommandLine(line: string): boolean {
+  return /^(\$|PS>|C:\\>)\s?\S/.test(line.trim());
 }

@@ -42,9 +42,11 @@ import { backgroundWeight } from "../text/word-frequency.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
 import {
   type AnswerType,
+  asksProcedure,
   constraintsOf,
   countedNoun,
   expectedAnswerType,
+  isCommandLine,
   isNegated,
   offersAnswerType,
   statesCount,
@@ -77,6 +79,11 @@ export interface EvidenceSentence {
    * "How many trucks…"); null when the question asks for no count of a noun.
    */
   countsAnswer: boolean | null;
+  /**
+   * Whether it is an instruction (a lead-in to a shell command) when the question asks for a
+   * procedure and the context holds instructions; null otherwise.
+   */
+  instruction: boolean | null;
   /**
    * For a line of a structured record (`key: value`, as JSON records are rendered): the field's
    * key and value; undefined for prose and table rows.
@@ -154,6 +161,8 @@ const sentenceWeight = 0.7;
 const answerTypeBoost = 1.15;
 /** Factor of a sentence that states a count of the question's counted noun (instead of {@link answerTypeBoost}). */
 const countBoost = 1.4;
+/** Factor of a sentence that is no instruction when the question asks for a procedure and the context holds instructions. */
+const nonInstructionPenalty = 0.8;
 /** Factor of a record line whose value only repeats the question (an answer repeats no part of its question). */
 const statedValuePenalty = 0.5;
 /** Share of a chunk's sentences that must be `key: value` lines for the chunk to be read as a record. */
@@ -232,6 +241,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
     sentence.samePolarity = questionNegated && sentence.negated;
   }
+  if (asksProcedure(question)) markInstructions(sentences, questionTerms, analyzer, coverageOf);
   // When the context counts the thing asked for, a number that counts something else is no answer.
   if (sentences.some((sentence) => sentence.countsAnswer === true)) {
     for (const sentence of sentences) if (sentence.countsAnswer === false) sentence.offersAnswer = false;
@@ -270,6 +280,7 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
         dense: null,
         offersAnswer: null,
         countsAnswer: null,
+        instruction: null,
         keyCoverage: 0,
         valueStated: false,
         negated: isNegated(text),
@@ -295,11 +306,81 @@ function scoreOf(sentence: EvidenceSentence): number {
     typeFactor *
     fieldFactor *
     (sentence.meetsConstraints ? 1 : unmetConstraintPenalty) *
+    (sentence.instruction === false ? nonInstructionPenalty : 1) *
     (sentence.samePolarity ? polarityBoost : 1);
   const rankPrior = 0.05 / (1 + sentence.rank);
   const fragmentPenalty = sentence.fragment ? 0.5 : 1;
-  const leadInPenalty = sentence.text.endsWith(":") ? 0.7 : 1;
+  const leadInPenalty = sentence.text.endsWith(":") && sentence.offersAnswer !== true ? 0.7 : 1;
   return (typed + rankPrior) * fragmentPenalty * leadInPenalty;
+}
+
+/**
+ * For a question asking for a procedure ({@link asksProcedure}): when the context holds
+ * instructions, they offer the answer and the other sentences do not. An instruction is a lead-in ending with a
+ * colon whose next line is a shell command ("open a terminal and enter the following command:"
+ * before `$ curl …`); it is read with its section's heading, which names the task
+ * ("Installing rustup on Linux or macOS"), and with the command, so its coverage counts their
+ * terms too (a heading or command word that begins with a question term of four letters or more,
+ * "rustup" for "rust", counts as that term).
+ */
+function markInstructions(
+  sentences: EvidenceSentence[],
+  questionTerms: readonly WeightedTerm[],
+  analyzer: Analyzer,
+  coverageOf: (terms: ReadonlySet<string>) => number,
+): void {
+  const headings = new Map<ContextEntry, Set<string>>();
+  const headingOf = (entry: ContextEntry) => {
+    let texts = headings.get(entry);
+    if (!texts) {
+      texts = new Set(
+        entry.text
+          .split(/\r?\n/)
+          .map((line) => /^\s*#{1,6}\s+(.+)$/.exec(line)?.[1]?.replace(/\s+/g, " ").trim())
+          .filter((text): text is string => text !== undefined),
+      );
+      headings.set(entry, texts);
+    }
+    return texts;
+  };
+  const byPosition = new Map<ContextEntry, Map<number, EvidenceSentence>>();
+  for (const sentence of sentences) {
+    let positions = byPosition.get(sentence.entry);
+    if (!positions) byPosition.set(sentence.entry, (positions = new Map()));
+    positions.set(sentence.position, sentence);
+  }
+  const instructions = sentences.filter((sentence) => {
+    const next = byPosition.get(sentence.entry)?.get(sentence.position + 1);
+    return sentence.text.endsWith(":") && next !== undefined && isCommandLine(next.text);
+  });
+  // Without an instruction in the context, the answer may be prose ("download the installer and run it").
+  if (instructions.length === 0) return;
+  for (const sentence of sentences) {
+    sentence.offersAnswer = false;
+    sentence.instruction = false;
+  }
+  for (const sentence of instructions) {
+    const next = byPosition.get(sentence.entry)?.get(sentence.position + 1) as EvidenceSentence;
+    sentence.offersAnswer = true;
+    sentence.instruction = true;
+    let heading: EvidenceSentence | undefined;
+    const positions = byPosition.get(sentence.entry) as Map<number, EvidenceSentence>;
+    for (let position = sentence.position - 1; position >= 0 && !heading; position--) {
+      const candidate = positions.get(position);
+      if (candidate && headingOf(sentence.entry).has(candidate.text)) heading = candidate;
+    }
+    const read = [sentence.text, next.text, heading?.text ?? ""].join(" ");
+    sentence.coverage = Math.max(sentence.coverage, coverageOf(withPrefixTerms(read, questionTerms, analyzer)));
+  }
+}
+
+/** The terms of `text`, plus each question term that a word of `text` begins with (four letters or more). */
+function withPrefixTerms(text: string, questionTerms: readonly WeightedTerm[], analyzer: Analyzer): Set<string> {
+  const terms = new Set(analyzer.analyze(text));
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    for (const { term } of questionTerms) if (term.length >= 4 && word.length > term.length && word.startsWith(term)) terms.add(term);
+  }
+  return terms;
 }
 
 /**
