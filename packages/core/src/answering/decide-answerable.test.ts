@@ -167,7 +167,10 @@ describe("decideAnswerable", () => {
       "A computational problem can be viewed as an infinite collection of instances together with a solution for every instance.",
     );
     expect(
-      await decide("What case complexity is represented when each pivoting divides the list in thirds, also needing O(n log n) time?", theory),
+      await decide(
+        "What case complexity is represented when each pivoting divides the list in thirds, also needing O(n log n) time?",
+        theory,
+      ),
     ).toMatchObject({ answerable: false, reason: "not_answerable", check: "substitution", detail: "thirds" });
     expect(
       await decide("What can be viewed as a limited collection of instances together with a solution for every instance?", theory),

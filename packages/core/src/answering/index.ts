@@ -73,11 +73,11 @@ export { defaultDenseThreshold } from "./dense-thresholds.js";
 export {
   type AnswerType,
   contradiction,
-  substitution,
   expectedAnswerType,
   isNegated,
   offersAnswerType,
   questionConstraints,
+  substitution,
 } from "./question-cues.js";
 export {
   contentWords,

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import {
+  asksProcedure,
   constraintsOf,
   contradiction,
   countedNoun,
   expectedAnswerType,
+  isCommandLine,
   isNegated,
   offersAnswerType,
   questionConstraints,
   statesCount,
   substitution,
-  asksProcedure,
-  isCommandLine,
 } from "./question-cues.js";
 
 describe("expectedAnswerType", () => {
@@ -156,15 +156,21 @@ describe("substitution", () => {
   const analyze = (text: string) => analyzer.analyze(text);
 
   it("finds a question word replaced by another content word between the same words", () => {
-    expect(substitution("How is time taken expressed as a function of x?", "The time taken can be expressed as a function of n.", analyze)).toBe("x");
+    expect(
+      substitution("How is time taken expressed as a function of x?", "The time taken can be expressed as a function of n.", analyze),
+    ).toBe("x");
     expect(
       substitution("What is the oldest work of Norman art?", "By far the most famous work of Norman art is the Bayeux Tapestry.", analyze),
     ).toBeUndefined();
   });
 
   it("ignores question words, modal verbs, numbers and words the sentence has in another form", () => {
-    expect(substitution("How many unused vacation days can be carried over?", "Up to five unused vacation days may be carried over.", analyze)).toBeUndefined();
-    expect(substitution("When did Edward return?", "When finally Edward the Confessor returned from his father's refuge in 1041.", analyze)).toBeUndefined();
+    expect(
+      substitution("How many unused vacation days can be carried over?", "Up to five unused vacation days may be carried over.", analyze),
+    ).toBeUndefined();
+    expect(
+      substitution("When did Edward return?", "When finally Edward the Confessor returned from his father's refuge in 1041.", analyze),
+    ).toBeUndefined();
     expect(substitution("Who won in 1999 the title?", "Smith won in 2003 the title.", analyze)).toBeUndefined();
   });
 });

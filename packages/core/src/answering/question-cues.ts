@@ -329,7 +329,8 @@ export function countedNoun(question: string): string | undefined {
 
 /** Words between a number and the noun it counts ("at least 8 alphanumeric characters"). */
 const countReach = 3;
-const numberToken = /^(\d+(?:[.,]\d+)*%?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)$/i;
+const numberToken =
+  /^(\d+(?:[.,]\d+)*%?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)$/i;
 
 /**
  * Whether `sentence` states a count of `noun` (analysed with `analyze`): a number at most
@@ -373,8 +374,7 @@ export function substitution(question: string, sentence: string, analyze: (text:
   ];
   const questionWords = wordsOf(question);
   const sentenceWords = wordsOf(sentence);
-  const termOf = (word: string | undefined) =>
-    word === undefined || questionStopWords.has(word) ? undefined : analyze(word)[0];
+  const termOf = (word: string | undefined) => (word === undefined || questionStopWords.has(word) ? undefined : analyze(word)[0]);
   const questionTerms = new Set(questionWords.map(termOf).filter((term): term is string => term !== undefined));
   const sentenceTerms = sentenceWords.map(termOf);
   const sentenceTermSet = new Set(sentenceTerms.filter((term): term is string => term !== undefined));
