@@ -47,6 +47,7 @@ describe("decideAnswerable", () => {
       contextCoverage: 1,
       passageCoverage: 1,
       sentenceCoverage: 1,
+      expectedType: "number",
       answerTypeOffered: true,
       dense: null,
     });

@@ -34,7 +34,7 @@
  */
 
 import type { Analyzer } from "../text/analyzer.js";
-import { constraintsOf, contradiction, substitution } from "./question-cues.js";
+import { type AnswerType, constraintsOf, contradiction, substitution } from "./question-cues.js";
 import type { Evidence, EvidenceSentence } from "./rank-evidence.js";
 
 /** Why an answer abstained (reported as `abstention_reason`). */
@@ -62,7 +62,9 @@ export interface AnswerabilitySignals {
   contextCoverage: number;
   /** The highest such share in one chunk (text and title), in [0, 1]. */
   passageCoverage: number;
-  /** Whether the best sentence offers an answer of the type the question asks for; null when no type is expected. */
+  /** The answer type the question asks for (`expectedAnswerType`); null when none is recognised. */
+  expectedType: AnswerType;
+  /** Whether the best sentence offers an answer of that type; null when no type is expected. */
   answerTypeOffered: boolean | null;
   /** The same share for the best sentence, in [0, 1]. */
   sentenceCoverage: number;
@@ -127,6 +129,7 @@ export function decideAnswerable(
   const signals: AnswerabilitySignals = {
     contextCoverage: evidence.contextCoverage,
     passageCoverage: evidence.passageCoverage,
+    expectedType: evidence.expectedType,
     answerTypeOffered: best?.offersAnswer ?? null,
     sentenceCoverage: best?.coverage ?? 0,
     dense: denseValues.length > 0 ? Math.max(...denseValues) : null,
