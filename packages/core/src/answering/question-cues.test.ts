@@ -38,6 +38,11 @@ describe("offersAnswerType", () => {
     expect(offersAnswerType("requests are approved by your manager.", "Who approves requests?", "entity")).toBe(false);
     expect(offersAnswerType("Anything.", "What is it?", null)).toBeNull();
   });
+
+  it("does not take a number for the person 'who' asks for, but does for 'where'", () => {
+    expect(offersAnswerType("year_of_discovery: 1774", "Who discovered oxygen?", "entity")).toBe(false);
+    expect(offersAnswerType("The office is at 221 lake road.", "Where is the office?", "entity")).toBe(true);
+  });
 });
 
 describe("contradiction", () => {

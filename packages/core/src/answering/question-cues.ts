@@ -21,6 +21,7 @@ const dateCue =
 const entityCue =
   /\b(who|whom|whose|where|which (person|people|company|organi[sz]ation|country|city|state|place|team|group|king|author)|what (country|city|state|place|company|organi[sz]ation|team|language|nationality))\b/i;
 
+const personCue = /\b(who|whom|whose)\b/i;
 const numberWords =
   /\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|once|twice|single|double|triple)\b/gi;
 const digits = /\d+(?:[.,:]\d+)*%?/g;
@@ -55,7 +56,7 @@ function tokensOf(text: string, pattern: RegExp): string[] {
  * Whether `sentence` holds a candidate answer of `type` that `question` does not already state
  * (an answer repeats no part of its question): digits or number words for `number`; a year,
  * month, weekday, century or clock time for `date` (a bare number counts too); a capitalised word
- * after the first for `entity`. Null when `type` is null.
+ * after the first for `entity` (or a number, unless the question asks "who"). Null when `type` is null.
  */
 export function offersAnswerType(sentence: string, question: string, type: AnswerType): boolean | null {
   if (type === null) return null;
@@ -67,7 +68,8 @@ export function offersAnswerType(sentence: string, question: string, type: Answe
     case "date":
       return novel(tokensOf(sentence, digits)) || novel(tokensOf(sentence, months));
     case "entity":
-      return novel(tokensOf(sentence, capitalised)) || novel(tokensOf(sentence, digits));
+      // "Who" asks for a person, whom no number names; "where" or "which team" may be answered by one.
+      return novel(tokensOf(sentence, capitalised)) || (!personCue.test(question) && novel(tokensOf(sentence, digits)));
   }
 }
 

@@ -336,8 +336,8 @@ function scoreOf(sentence: EvidenceSentence): number {
  * instructions, they offer the answer and the other sentences do not. An instruction is a lead-in ending with a
  * colon whose next line is a shell command ("open a terminal and enter the following command:"
  * before `$ curl …`); it is read with its section's heading, which names the task
- * ("Installing rustup on Linux or macOS"), and with the command, so its coverage counts their
- * terms too (a heading or command word that begins with a question term of four letters or more,
+ * ("Installing rustup on Linux or macOS"), unless it states its own purpose ("To uninstall Rust,
+ * run …"), and with the command, so its coverage counts their terms too (a heading or command word that begins with a question term of four letters or more,
  * "rustup" for "rust", counts as that term).
  */
 function markInstructions(
@@ -386,7 +386,9 @@ function markInstructions(
       const candidate = positions.get(position);
       if (candidate && headingOf(sentence.entry).has(candidate.text)) heading = candidate;
     }
-    const read = [sentence.text, next.text, heading?.text ?? ""].join(" ");
+    // An instruction that states its own purpose ("To uninstall Rust, run …") is about that purpose, not its section's.
+    const purposeful = /^to\s+\p{L}+/iu.test(sentence.text) && sentence.text.includes(",");
+    const read = [sentence.text, next.text, purposeful ? "" : (heading?.text ?? "")].join(" ");
     sentence.coverage = Math.max(sentence.coverage, coverageOf(withPrefixTerms(read, questionTerms, analyzer)));
   }
 }
