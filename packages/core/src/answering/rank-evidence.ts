@@ -39,7 +39,8 @@
  * 6. Records: in a chunk of `key: value` lines (a rendered JSON record), every line is read with
  *    its record (its coverage is the record's, plus question terms its key names), multiplied by
  *    1 + the share of the question its key names, and halved when its value only repeats the
- *    question (`name: Oxygen` for "Who discovered oxygen?").
+ *    question (`name: Oxygen` for "Who discovered oxygen?") and lowered (× 0.8) when its value is
+ *    not of the type asked for. An instruction's dense signal reads it with its heading and command.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
@@ -95,6 +96,8 @@ export interface EvidenceSentence {
    * procedure and the context holds instructions; null otherwise.
    */
   instruction: boolean | null;
+  /** The text the dense signal reads when it is not {@link EvidenceSentence.text}: an instruction with its heading and command. */
+  denseText?: string | undefined;
   /**
    * For a line of a structured record (`key: value`, as JSON records are rendered): the field's
    * key and value; undefined for prose and table rows.
@@ -178,6 +181,8 @@ const nonInstructionPenalty = 0.8;
 const uncountedPenalty = 0.8;
 /** Factor of a record line whose value only repeats the question (an answer repeats no part of its question). */
 const statedValuePenalty = 0.5;
+/** Factor of a record line whose value is not of the type the question asks for (`year_of_discovery: 1774` for "who"). */
+const untypedFieldPenalty = 0.8;
 /** Share of a chunk's sentences that must be `key: value` lines for the chunk to be read as a record. */
 const recordLineShare = 0.8;
 const fieldPattern = /^([\p{L}\p{N}_.\- ]{1,60}):\s+(.+)$/u;
@@ -316,7 +321,11 @@ function scoreOf(sentence: EvidenceSentence): number {
   const lexical = sentenceWeight * sentence.coverage + (1 - sentenceWeight) * sentence.chunkCoverage;
   const relevance = sentence.dense === null ? lexical : (lexical + Math.max(0, sentence.dense)) / 2;
   const typeFactor = sentence.countsAnswer === true ? countBoost : sentence.offersAnswer === true ? answerTypeBoost : 1;
-  const fieldFactor = sentence.field ? (1 + sentence.keyCoverage) * (sentence.valueStated ? statedValuePenalty : 1) : 1;
+  const fieldFactor = sentence.field
+    ? (1 + sentence.keyCoverage) *
+      (sentence.valueStated ? statedValuePenalty : 1) *
+      (sentence.offersAnswer === false ? untypedFieldPenalty : 1)
+    : 1;
   const typed =
     relevance *
     typeFactor *
@@ -389,6 +398,7 @@ function markInstructions(
     // An instruction that states its own purpose ("To uninstall Rust, run …") is about that purpose, not its section's.
     const purposeful = /^to\s+\p{L}+/iu.test(sentence.text) && sentence.text.includes(",");
     const read = [sentence.text, next.text, purposeful ? "" : (heading?.text ?? "")].join(" ");
+    sentence.denseText = `${purposeful || !heading ? "" : `${heading.text}: `}${sentence.text} ${next.text}`;
     sentence.coverage = Math.max(sentence.coverage, coverageOf(withPrefixTerms(read, questionTerms, analyzer)));
   }
 }
@@ -457,7 +467,7 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
     options.signal?.throwIfAborted();
     const [queryVector, passageVectors] = await Promise.all([
       options.queryVector ? Array.from(options.queryVector) : embeddings.embedQuery(question),
-      embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.text)]),
+      embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.denseText ?? sentence.text)]),
     ]);
     const self = cosineSimilarity(queryVector, passageVectors[0] as number[]);
     const scale = self > 0 ? self : 1;
