@@ -43,7 +43,14 @@ describe("decideAnswerable", () => {
   it("answers when a sentence covers the question", async () => {
     const decision = await decide("How many vacation days do new employees get?");
     expect(decision).toMatchObject({ answerable: true, reason: null, check: null });
-    expect(decision.signals).toEqual({ contextCoverage: 1, passageCoverage: 1, sentenceCoverage: 1, dense: null });
+    expect(decision.signals).toEqual({
+      contextCoverage: 1,
+      passageCoverage: 1,
+      sentenceCoverage: 1,
+      expectedType: "number",
+      answerTypeOffered: true,
+      dense: null,
+    });
   });
 
   it("abstains with no_documents on an empty context", async () => {
@@ -136,5 +143,41 @@ describe("decideAnswerable", () => {
     expect(await decide("How do I bake sourdough bread at home?", handbook, { checkAnswer: false })).toMatchObject({
       reason: "low_relevance",
     });
+  });
+  it("abstains with low_relevance when a question asking for a number meets a marginal passage that states none", async () => {
+    const novel = contextOf(
+      "Anna Pavlovna had had a cough for some days. It was the new fashion to receive guests.",
+      "Prince Vasili always spoke languidly, like an actor repeating a stale part.",
+    );
+    const question = "How many vacation days do new employees get?";
+    const decision = await decide(question, novel, { minTypedPassageCoverage: 0.45 });
+    expect(decision).toMatchObject({ answerable: false, reason: "low_relevance", check: "answer_type", detail: "number" });
+    // "days" and "new" meet the passage check; no sentence states a number.
+    expect(decision.signals.passageCoverage).toBeGreaterThanOrEqual(0.3);
+    expect(decision.signals.passageCoverage).toBeLessThan(0.45);
+    expect(decision.signals.answerTypeOffered).toBe(false);
+    // Off (0), the passage check alone lets it through to the answer checks.
+    expect((await decide(question, novel, { minTypedPassageCoverage: 0 })).check).not.toBe("answer_type");
+    // A passage that states a number answers.
+    expect((await decide(question, handbook, { minTypedPassageCoverage: 0.45 })).answerable).toBe(true);
+  });
+
+  it("abstains with not_answerable when the best sentence fills the question's slot with another word", async () => {
+    const theory = contextOf(
+      "The best case occurs when each pivoting divides the list in half, also needing O(n log n) time.",
+      "A computational problem can be viewed as an infinite collection of instances together with a solution for every instance.",
+    );
+    expect(
+      await decide(
+        "What case complexity is represented when each pivoting divides the list in thirds, also needing O(n log n) time?",
+        theory,
+      ),
+    ).toMatchObject({ answerable: false, reason: "not_answerable", check: "substitution", detail: "thirds" });
+    expect(
+      await decide("What can be viewed as a limited collection of instances together with a solution for every instance?", theory),
+    ).toMatchObject({ answerable: false, check: "substitution", detail: "limited" });
+    expect(
+      await decide("What can be viewed as an infinite collection of instances together with a solution for every instance?", theory),
+    ).toMatchObject({ answerable: true });
   });
 });

@@ -10,7 +10,11 @@
  *    already answer, never abstains on the dense signal alone). Without one (BM25 only): no
  *    retrieved passage (a chunk's text and title) holds `minPassageCoverage` of the question's
  *    weighted content terms. The lexical passage check is left to BM25-only mode because a
- *    sentence encoder judges relevance across paraphrases, which the words miss.
+ *    sentence encoder judges relevance across paraphrases, which the words miss. Also without
+ *    one: a question asking for a number whose best passage holds less than
+ *    `minTypedPassageCoverage` of it and whose best sentence offers no number (`answer_type`):
+ *    a passage that shares a few common words with the question ("days", "new") and states no
+ *    count is not about the count asked for.
  * 3. `not_answerable` (the context is on the subject but does not answer):
  *    - a constraint of the question, a name or a number ({@link questionConstraints}), is not
  *      met by the passage that answers: it occurs nowhere in the context, or it is missing from the
@@ -21,15 +25,16 @@
  *    - the question is negated and the best sentence is not (`negation`; negated sentences rank
  *      higher for a negated question, so one that states the negation comes first);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
- *      with a word of the question replaced by its opposite ({@link contradiction});
+ *      with a word of the question replaced by its opposite ({@link contradiction}), or by another
+ *      content word in the same slot between the same words ({@link substitution});
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).
  *
- * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_MIN_DENSE`,
- * `EXTRACTIVE_MIN_COVERAGE`); docs/answering.md gives the measurement that chose each default.
+ * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`,
+ * `ABSTAIN_MIN_DENSE`, `EXTRACTIVE_MIN_COVERAGE`); docs/answering.md gives the measurement that chose each default.
  */
 
 import type { Analyzer } from "../text/analyzer.js";
-import { constraintsOf, contradiction } from "./question-cues.js";
+import { type AnswerType, constraintsOf, contradiction, substitution } from "./question-cues.js";
 import type { Evidence, EvidenceSentence } from "./rank-evidence.js";
 
 /** Why an answer abstained (reported as `abstention_reason`). */
@@ -46,6 +51,8 @@ export type AbstentionCheck =
   | "missing_constraint"
   | "negation"
   | "contradiction"
+  | "substitution"
+  | "answer_type"
   | "sentence_coverage"
   | "answerer";
 
@@ -55,6 +62,10 @@ export interface AnswerabilitySignals {
   contextCoverage: number;
   /** The highest such share in one chunk (text and title), in [0, 1]. */
   passageCoverage: number;
+  /** The answer type the question asks for (`expectedAnswerType`); null when none is recognised. */
+  expectedType: AnswerType;
+  /** Whether the best sentence offers an answer of that type; null when no type is expected. */
+  answerTypeOffered: boolean | null;
   /** The same share for the best sentence, in [0, 1]. */
   sentenceCoverage: number;
   /** The highest dense signal of any sentence; null without an embedding model. */
@@ -80,6 +91,13 @@ export interface AbstentionSettings {
    * the question, the answer abstains with `low_relevance`.
    */
   minPassageCoverage: number;
+  /**
+   * `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`: without an embedding model, a question that asks for a
+   * number ("how many", "how long", "what percentage") whose best passage holds less than this
+   * share of it, and whose best sentence offers no number, abstains with `low_relevance`
+   * (`answer_type`); default 0 (off) here, 0.45 in the configuration.
+   */
+  minTypedPassageCoverage?: number | undefined;
   /** `ABSTAIN_MIN_DENSE`: with an embedding model, a best dense signal below it abstains with `low_relevance`. */
   minDense: number;
   /** `EXTRACTIVE_MIN_COVERAGE`: a best sentence covering less abstains with `not_answerable`. */
@@ -111,6 +129,8 @@ export function decideAnswerable(
   const signals: AnswerabilitySignals = {
     contextCoverage: evidence.contextCoverage,
     passageCoverage: evidence.passageCoverage,
+    expectedType: evidence.expectedType,
+    answerTypeOffered: best?.offersAnswer ?? null,
     sentenceCoverage: best?.coverage ?? 0,
     dense: denseValues.length > 0 ? Math.max(...denseValues) : null,
   };
@@ -123,6 +143,14 @@ export function decideAnswerable(
   });
   if (!best) return abstain("no_documents", "no_context");
   if (signals.dense === null && evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
+  if (
+    signals.dense === null &&
+    evidence.expectedType === "number" &&
+    best.offersAnswer === false &&
+    evidence.passageCoverage < (settings.minTypedPassageCoverage ?? 0)
+  ) {
+    return abstain("low_relevance", "answer_type", "number");
+  }
   if (signals.dense !== null && signals.dense < settings.minDense && best.coverage < propositionCoverage) {
     return abstain("low_relevance", "dense");
   }
@@ -135,7 +163,12 @@ export function decideAnswerable(
     const opposite = contradiction(question, best.text);
     if (opposite !== undefined) return abstain("not_answerable", "contradiction", opposite);
   }
+  if (best.coverage >= propositionCoverage) {
+    const replaced = substitution(question, best.text, (text) => analyzer.analyze(text));
+    if (replaced !== undefined) return abstain("not_answerable", "substitution", replaced);
+  }
   if (best.coverage < settings.minSentenceCoverage) return abstain("not_answerable", "sentence_coverage");
+
   return { answerable: true, reason: null, check: null, signals };
 }
 

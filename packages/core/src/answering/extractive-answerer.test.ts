@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadFile } from "../ingestion/loaders/load-file.js";
 import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
+import { isContinuousIntegration, sharedDataPath } from "../testing/shared-data.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { emptyContextAnswer } from "./answer.js";
 import type { GeneratedAnswer } from "./answerer.js";
@@ -50,6 +54,7 @@ const context: AnswerContext = buildContext(
 );
 
 const answerer = createExtractiveAnswerer();
+const sharedDocuments = sharedDataPath("documents");
 
 /** Every text field of an answer. */
 const allTexts = (generated: GeneratedAnswer) => [
@@ -266,5 +271,143 @@ describe("createExtractiveAnswerer", () => {
     const generated = await noStem.answer({ question: "How many paid days does one employee get?", context });
     expect(generated.answer.callout_answer).toBe("Employees receive twenty days of paid annual leave each year. [Source: doc_1]");
     expect(generated.answer.keywords).toEqual(["paid", "days"]);
+  });
+  describe("answer selection: records, counts and instructions", () => {
+    const contextOf = (...chunks: ChunkRecord[]) =>
+      buildContext(
+        chunks.map((item, index) => ({ chunk: item, score: 1 - index / 10 })),
+        { maxDocChars: 4000, maxContextChars: 16000 },
+      );
+    const record = (docId: string, title: string, fields: Record<string, string | number>) =>
+      chunk(
+        docId,
+        title,
+        Object.entries(fields)
+          .map(([key, value]) => `${key}: ${value}`)
+          .join("\n"),
+      );
+
+    it("answers a JSON record with the field asked for, named by the record's line that the question states", async () => {
+      const tin = record("metals#3", "Tin (metals)", { number: 50, name: "Tin", smelted_by: "Bronze Age smiths", melting_point: 505 });
+      const lead = record("metals#4", "Lead (metals)", { number: 82, name: "Lead", smelted_by: "Anatolian smiths" });
+      const who = await answerer.answer({ question: "Who smelted tin first?", context: contextOf(tin, lead) });
+      expect(who.answer.callout_answer).toBe("name: Tin; smelted_by: Bronze Age smiths [Source: doc_1]");
+      const melting = await answerer.answer({ question: "What is the melting point of tin?", context: contextOf(tin, lead) });
+      expect(melting.answer.callout_answer).toBe("name: Tin; melting_point: 505 [Source: doc_1]");
+    });
+
+    it("answers 'how many X' with the sentence that counts X, not one counting other things the question names", async () => {
+      const report = chunk(
+        "report",
+        "Shipment report",
+        "We shipped 400 chairs, 120 desks and 30 lamps to the new office on 3 March. Altogether 6 vans were used for 9 hours.",
+      );
+      const vans = await answerer.answer({
+        question: "How many vans were used to ship the chairs, desks and lamps?",
+        context: contextOf(report),
+      });
+      expect(vans.answer.callout_answer).toBe("Altogether 6 vans were used for 9 hours. [Source: doc_1]");
+      const chairs = await answerer.answer({ question: "How many chairs were shipped to the new office?", context: contextOf(report) });
+      expect(chairs.answer.callout_answer).toMatch(/^We shipped 400 chairs/);
+    });
+
+    it("answers from a table row whose header abbreviates the asked years", async () => {
+      const rows = chunk(
+        "crops",
+        "crops",
+        [
+          "farm: Hill End; harvests_90_99: 9; failed_harvests_90_99: 1; harvests_00_09: 10",
+          "farm: Low Mill; harvests_90_99: 10; failed_harvests_90_99: 3; harvests_00_09: 10",
+        ].join("\n"),
+      );
+      const generated = await answerer.answer({
+        question: "How many failed harvests did Low Mill have from 1990 to 1999?",
+        context: contextOf(rows),
+      });
+      expect(generated.abstained).toBe(false);
+      expect(generated.answer.callout_answer).toBe(
+        "farm: Low Mill; harvests_90_99: 10; failed_harvests_90_99: 3; harvests_00_09: 10 [Source: doc_1]",
+      );
+    });
+
+    it("answers a how-to question with the instruction and its command, read under its section heading", async () => {
+      const guide = chunk(
+        "guide",
+        "Setup guide",
+        [
+          "## Setup",
+          "The first step is to install Zephyr.",
+          "### Installing zephyrup on Linux",
+          "Open a terminal and enter the following command:",
+          "```console",
+          "$ wget https://example.org/zephyrup.sh && sh zephyrup.sh",
+          "```",
+          "Zephyr also needs a C compiler, so install GCC or Clang first.",
+        ].join("\n"),
+      );
+      const generated = await answerer.answer({ question: "How do I install Zephyr?", context: contextOf(guide) });
+      expect(generated.answer.callout_answer).toBe(
+        "Open a terminal and enter the following command: $ wget https://example.org/zephyrup.sh && sh zephyrup.sh [Source: doc_1]",
+      );
+    });
+  });
+
+  describe.skipIf(!sharedDocuments && !isContinuousIntegration())("answer selection on ../shared/data/documents", () => {
+    const load = async (folder: string, name: string) =>
+      (
+        await loadFile(
+          { name, bytes: readFileSync(join(sharedDocuments as string, folder, name)) },
+          { limits: { maxFileBytes: 50_000_000, maxExtractedChars: 50_000_000 }, chunkSize: 1000 },
+        )
+      ).documents;
+    const contextOf = (sections: { docId: string; title: string; text: string }[]) =>
+      buildContext(
+        sections.map((section, index) => ({ chunk: chunk(section.docId, section.title, section.text), score: 1 - index / 100 })),
+        { maxDocChars: 40_000, maxContextChars: 400_000 },
+      );
+    const sectionsOf = (documents: Awaited<ReturnType<typeof load>>, keep: (text: string, title: string) => boolean) =>
+      documents.flatMap((document, index) =>
+        document.sections
+          .filter((section) => keep(section.text, document.title))
+          .map((section) => ({ docId: `${document.title}#${index}`, title: document.title, text: section.text })),
+      );
+
+    it("answers elements.json and us_presidents.json with the field asked for", async () => {
+      const elements = sectionsOf(await load("json", "elements.json"), (_, title) => /^(Oxygen|Hydrogen|Nitrogen) /.test(title));
+      const who = await answerer.answer({ question: "Who discovered oxygen?", context: contextOf(elements) });
+      expect(who.answer.callout_answer).toMatch(/^name: Oxygen; discoverer: Priestley\/Scheele \[Source: doc_\d\]$/);
+      const presidents = sectionsOf(await load("json", "us_presidents.json"), (text) => /Obama|Bush/.test(text));
+      const start = await answerer.answer({ question: "When did Barack Obama's term as President start?", context: contextOf(presidents) });
+      expect(start.answer.callout_answer).toMatch(/startdate: 2009-01-20 \[Source: doc_\d\]$/);
+    });
+
+    it("answers the memo's 'how many trucks' and the airline table's 1985-1999 accidents", async () => {
+      const memo = sectionsOf(await load("pdf", "memo-1p.pdf"), () => true);
+      const trucks = await answerer.answer({
+        question: "How many trucks were used for the delivery of water, blankets and laptops?",
+        context: contextOf(memo),
+      });
+      expect(trucks.answer.callout_answer).toBe("A total of 3 trucks were used for 15 hours. [Source: doc_1]");
+      const airlines = sectionsOf(await load("csv", "airline_safety.csv"), (text) => text.includes("Aeroflot"));
+      const accidents = await answerer.answer({
+        question: "How many fatal accidents did Aeroflot have from 1985 to 1999?",
+        context: contextOf(airlines),
+      });
+      expect(accidents.abstained).toBe(false);
+      expect(accidents.answer.callout_answer).toMatch(/^airline: Aeroflot\*; .*fatal_accidents_85_99: 14;/);
+    });
+
+    it("answers 'How do I install Rust?' with the curl command", async () => {
+      const book = sectionsOf(await load("md", "rust-book-ch01-01-installation.md"), () => true);
+      const generated = await answerer.answer({ question: "How do I install Rust?", context: contextOf(book) });
+      expect(generated.answer.callout_answer).toMatch(
+        /enter the following command: \$ curl --proto '=https' --tlsv1\.2 https:\/\/sh\.rustup\.rs -sSf \| sh \[Source: doc_\d\]$/,
+      );
+      const update = await answerer.answer({
+        question: "How do you update Rust to the latest version with rustup?",
+        context: contextOf(book),
+      });
+      expect(update.answer.callout_answer).toMatch(/\$ rustup update \[Source: doc_\d\]$/);
+    });
   });
 });

@@ -46,6 +46,8 @@ export interface ExtractiveAnswererSettings {
   minimumCoverage?: number;
   /** Best passage coverage below which it abstains with `low_relevance` when it decides alone (`ABSTAIN_MIN_PASSAGE_COVERAGE`); default 0.3. */
   minimumPassageCoverage?: number;
+  /** Best passage coverage below which a question asking for a number that no best sentence offers abstains, when it decides alone (`ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`); default 0.45. */
+  minimumTypedPassageCoverage?: number;
   /** Maximum items of `positive_list` and `negative_list`; default 2. */
   maximumListItems?: number;
 }
@@ -70,6 +72,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
   const analyzer = settings.analyzer ?? createEnglishAnalyzer();
   const minimumCoverage = settings.minimumCoverage ?? 0.15;
   const minimumPassageCoverage = settings.minimumPassageCoverage ?? 0.3;
+  const minimumTypedPassageCoverage = settings.minimumTypedPassageCoverage ?? 0.45;
   const maximumListItems = settings.maximumListItems ?? 2;
 
   const result = (answer: Answer, abstentionReason: AbstentionReason | null): GeneratedAnswer => ({
@@ -90,7 +93,12 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         const decision = decideAnswerable(
           question,
           evidence,
-          { minPassageCoverage: minimumPassageCoverage, minDense: 0, minSentenceCoverage: minimumCoverage },
+          {
+            minPassageCoverage: minimumPassageCoverage,
+            minTypedPassageCoverage: minimumTypedPassageCoverage,
+            minDense: 0,
+            minSentenceCoverage: minimumCoverage,
+          },
           analyzer,
         );
         if (!decision.answerable) return result(emptyContextAnswer(), decision.reason);
@@ -102,6 +110,14 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       const cite = (sentence: EvidenceSentence) => `${sentence.text} ${formatCitation([sentence.entry.key])}`;
       const used = new Set<EvidenceSentence>([best]);
       let callout = best.text;
+      if (best.field) {
+        // A record's field is read with the line that names the record: `name: Oxygen; discoverer: Priestley`.
+        const identity = ranked.find((sentence) => sentence.entry === best.entry && sentence.field && sentence.valueStated);
+        if (identity && identity !== best) {
+          callout = `${identity.text}; ${callout}`;
+          used.add(identity);
+        }
+      }
       if (best.text.endsWith(":")) {
         const next = ranked.find((sentence) => sentence.entry === best.entry && sentence.position === best.position + 1);
         if (next) {
@@ -143,6 +159,8 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
         if (sentence.score < best.score * supportScoreShare) break;
         if (used.has(sentence) || sentence.fragment || caveatPattern.test(sentence.text) || isRepeat(sentence)) continue;
         if (sentence.coverage < supportCoverage || sentence.offersAnswer === false) continue;
+        // A record's other fields support the answer only when their key names part of the question.
+        if (sentence.field && sentence.keyCoverage === 0) continue;
         // The same question: every question term the callout holds ("new employees", not "full-time employees").
         if (![...calloutSubject].every((term) => sentence.terms.has(term))) continue;
         positive.push(cite(sentence));

@@ -77,6 +77,7 @@ export {
   isNegated,
   offersAnswerType,
   questionConstraints,
+  substitution,
 } from "./question-cues.js";
 export {
   contentWords,

@@ -1,6 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
-import { constraintsOf, contradiction, expectedAnswerType, isNegated, offersAnswerType, questionConstraints } from "./question-cues.js";
+import {
+  asksProcedure,
+  constraintsOf,
+  contradiction,
+  countedNoun,
+  expectedAnswerType,
+  isCommandLine,
+  isNegated,
+  offersAnswerType,
+  questionConstraints,
+  statesCount,
+  substitution,
+} from "./question-cues.js";
 
 describe("expectedAnswerType", () => {
   it("reads number, date and entity cues from the question's wording", () => {
@@ -25,6 +37,11 @@ describe("offersAnswerType", () => {
     expect(offersAnswerType("Requests are approved by the Head of People.", "Who approves requests?", "entity")).toBe(true);
     expect(offersAnswerType("requests are approved by your manager.", "Who approves requests?", "entity")).toBe(false);
     expect(offersAnswerType("Anything.", "What is it?", null)).toBeNull();
+  });
+
+  it("does not take a number for the person 'who' asks for, but does for 'where'", () => {
+    expect(offersAnswerType("year_of_discovery: 1774", "Who discovered oxygen?", "entity")).toBe(false);
+    expect(offersAnswerType("The office is at 221 lake road.", "Where is the office?", "entity")).toBe(true);
   });
 });
 
@@ -100,5 +117,75 @@ describe("isNegated", () => {
     // A disjunction mentions a negation without negating.
     expect(isNegated("Can a problem be solved or not?")).toBe(false);
     expect(isNegated("Whether or not the machine may or may not halt, it is not decidable.")).toBe(true);
+  });
+});
+
+describe("countedNoun and statesCount", () => {
+  const analyzer = createEnglishAnalyzer();
+  const analyze = (text: string) => analyzer.analyze(text);
+
+  it("takes the last word of the noun phrase after 'how many'", () => {
+    expect(countedNoun("How many trucks were used for the delivery of water?")).toBe("trucks");
+    expect(countedNoun("How many vacation days do new employees get?")).toBe("days");
+    expect(countedNoun("How many Stanley Cups have the Maple Leafs won?")).toBe("cups");
+    expect(countedNoun("How many hours a day should a puppy sleep?")).toBe("hours");
+    expect(countedNoun("How much did Mike Walker pay?")).toBeUndefined();
+    expect(countedNoun("What is the atomic number of oxygen?")).toBeUndefined();
+  });
+
+  it("needs a number before the counted noun, or a numeric field named after it", () => {
+    expect(statesCount("A total of 3 trucks were used for 15 hours.", "trucks", analyze)).toBe(true);
+    expect(statesCount("There were 20,000 bottles of water and 200 laptops.", "trucks", analyze)).toBe(false);
+    expect(statesCount("Passwords contain at least 8 alphanumeric characters.", "characters", analyze)).toBe(true);
+    expect(statesCount("Anna Pavlovna had had a cough for some days.", "days", analyze)).toBe(false);
+    expect(statesCount("airline: Aeroflot*; incidents_85_99: 76; fatal_accidents_85_99: 14", "accidents", analyze)).toBe(true);
+    expect(statesCount("airline: Aeroflot*; fatal_accidents_85_99: unknown", "accidents", analyze)).toBe(false);
+  });
+});
+
+describe("constraintsOf with abbreviated years", () => {
+  const analyzer = createEnglishAnalyzer();
+  const met = (question: string, text: string) =>
+    constraintsOf(question, (value) => analyzer.analyze(value)).map((constraint) => constraint.met(new Set(analyzer.analyze(text)), text));
+
+  it("meets a year by its last two digits in a field name or after an apostrophe, not as a bare number", () => {
+    const question = "How many fatal accidents did Aeroflot have from 1985 to 1999?";
+    expect(met(question, "airline: Aeroflot*; fatal_accidents_85_99: 14")).toEqual([true, true, true]);
+    expect(met(question, "Aeroflot had 85 incidents and 99 fatalities.")).toEqual([true, false, false]);
+    expect(met("What happened in 1985?", "the class of '85")).toEqual([true]);
+  });
+});
+
+describe("substitution", () => {
+  const analyzer = createEnglishAnalyzer();
+  const analyze = (text: string) => analyzer.analyze(text);
+
+  it("finds a question word replaced by another content word between the same words", () => {
+    expect(
+      substitution("How is time taken expressed as a function of x?", "The time taken can be expressed as a function of n.", analyze),
+    ).toBe("x");
+    expect(
+      substitution("What is the oldest work of Norman art?", "By far the most famous work of Norman art is the Bayeux Tapestry.", analyze),
+    ).toBeUndefined();
+  });
+
+  it("ignores question words, modal verbs, numbers and words the sentence has in another form", () => {
+    expect(
+      substitution("How many unused vacation days can be carried over?", "Up to five unused vacation days may be carried over.", analyze),
+    ).toBeUndefined();
+    expect(
+      substitution("When did Edward return?", "When finally Edward the Confessor returned from his father's refuge in 1041.", analyze),
+    ).toBeUndefined();
+    expect(substitution("Who won in 1999 the title?", "Smith won in 2003 the title.", analyze)).toBeUndefined();
+  });
+});
+
+describe("asksProcedure and isCommandLine", () => {
+  it("reads how-to questions and shell prompts", () => {
+    expect(asksProcedure("How do I install Rust?")).toBe(true);
+    expect(asksProcedure("how to reset the password")).toBe(true);
+    expect(asksProcedure("How does ownership work?")).toBe(false);
+    expect(isCommandLine("$ curl --proto '=https' https://sh.rustup.rs -sSf | sh")).toBe(true);
+    expect(isCommandLine("The price is $ 5.")).toBe(false);
   });
 });

@@ -9,6 +9,8 @@
  * clock times for dates, capitalised words inside a sentence for HUM and LOC.
  */
 
+import { questionStopWords } from "../text/english-stop-words.js";
+
 /** The kind of answer a question asks for, or none recognised. */
 export type AnswerType = "number" | "date" | "entity" | null;
 
@@ -19,6 +21,7 @@ const dateCue =
 const entityCue =
   /\b(who|whom|whose|where|which (person|people|company|organi[sz]ation|country|city|state|place|team|group|king|author)|what (country|city|state|place|company|organi[sz]ation|team|language|nationality))\b/i;
 
+const personCue = /\b(who|whom|whose)\b/i;
 const numberWords =
   /\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|once|twice|single|double|triple)\b/gi;
 const digits = /\d+(?:[.,:]\d+)*%?/g;
@@ -53,7 +56,7 @@ function tokensOf(text: string, pattern: RegExp): string[] {
  * Whether `sentence` holds a candidate answer of `type` that `question` does not already state
  * (an answer repeats no part of its question): digits or number words for `number`; a year,
  * month, weekday, century or clock time for `date` (a bare number counts too); a capitalised word
- * after the first for `entity`. Null when `type` is null.
+ * after the first for `entity` (or a number, unless the question asks "who"). Null when `type` is null.
  */
 export function offersAnswerType(sentence: string, question: string, type: AnswerType): boolean | null {
   if (type === null) return null;
@@ -65,7 +68,8 @@ export function offersAnswerType(sentence: string, question: string, type: Answe
     case "date":
       return novel(tokensOf(sentence, digits)) || novel(tokensOf(sentence, months));
     case "entity":
-      return novel(tokensOf(sentence, capitalised)) || novel(tokensOf(sentence, digits));
+      // "Who" asks for a person, whom no number names; "where" or "which team" may be answered by one.
+      return novel(tokensOf(sentence, capitalised)) || (!personCue.test(question) && novel(tokensOf(sentence, digits)));
   }
 }
 
@@ -230,9 +234,11 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
     const written = original.get(word) ?? word;
     const digits = /^\d/.test(word) ? word.replace(/['\u2019]?s$/, "").replace(/(st|nd|rd|th)$/, "") : numberWordDigits[word];
     if (digits !== undefined) {
+      const abbreviatedYear = /^(1[5-9]|20)\d\d$/.test(digits) ? shortYearPattern(digits.slice(2)) : undefined;
       return {
         word,
-        met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)),
+        met: (terms, text) =>
+          terms.has(word) || [...terms].some((term) => term.startsWith(digits)) || (abbreviatedYear?.test(text) ?? false),
       };
     }
     if (/^\p{Lu}{2,6}$/u.test(written)) {
@@ -247,6 +253,15 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
       met: (terms) => wanted.every((term) => terms.has(term) || [...terms].some((candidate) => resembles(term, candidate))),
     };
   });
+}
+
+/**
+ * A year written with its last two digits where a reader would still read it as a year: `'85`, or
+ * joined to a column or field name by underscores (`fatal_accidents_85_99`, `sales_85`), as CSV
+ * headers and JSON keys abbreviate year ranges.
+ */
+function shortYearPattern(lastTwo: string): RegExp {
+  return new RegExp(`(?:['\u2019]${lastTwo}|_${lastTwo}|\\b${lastTwo}_)(?![\\p{N}])`, "u");
 }
 
 /** The initials of each run of capitalised words of `text` ("the United Nations Council" → "UNC"). */
@@ -286,4 +301,116 @@ const disjunction = /\b(or not|or no|or never|may or may not|can or cannot|wheth
 /** Whether `text` contains a negation ("not", "never", "no", "-n't", "without", ...); "whether or not" is none. */
 export function isNegated(text: string): boolean {
   return negation.test(text.replace(disjunction, " "));
+}
+
+/** Words that end the counted noun phrase of "how many …": verbs, auxiliaries, articles, prepositions. */
+const countedPhraseEnd = new Set(
+  "a an the do does did is are was were be been have has had can could will would shall should must may might of in on at for to from per by with there that which who".split(
+    " ",
+  ),
+);
+
+/**
+ * The counted noun of a "how many" question: the last word of the noun phrase after "how many"
+ * ("trucks" in "How many trucks were used…", "days" in "How many vacation days do new employees
+ * get?"), lower-cased; undefined for other questions. It is the question's answer focus (the
+ * thing whose count is asked; Moldovan et al., 2000, "The Structure and Performance of an
+ * Open-Domain Question Answering System"): a number answers only when it counts it.
+ */
+export function countedNoun(question: string): string | undefined {
+  const words = [...question.matchAll(lowerWordPattern)].map((match) => match[0].toLowerCase());
+  const start = words.findIndex((word, index) => word === "how" && words[index + 1] === "many");
+  if (start < 0) return undefined;
+  let noun: string | undefined;
+  for (const word of words.slice(start + 2)) {
+    if (countedPhraseEnd.has(word)) break;
+    noun = word;
+  }
+  return noun;
+}
+
+/** Words between a number and the noun it counts ("at least 8 alphanumeric characters"). */
+const countReach = 3;
+const numberToken =
+  /^(\d+(?:[.,]\d+)*%?|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)$/i;
+
+/**
+ * Whether `sentence` states a count of `noun` (analysed with `analyze`): a number at most
+ * {@link countReach} words before the noun ("3 trucks", "8 alphanumeric characters"), or a
+ * `key: value` pair whose key names the noun and whose value is a number
+ * (`fatal_accidents_85_99: 14`, as CSV rows and JSON records are rendered).
+ */
+export function statesCount(sentence: string, noun: string, analyze: (text: string) => string[]): boolean {
+  const wanted = analyze(noun)[0];
+  if (wanted === undefined) return false;
+  const tokens = sentence.match(/\d+(?:[.,]\d+)*%?|[\p{L}\p{M}]+(?:['\u2019][\p{L}\p{M}]+)*/gu) ?? [];
+  for (let index = 0; index < tokens.length; index++) {
+    if (analyze(tokens[index] as string)[0] !== wanted) continue;
+    for (let back = Math.max(0, index - countReach - 1); back < index; back++) if (numberToken.test(tokens[back] as string)) return true;
+  }
+  for (const pair of sentence.split(/;\s+/)) {
+    const match = /^([^:]{1,80}):\s+(-?\d+(?:[.,]\d+)*%?)$/.exec(pair.trim());
+    if (match && analyze((match[1] as string).replace(/_/g, " ")).includes(wanted)) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `sentence` states the question's frame with one of the question's content words
+ * replaced by another ("divides the list in thirds" asked, "divides the list in half" written;
+ * "a function of x" against "a function of n"): a question word that the sentence lacks stands
+ * between the same two words as a different content word of the sentence that the question does
+ * not use, and one more content word next to the slot matches too. Text boundaries count as
+ * words, "a", "an" and "the" as one. Returns the question word, or undefined. This is the lexical
+ * trace of the swapped entity or attribute by which an unanswerable question imitates an
+ * answerable one (Rajpurkar et al., 2018, "Know What You Don't Know: Unanswerable Questions for
+ * SQuAD", section 3: the "antonym" and "entity swap" categories).
+ *
+ * @param analyze - the analyzer's terms of a text (a stop word has none).
+ */
+export function substitution(question: string, sentence: string, analyze: (text: string) => string[]): string | undefined {
+  const wordsOf = (text: string) => [
+    "\u0002",
+    ...((text.toLowerCase().match(lowerWordPattern) ?? []) as string[]).map((word) => (word === "an" || word === "the" ? "a" : word)),
+    "\u0003",
+  ];
+  const questionWords = wordsOf(question);
+  const sentenceWords = wordsOf(sentence);
+  const termOf = (word: string | undefined) => (word === undefined || questionStopWords.has(word) ? undefined : analyze(word)[0]);
+  const questionTerms = new Set(questionWords.map(termOf).filter((term): term is string => term !== undefined));
+  const sentenceTerms = sentenceWords.map(termOf);
+  const sentenceTermSet = new Set(sentenceTerms.filter((term): term is string => term !== undefined));
+  const present = (term: string) => sentenceTermSet.has(term) || [...sentenceTermSet].some((candidate) => resembles(term, candidate));
+  for (let index = 1; index + 1 < questionWords.length; index++) {
+    const word = questionWords[index] as string;
+    const term = termOf(word);
+    if (term === undefined || present(term) || /^\d/.test(term)) continue;
+    for (let position = 1; position + 1 < sentenceWords.length; position++) {
+      if (sentenceWords[position - 1] !== questionWords[index - 1] || sentenceWords[position + 1] !== questionWords[index + 1]) continue;
+      const replacement = sentenceTerms[position];
+      if (replacement === undefined || questionTerms.has(replacement) || /^\d/.test(replacement)) continue;
+      const anchors = [-2, -1, 1, 2].filter((offset) => {
+        const asked = questionWords[index + offset];
+        return asked !== undefined && asked === sentenceWords[position + offset] && termOf(asked) !== undefined;
+      }).length;
+      if (anchors > 0) return word;
+    }
+  }
+  return undefined;
+}
+
+const procedureCue = /\bhow (do|can|could|should|would|shall|must) (i|you|we|one)\b|\bhow to\b/i;
+
+/**
+ * Whether `question` asks for a procedure ("How do I install Rust?", "How can you update it?",
+ * "how to reset the password"): its answer is an instruction, not a sentence that names the goal.
+ * "How does caching work?" asks for an explanation and is not one.
+ */
+export function asksProcedure(question: string): boolean {
+  return procedureCue.test(question);
+}
+
+/** Whether `line` is a shell command as documentation prints one: after a `$`, `PS>` or `C:\>` prompt. */
+export function isCommandLine(line: string): boolean {
+  return /^(\$|PS>|C:\\>)\s?\S/.test(line.trim());
 }

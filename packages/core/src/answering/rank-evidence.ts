@@ -30,6 +30,17 @@
  *    ({@link questionConstraints}), by 1.1 when it shares the question's polarity (both negated),
  *    adds a small prior for its chunk's retrieval rank, and halves
  *    fragments (headings, table cells) and lowers lead-ins ending with a colon.
+ * 5. Answer focus: for "how many X", a sentence that states a count of X ({@link statesCount})
+ *    is multiplied by 1.4 instead of 1.15, and when one does, the others by 0.8 (a number that
+ *    counts something else the question names is no answer). For a how-to question
+ *    ({@link asksProcedure}), a lead-in to a shell command is an instruction, read with its
+ *    command and section heading; when the context holds one, the other sentences are multiplied
+ *    by 0.8 and the instruction is not lowered as a lead-in.
+ * 6. Records: in a chunk of `key: value` lines (a rendered JSON record), every line is read with
+ *    its record (its coverage is the record's, plus question terms its key names), multiplied by
+ *    1 + the share of the question its key names, and halved when its value only repeats the
+ *    question (`name: Oxygen` for "Who discovered oxygen?") and lowered (× 0.8) when its value is
+ *    not of the type asked for. An instruction's dense signal reads it with its heading and command.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
@@ -40,7 +51,17 @@ import { questionStopWords } from "../text/english-stop-words.js";
 import { splitSentences } from "../text/split-sentences.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
-import { type AnswerType, constraintsOf, expectedAnswerType, isNegated, offersAnswerType } from "./question-cues.js";
+import {
+  type AnswerType,
+  asksProcedure,
+  constraintsOf,
+  countedNoun,
+  expectedAnswerType,
+  isCommandLine,
+  isNegated,
+  offersAnswerType,
+  statesCount,
+} from "./question-cues.js";
 
 /** One sentence of the context with its signals. */
 export interface EvidenceSentence {
@@ -64,6 +85,28 @@ export interface EvidenceSentence {
   dense: number | null;
   /** Whether it offers an answer of the expected type that the question does not state; null when no type is expected. */
   offersAnswer: boolean | null;
+  /**
+   * Whether it states a count of the question's counted noun ({@link countedNoun}, "3 trucks" for
+   * "How many trucks…"); null when the question asks for no count of a noun or no sentence of the
+   * context states one.
+   */
+  countsAnswer: boolean | null;
+  /**
+   * Whether it is an instruction (a lead-in to a shell command) when the question asks for a
+   * procedure and the context holds instructions; null otherwise.
+   */
+  instruction: boolean | null;
+  /** The text the dense signal reads when it is not {@link EvidenceSentence.text}: an instruction with its heading and command. */
+  denseText?: string | undefined;
+  /**
+   * For a line of a structured record (`key: value`, as JSON records are rendered): the field's
+   * key and value; undefined for prose and table rows.
+   */
+  field?: { key: string; value: string } | undefined;
+  /** Idf-weighted share of the question's content terms that a record line's key names, in [0, 1]; 0 for other sentences. */
+  keyCoverage: number;
+  /** Whether a record line's value only repeats words of the question (`name: Oxygen` for "Who discovered oxygen?"). */
+  valueStated: boolean;
   /** Whether it contains a negation. */
   negated: boolean;
   /** Whether its chunk (text and title) holds every name and number of the question. */
@@ -130,6 +173,19 @@ export const minimumCollectionSize = 20;
 const sentenceWeight = 0.7;
 /** Factor of a sentence that offers an answer of the expected type. */
 const answerTypeBoost = 1.15;
+/** Factor of a sentence that states a count of the question's counted noun (instead of {@link answerTypeBoost}). */
+const countBoost = 1.4;
+/** Factor of a sentence that is no instruction when the question asks for a procedure and the context holds instructions. */
+const nonInstructionPenalty = 0.8;
+/** Factor of a sentence that states no count of the question's counted noun when another sentence of the context does. */
+const uncountedPenalty = 0.8;
+/** Factor of a record line whose value only repeats the question (an answer repeats no part of its question). */
+const statedValuePenalty = 0.5;
+/** Factor of a record line whose value is not of the type the question asks for (`year_of_discovery: 1774` for "who"). */
+const untypedFieldPenalty = 0.8;
+/** Share of a chunk's sentences that must be `key: value` lines for the chunk to be read as a record. */
+const recordLineShare = 0.8;
+const fieldPattern = /^([\p{L}\p{N}_.\- ]{1,60}):\s+(.+)$/u;
 /** Factor of a negated sentence when the question is negated. */
 const polarityBoost = 1.1;
 /** Factor of a sentence whose chunk lacks a name or number of the question. */
@@ -182,14 +238,36 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     );
     passageCoverage = Math.max(passageCoverage, coverageOf(withTitle));
   }
+  const counted = countedNoun(question);
+  const analyze = (text: string) => analyzer.analyze(text);
+  markRecordLines(sentences);
+  const questionTermSet = new Set(questionTerms.map(({ term }) => term));
   for (const sentence of sentences) {
-    sentence.coverage = coverageOf(sentence.terms);
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
+    if (sentence.field) {
+      // A record's line is read with its record: the record says which entity, the key which fact.
+      const keyTerms = keyTermsOf(sentence.field.key, questionTerms, analyzer);
+      sentence.keyCoverage = coverageOf(keyTerms);
+      const valueTerms = analyzer.analyze(sentence.field.value);
+      sentence.valueStated = valueTerms.length > 0 && valueTerms.every((term) => questionTermSet.has(term));
+      sentence.coverage = coverageOf(new Set([...(chunkTerms.get(sentence.entry) as Set<string>), ...keyTerms]));
+    } else {
+      sentence.coverage = coverageOf(sentence.terms);
+    }
     sentence.offersAnswer = offersAnswerType(sentence.text, question, expectedType);
+    sentence.countsAnswer = counted === undefined ? null : statesCount(sentence.text, counted, analyze);
     sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
     sentence.samePolarity = questionNegated && sentence.negated;
-    sentence.score = scoreOf(sentence);
   }
+  if (asksProcedure(question)) markInstructions(sentences, questionTerms, analyzer, coverageOf);
+  // When the context counts the thing asked for, a number that counts something else is no answer;
+  // when it does not, a count is not required (null).
+  if (sentences.some((sentence) => sentence.countsAnswer === true)) {
+    for (const sentence of sentences) if (sentence.countsAnswer === false) sentence.offersAnswer = false;
+  } else {
+    for (const sentence of sentences) sentence.countsAnswer = null;
+  }
+  for (const sentence of sentences) sentence.score = scoreOf(sentence);
   const denseUsed = options.embeddings ? await addDenseSignal(question, sentences, options) : false;
   sentences.sort((left, right) => right.score - left.score || left.rank - right.rank || left.position - right.position);
   return {
@@ -222,6 +300,10 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
         chunkCoverage: 0,
         dense: null,
         offersAnswer: null,
+        countsAnswer: null,
+        instruction: null,
+        keyCoverage: 0,
+        valueStated: false,
         negated: isNegated(text),
         meetsConstraints: true,
         samePolarity: false,
@@ -238,14 +320,138 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
 function scoreOf(sentence: EvidenceSentence): number {
   const lexical = sentenceWeight * sentence.coverage + (1 - sentenceWeight) * sentence.chunkCoverage;
   const relevance = sentence.dense === null ? lexical : (lexical + Math.max(0, sentence.dense)) / 2;
+  const typeFactor = sentence.countsAnswer === true ? countBoost : sentence.offersAnswer === true ? answerTypeBoost : 1;
+  const fieldFactor = sentence.field
+    ? (1 + sentence.keyCoverage) *
+      (sentence.valueStated ? statedValuePenalty : 1) *
+      (sentence.offersAnswer === false ? untypedFieldPenalty : 1)
+    : 1;
   const typed =
-    (sentence.offersAnswer === true ? relevance * answerTypeBoost : relevance) *
+    relevance *
+    typeFactor *
+    fieldFactor *
     (sentence.meetsConstraints ? 1 : unmetConstraintPenalty) *
+    (sentence.instruction === false ? nonInstructionPenalty : 1) *
+    (sentence.countsAnswer === false ? uncountedPenalty : 1) *
     (sentence.samePolarity ? polarityBoost : 1);
   const rankPrior = 0.05 / (1 + sentence.rank);
   const fragmentPenalty = sentence.fragment ? 0.5 : 1;
-  const leadInPenalty = sentence.text.endsWith(":") ? 0.7 : 1;
+  const leadInPenalty = sentence.text.endsWith(":") && sentence.offersAnswer !== true ? 0.7 : 1;
   return (typed + rankPrior) * fragmentPenalty * leadInPenalty;
+}
+
+/**
+ * For a question asking for a procedure ({@link asksProcedure}): when the context holds
+ * instructions, they offer the answer and the other sentences do not. An instruction is a lead-in ending with a
+ * colon whose next line is a shell command ("open a terminal and enter the following command:"
+ * before `$ curl …`); it is read with its section's heading, which names the task
+ * ("Installing rustup on Linux or macOS"), unless it states its own purpose ("To uninstall Rust,
+ * run …"), and with the command, so its coverage counts their terms too (a heading or command word that begins with a question term of four letters or more,
+ * "rustup" for "rust", counts as that term).
+ */
+function markInstructions(
+  sentences: EvidenceSentence[],
+  questionTerms: readonly WeightedTerm[],
+  analyzer: Analyzer,
+  coverageOf: (terms: ReadonlySet<string>) => number,
+): void {
+  const headings = new Map<ContextEntry, Set<string>>();
+  const headingOf = (entry: ContextEntry) => {
+    let texts = headings.get(entry);
+    if (!texts) {
+      texts = new Set(
+        entry.text
+          .split(/\r?\n/)
+          .map((line) => /^\s*#{1,6}\s+(.+)$/.exec(line)?.[1]?.replace(/\s+/g, " ").trim())
+          .filter((text): text is string => text !== undefined),
+      );
+      headings.set(entry, texts);
+    }
+    return texts;
+  };
+  const byPosition = new Map<ContextEntry, Map<number, EvidenceSentence>>();
+  for (const sentence of sentences) {
+    let positions = byPosition.get(sentence.entry);
+    if (!positions) byPosition.set(sentence.entry, (positions = new Map()));
+    positions.set(sentence.position, sentence);
+  }
+  const instructions = sentences.filter((sentence) => {
+    const next = byPosition.get(sentence.entry)?.get(sentence.position + 1);
+    return sentence.text.endsWith(":") && next !== undefined && isCommandLine(next.text);
+  });
+  // Without an instruction in the context, the answer may be prose ("download the installer and run it").
+  if (instructions.length === 0) return;
+  for (const sentence of sentences) {
+    sentence.offersAnswer = false;
+    sentence.instruction = false;
+  }
+  for (const sentence of instructions) {
+    const next = byPosition.get(sentence.entry)?.get(sentence.position + 1) as EvidenceSentence;
+    sentence.offersAnswer = true;
+    sentence.instruction = true;
+    let heading: EvidenceSentence | undefined;
+    const positions = byPosition.get(sentence.entry) as Map<number, EvidenceSentence>;
+    for (let position = sentence.position - 1; position >= 0 && !heading; position--) {
+      const candidate = positions.get(position);
+      if (candidate && headingOf(sentence.entry).has(candidate.text)) heading = candidate;
+    }
+    // An instruction that states its own purpose ("To uninstall Rust, run …") is about that purpose, not its section's.
+    const purposeful = /^to\s+\p{L}+/iu.test(sentence.text) && sentence.text.includes(",");
+    const read = [sentence.text, next.text, purposeful ? "" : (heading?.text ?? "")].join(" ");
+    sentence.denseText = `${purposeful || !heading ? "" : `${heading.text}: `}${sentence.text} ${next.text}`;
+    sentence.coverage = Math.max(sentence.coverage, coverageOf(withPrefixTerms(read, questionTerms, analyzer)));
+  }
+}
+
+/** The terms of `text`, plus each question term that a word of `text` begins with (four letters or more). */
+function withPrefixTerms(text: string, questionTerms: readonly WeightedTerm[], analyzer: Analyzer): Set<string> {
+  const terms = new Set(analyzer.analyze(text));
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    for (const { term } of questionTerms) if (term.length >= 4 && word.length > term.length && word.startsWith(term)) terms.add(term);
+  }
+  return terms;
+}
+
+/**
+ * Marks the lines of structured records: in a chunk whose sentences are nearly all single
+ * `key: value` pairs (a rendered JSON record, front matter), each such line gets its `field`.
+ * Table rows (several pairs joined by `; `) stay whole: the row is the answer.
+ */
+function markRecordLines(sentences: EvidenceSentence[]): void {
+  const byEntry = new Map<ContextEntry, EvidenceSentence[]>();
+  for (const sentence of sentences) {
+    const group = byEntry.get(sentence.entry);
+    if (group) group.push(sentence);
+    else byEntry.set(sentence.entry, [sentence]);
+  }
+  for (const group of byEntry.values()) {
+    const fields = group.map((sentence) => (sentence.text.includes("; ") ? null : fieldPattern.exec(sentence.text)));
+    const count = fields.filter((field) => field !== null).length;
+    if (count < 2 || count < group.length * recordLineShare) continue;
+    group.forEach((sentence, index) => {
+      const field = fields[index];
+      if (field) sentence.field = { key: field[1] as string, value: field[2] as string };
+    });
+  }
+}
+
+/**
+ * The question terms a record key names: its words (split at `_`, `.`, `-` and case changes) as
+ * analysed terms, and question terms that a closed compound key begins with or ends with
+ * ("start" for `startdate`, four letters or more).
+ */
+function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], analyzer: Analyzer): Set<string> {
+  const words = key
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/[_.-]+/g, " ")
+    .toLowerCase();
+  const terms = new Set(analyzer.analyze(words));
+  for (const word of words.split(/\s+/)) {
+    for (const { term } of questionTerms) {
+      if (term.length >= 4 && word.length > term.length && (word.startsWith(term) || word.endsWith(term))) terms.add(term);
+    }
+  }
+  return new Set([...terms].filter((term) => questionTerms.some((weighted) => weighted.term === term)));
 }
 
 /**
@@ -261,7 +467,7 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
     options.signal?.throwIfAborted();
     const [queryVector, passageVectors] = await Promise.all([
       options.queryVector ? Array.from(options.queryVector) : embeddings.embedQuery(question),
-      embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.text)]),
+      embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.denseText ?? sentence.text)]),
     ]);
     const self = cosineSimilarity(queryVector, passageVectors[0] as number[]);
     const scale = self > 0 ? self : 1;

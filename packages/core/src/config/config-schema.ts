@@ -292,6 +292,14 @@ const answeringSchema = z.object({
    */
   abstainMinPassageCoverage: setting("ABSTAIN_MIN_PASSAGE_COVERAGE", fraction(0.3)),
   /**
+   * `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`, default 0.45: without an embedding model, a question that
+   * asks for a number ("how many", "how long", "what percentage") abstains with `low_relevance`
+   * when its best passage holds less than this share of its weighted content terms and its best
+   * sentence offers no number. 0 turns the check off. Chosen on the out-of-corpus question sets
+   * and the shared SQuAD v2 and XQuAD sets (docs/answering.md).
+   */
+  abstainTypedMinPassageCoverage: setting("ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE", fraction(0.45)),
+  /**
    * `ABSTAIN_MIN_DENSE`: with an embedding model, the answer abstains with `low_relevance` when
    * no sentence's dense signal (cosine with the question, relative to the question's own) reaches
    * it. Default: the value measured for the model's family (`defaultDenseThreshold`: 0.5 for

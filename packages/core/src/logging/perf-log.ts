@@ -52,7 +52,8 @@ export interface RagEndEvent {
   abstention_reason?: string | null;
   /**
    * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`,
-   * `dense`, `missing_constraint`, `negation`, `contradiction`, `sentence_coverage`, or `answerer` when the answerer itself abstained), else null.
+   * `answer_type`, `dense`, `missing_constraint`, `negation`, `contradiction`, `substitution`,
+   * `sentence_coverage`, or `answerer` when the answerer itself abstained), else null.
    */
   abstention_check?: string | null;
   /** docqa addition: number of cited statements their cited chunk does not support. */

@@ -110,6 +110,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   const extractiveAnswerer = createExtractiveAnswerer({
     minimumCoverage: config.answering.extractiveMinCoverage,
     minimumPassageCoverage: config.answering.abstainMinPassageCoverage,
+    minimumTypedPassageCoverage: config.answering.abstainTypedMinPassageCoverage,
   });
   let stores: DocumentStores | undefined =
     parts.stores === undefined ? undefined : "visible" in parts.stores ? parts.stores : transactionalDocumentStores(parts.stores);
