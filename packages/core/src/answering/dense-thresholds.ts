@@ -11,8 +11,11 @@
 
 /** Model families and their measured thresholds; the first whose pattern matches the model id applies. */
 const measured: readonly { pattern: RegExp; threshold: number }[] = [
-  // bge-small-en-v1.5: out-of-corpus dense signal q95 0.62, answerable SQuAD q05 0.64.
-  { pattern: /bge-(small|base|large)-en/i, threshold: 0.64 },
+  // bge-small-en-v1.5: out-of-corpus dense signal q95 0.62 on the example corpus and the SQuAD and
+  // XQuAD paragraphs, answerable SQuAD q05 0.64; the shared documents' record lines (`species:
+  // Rabbit`) sit closer to unrelated questions, and 90 % of those are abstained from 0.67 on, at
+  // one point of answerable SQuAD questions (the rule above; 0.64 gave 83 %).
+  { pattern: /bge-(small|base|large)-en/i, threshold: 0.67 },
   // all-MiniLM-L6-v2: out-of-corpus q95 0.38, answerable SQuAD q05 0.49.
   { pattern: /all-MiniLM/i, threshold: 0.5 },
 ];

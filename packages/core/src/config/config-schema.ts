@@ -303,7 +303,7 @@ const answeringSchema = z.object({
    * `ABSTAIN_MIN_DENSE`: with an embedding model, the answer abstains with `low_relevance` when
    * no sentence's dense signal (cosine with the question, relative to the question's own) reaches
    * it. Default: the value measured for the model's family (`defaultDenseThreshold`: 0.5 for
-   * all-MiniLM, 0.64 for bge), 0.5 for other models.
+   * all-MiniLM, 0.67 for bge), 0.5 for other models.
    */
   abstainMinDense: setting("ABSTAIN_MIN_DENSE", z.coerce.number().min(-1).max(1).optional()),
   /**
