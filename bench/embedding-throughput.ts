@@ -34,6 +34,7 @@ import { embeddingModelPreset, loadConfig, silentLogger, TransformersEmbeddings 
 import { chunkDocument, createWorkerPoolExecutor, embedChunks, sourceFromInput } from "@docqa/core/ingestion";
 import { type DocumentVersion, indexedText } from "@docqa/core/stores";
 import { findLocalModels, type LocalModel, sharedDataPath } from "@docqa/core/testing";
+import { modelEnvironment } from "./local-model.ts";
 import { fp32Weights, pythonEnvironment } from "./python-environments.ts";
 import type { BenchmarkRow } from "./statistics.ts";
 
@@ -130,20 +131,29 @@ async function runDocqa(embeddings: TransformersEmbeddings, versions: DocumentVe
   return { chunksPerSecond: vectors.length / seconds, chunksPerCpuSecond: vectors.length / cpuSeconds, vectors, details: "" };
 }
 
-/** docqa before token batching: the transformers.js pipeline, 16 texts per pass, 64 chunks per call in chunk order. */
-async function runPipeline(embeddings: TransformersEmbeddings, texts: string[]): Promise<Measured> {
+/** Embeds `texts` with `embed` in calls of `sliceSize` texts, clocked. */
+async function runInSlices(
+  embed: (slice: string[]) => Promise<readonly (readonly number[])[] | undefined>,
+  texts: string[],
+  sliceSize: number,
+): Promise<Measured> {
   const {
     result: vectors,
     seconds,
     cpuSeconds,
   } = await clocked(async () => {
     const embedded: Float32Array[] = [];
-    for (let start = 0; start < texts.length; start += 64) {
-      for (const vector of await embeddings.embedDocuments(texts.slice(start, start + 64))) embedded.push(Float32Array.from(vector));
+    for (let start = 0; start < texts.length; start += sliceSize) {
+      for (const vector of (await embed(texts.slice(start, start + sliceSize))) ?? []) embedded.push(Float32Array.from(vector));
     }
     return embedded;
   });
   return { chunksPerSecond: texts.length / seconds, chunksPerCpuSecond: texts.length / cpuSeconds, vectors, details: "" };
+}
+
+/** docqa before token batching: the transformers.js pipeline, 16 texts per pass, 64 chunks per call in chunk order. */
+function runPipeline(embeddings: TransformersEmbeddings, texts: string[]): Promise<Measured> {
+  return runInSlices((slice) => embeddings.embedDocuments(slice), texts, 64);
 }
 
 /**
@@ -151,31 +161,12 @@ async function runPipeline(embeddings: TransformersEmbeddings, texts: string[]):
  * cores), fed in `embedChunks`'s slices of 256 texts; each slice is shared between the workers.
  */
 async function runWorkers(model: LocalModel, texts: string[]): Promise<Measured> {
-  const config = loadConfig({
-    EMBED_PROVIDER: "transformers",
-    EMBED_MODEL_NAME: model.id,
-    EMBED_MODEL_PATH: model.root,
-    EMBED_DIMENSION: String(model.dimension),
-    EMBED_ALLOW_REMOTE: "false",
-    EMBED_CACHE_MAX_ENTRIES: "0",
-  });
+  const config = loadConfig({ ...modelEnvironment(model), EMBED_ALLOW_REMOTE: "false", EMBED_CACHE_MAX_ENTRIES: "0" });
   const executor = createWorkerPoolExecutor({ config, logger: silentLogger, refresh: async () => {}, threads });
   try {
     // Start every worker and load its model before the clock starts.
     await Promise.all(Array.from({ length: threads }, () => executor.embedDocuments(texts.slice(0, 8))));
-    const {
-      result: vectors,
-      seconds,
-      cpuSeconds,
-    } = await clocked(async () => {
-      const embedded: Float32Array[] = [];
-      for (let start = 0; start < texts.length; start += 256) {
-        for (const vector of (await executor.embedDocuments(texts.slice(start, start + 256))) ?? [])
-          embedded.push(Float32Array.from(vector));
-      }
-      return embedded;
-    });
-    return { chunksPerSecond: texts.length / seconds, chunksPerCpuSecond: texts.length / cpuSeconds, vectors, details: "" };
+    return await runInSlices((slice) => executor.embedDocuments(slice), texts, 256);
   } finally {
     await executor.close();
   }

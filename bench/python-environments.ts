@@ -12,12 +12,12 @@ const root = join(import.meta.dirname, "..");
 const venvRoot = join(root, "bench", ".venv");
 
 /** The Python environments: the references (library, pinned PyPI requirement) and the fp32 twin's builder. */
-export const environments = [
+const environments = [
   { library: "fastembed", requirement: "fastembed==0.9.1" },
   { library: "sentence-transformers", requirement: "sentence-transformers[onnx]==5.7.0" },
   { library: "onnx", requirement: "onnx==1.23.2 numpy==2.4.6" },
 ] as const;
-export type Environment = (typeof environments)[number]["library"];
+type Environment = (typeof environments)[number]["library"];
 
 /** The Python of the library's virtual environment, created on first use; undefined when it cannot be. */
 export function pythonEnvironment(library: Environment): string | undefined {
