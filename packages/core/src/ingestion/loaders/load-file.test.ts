@@ -135,6 +135,19 @@ describe("JSON", () => {
     });
   });
 
+  it("puts a string over 200 characters under its key, so that its sentences read as prose", async () => {
+    const article = `${"The steam engine turned heat into work. ".repeat(5)}It changed industry.`;
+    const loaded = await loadFile(
+      { name: "articles.jsonl", bytes: bytes(`${JSON.stringify({ title: "Steam engine", text: article, note: "short" })}\n`) },
+      options,
+    );
+    expect(article.length).toBeGreaterThan(200);
+    expect(loaded.documents[0]?.sections[0]?.text).toBe(`title: Steam engine\ntext:\n${article}\nnote: short`);
+    const edge = "x".repeat(200);
+    const inline = await loadFile({ name: "edge.json", bytes: bytes(JSON.stringify([{ text: edge }])) }, options);
+    expect(inline.documents[0]?.sections[0]?.text).toBe(`text: ${edge}`);
+  });
+
   it("keeps a list of strings as one document and reads NDJSON", async () => {
     const list = await loadFile(
       { name: "lines.json", bytes: bytes(JSON.stringify({ title: "Poem", lines: ["one line", "two line", "red line"] })) },

@@ -5,7 +5,8 @@
  *    top-level object; the object's other scalar properties become document metadata.
  *    `.json` files with one JSON value per line (NDJSON) are records too.
  * 2. Records that are objects are rendered as `key: value` lines (nested keys dotted; arrays of
- *    short scalars joined with `, `, arrays with an item over 40 characters one item per line),
+ *    short scalars joined with `, `, arrays with an item over 40 characters one item per line,
+ *    strings over 200 characters on the lines under `key:`),
  *    except scalar values whose key looks like an identifier, link or
  *    date ({@link defaultJsonMetadataKeys}), which go to the record's metadata.
  * 3. Each record becomes its own document (`<file>#<index>`, titled by its `title` or `name`),
@@ -130,6 +131,12 @@ function scalarText(value: Json): string {
   return typeof value === "object" && value !== null ? JSON.stringify(value) : String(value ?? "").trim();
 }
 
+/**
+ * Longest string value rendered on its key's line (`key: value`), in characters; a longer one is
+ * prose and goes on the lines under `key:`. 200 characters is about two sentences.
+ */
+const proseLength = 200;
+
 /** Renders a JSON value as `key: value` lines, moving identifier-like scalars to metadata. */
 function render(value: Json, metadataKeys: RegExp, prefix: string): { lines: string[]; metadata: Record<string, Json> } {
   const lines: string[] = [];
@@ -141,7 +148,10 @@ function render(value: Json, metadataKeys: RegExp, prefix: string): { lines: str
     if (current === null || typeof current !== "object") {
       if (current === null || current === "") continue;
       if (key !== "" && metadataKeys.test(key)) metadata[path] = current;
-      else lines.push(path === "" ? String(current) : `${path}: ${String(current)}`);
+      else if (path === "") lines.push(String(current));
+      // Prose (an article's text, a description) goes under its key, so that its sentences read as prose.
+      else if (typeof current === "string" && current.length > proseLength) lines.push(`${path}:\n${current}`);
+      else lines.push(`${path}: ${String(current)}`);
       continue;
     }
     if (Array.isArray(current) && current.every((item) => item === null || typeof item !== "object")) {
