@@ -21,7 +21,7 @@ export interface LoadFileOptions {
 }
 
 /** Version of the loaders' output; part of a file's content hash, so a loader change re-ingests. */
-export const loaderVersion = "2";
+export const loaderVersion = "3";
 
 /**
  * Loads a file into documents with sections.
