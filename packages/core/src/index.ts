@@ -109,6 +109,7 @@ export {
   type TransformersEmbeddingsSettings,
 } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
+export type { SerializedError } from "./errors/serialized-error.js";
 export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
 export { assertJsonDepth, jsonDepth } from "./ingestion/json-depth.js";
 export { classifyIntent, type Intent, type IntentResult } from "./intent/classify-intent.js";

@@ -166,6 +166,14 @@ const embeddingsSchema = z.object({
    */
   threads: setting("EMBED_THREADS", integer(0, 0)),
   /**
+   * `EMBED_WORKER`, default true: the service's own transformers.js model (the question's
+   * embedding, the answer's dense signal) runs in an embedding thread of its own
+   * (`embeddings/embedding-thread.ts`), so that a forward pass never holds the serving thread's
+   * event loop; false runs it in the serving thread. Needs the built package
+   * (`dist/embedding-worker.js`); without it the serving thread embeds.
+   */
+  worker: setting("EMBED_WORKER", flag(true)),
+  /**
    * `EMBED_CACHE_MAX_ENTRIES`, default 500,000 (about 0.8 GB at 384 dimensions): chunk vectors kept
    * in `DATA_DIR/embedding-cache.sqlite`, keyed by model and text, so that a chunk is never
    * embedded twice; 0 turns the cache off.

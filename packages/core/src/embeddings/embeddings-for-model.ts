@@ -24,8 +24,14 @@ export type EmbeddingModelResolver = (modelId: string) => EmbeddingsInterface | 
 export async function loadEmbeddingModel(
   config: DocqaConfig,
   modelId: string,
-  options: { resolver?: EmbeddingModelResolver | undefined; logger: Logger },
+  options: {
+    resolver?: EmbeddingModelResolver | undefined;
+    logger: Logger;
+    /** Where a transformers.js model runs its forward passes (`TransformersEmbeddings` `thread`); default `caller`. */
+    thread?: "caller" | "worker" | undefined;
+  },
 ): Promise<EmbeddingState> {
+  let created: TransformersEmbeddings | undefined;
   try {
     let embeddings = options.resolver?.(modelId);
     if (!embeddings) {
@@ -33,11 +39,12 @@ export async function loadEmbeddingModel(
       if (provider === "openai" || provider === "ollama") {
         embeddings = await embeddingsFromProvider(config, { modelName: modelId, logger: options.logger });
       } else if (provider === "transformers") {
-        embeddings = new TransformersEmbeddings({
+        embeddings = created = new TransformersEmbeddings({
           modelName: modelId,
           localModelPath: config.embeddings.modelPath,
           allowRemote: config.embeddings.allowRemote,
           dtype: config.embeddings.dtype,
+          thread: options.thread ?? "caller",
         });
       }
     }
@@ -46,8 +53,10 @@ export async function loadEmbeddingModel(
     if (embeddings instanceof TransformersEmbeddings) await embeddings.load();
     const probe = await embeddings.embedQuery("dimension probe");
     if (probe.length === 0) return { status: "unavailable", reason: `${modelId} returned an empty vector` };
-    return { status: "ready", embeddings, model: { id: modelId, dimension: probe.length } };
+    const dispose = created ? () => (created as TransformersEmbeddings).dispose() : undefined;
+    return { status: "ready", embeddings, model: { id: modelId, dimension: probe.length }, dispose };
   } catch (error) {
+    await created?.dispose();
     return {
       status: "unavailable",
       reason: DocqaError.isInstance(error) ? error.publicMessage : `embedding model ${modelId} failed: ${(error as Error).message}`,
@@ -67,6 +76,8 @@ export function createEmbeddingModelLoader(
     configured: () => Promise<EmbeddingState>;
     resolver?: EmbeddingModelResolver | undefined;
     logger: Logger;
+    /** Where the other models run their forward passes (`TransformersEmbeddings` `thread`); default `caller`. */
+    thread?: "caller" | "worker" | undefined;
   },
 ): (modelId: string) => Promise<EmbeddingState> {
   const { logger } = options;
@@ -76,7 +87,7 @@ export function createEmbeddingModelLoader(
     if (configured.status === "ready" && configured.model.id === modelId) return configured;
     let loading = otherModels.get(modelId);
     if (!loading) {
-      loading = loadEmbeddingModel(config, modelId, { resolver: options.resolver, logger }).then((state) => {
+      loading = loadEmbeddingModel(config, modelId, { resolver: options.resolver, logger, thread: options.thread }).then((state) => {
         if (state.status === "ready")
           logger.info("embedding model loaded", { component: "embeddings", model: modelId, dimension: state.model.dimension });
         else {

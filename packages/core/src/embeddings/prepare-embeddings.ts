@@ -23,6 +23,11 @@ export type EmbeddingState =
       model: EmbeddingModelInfo;
       /** The chunk embedding cache (`EMBED_CACHE_MAX_ENTRIES` > 0). */
       cache?: EmbeddingCacheSettings | undefined;
+      /**
+       * Ends the model's embedding thread or releases its session (`TransformersEmbeddings.dispose`);
+       * set when the service loaded a transformers.js model itself, undefined for the caller's embeddings.
+       */
+      dispose?: (() => Promise<void>) | undefined;
     }
   | { status: "unavailable"; reason: string }
   | { status: "disabled"; reason: string };
@@ -36,6 +41,12 @@ export interface EmbeddingsOption {
   embeddings?: EmbeddingsInterface | null | undefined;
   /** Model id recorded with the index for user-supplied embeddings; default the object's `model`/`modelName`. */
   embeddingModelId?: string | undefined;
+  /**
+   * Where a transformers.js model the service loads itself runs its forward passes
+   * (`TransformersEmbeddings` `thread`); default `caller`. The serving thread passes `worker`
+   * when `EMBED_WORKER` is true; the ingestion workers embed in their own thread.
+   */
+  thread?: "caller" | "worker" | undefined;
 }
 
 /** The file of the chunk embedding cache in `DATA_DIR`. */
@@ -69,6 +80,7 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
         allowRemote: config.embeddings.allowRemote,
         dtype: config.embeddings.dtype,
         threads: config.embeddings.threads > 0 ? config.embeddings.threads : undefined,
+        thread: option.thread ?? "caller",
       });
   const embeddings = option.embeddings ?? (transformers as TransformersEmbeddings);
   const modelId = option.embeddingModelId ?? modelIdOf(embeddings) ?? modelName;
@@ -82,9 +94,11 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
       component: "embeddings",
       model: modelId,
     });
+    if (!given) await transformers?.dispose();
     return { status: "unavailable", reason };
   }
   if (probe.length !== dimension) {
+    if (!given) await transformers?.dispose();
     throw new DocqaError(
       "embedding_dimension_mismatch",
       `EMBED_DIMENSION is ${dimension} but ${modelId} produces ${probe.length}-dimensional vectors: set EMBED_DIMENSION=${probe.length} or choose a ${dimension}-dimensional model`,
@@ -104,6 +118,7 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     embeddings: new QueryCachedEmbeddings(embeddings),
     model: { id: modelId, dimension: probe.length },
     cache,
+    dispose: transformers && !given ? () => transformers.dispose() : undefined,
   };
 }
 

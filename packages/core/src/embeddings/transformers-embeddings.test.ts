@@ -33,6 +33,19 @@ describe("TransformersEmbeddings", () => {
     expect((error as Error).message).toContain(`from ${missing}/Xenova/absent-model`);
   });
 
+  it("in an embedding thread, reports a missing model as model_unavailable with the same message", async () => {
+    const missing = mkdtempSync(join(tmpdir(), "docqa-models-"));
+    const embeddings = new TransformersEmbeddings({ modelName: "Xenova/absent-model", localModelPath: missing, thread: "worker" });
+    expect(embeddings.thread).toBe("worker");
+    const error = await embeddings.load().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(DocqaError.isInstance(error) && error.code).toBe("model_unavailable");
+    expect((error as Error).message).toContain(`from ${missing}/Xenova/absent-model`);
+    await embeddings.dispose();
+  });
+
   it("falls back to BM25 only with one warning when no model can be loaded", async () => {
     const { warnings, logger } = collectingLogger();
     const config = resolveConfig({
@@ -87,6 +100,49 @@ describe("TransformersEmbeddings", () => {
         expect(cosine(cat as number[], kitten as number[])).toBeGreaterThan(cosine(cat as number[], invoice as number[]) + 0.2);
         const query = await embeddings.embedQuery("Where is the cat?");
         expect(cosine(query, cat as number[])).toBeGreaterThan(cosine(query, invoice as number[]));
+      });
+
+      it("embeds in an embedding thread with the calling thread's vectors, off the calling thread", async () => {
+        const found = model as NonNullable<typeof model>;
+        const settings = { modelName: found.id, localModelPath: found.root, allowRemote: false, dtype: found.dtype };
+        const texts = Array.from(
+          { length: 40 },
+          (_, index) => `Badge ${index} opens the doors of floor ${index % 7} between seven and nine.`,
+        );
+        const caller = new TransformersEmbeddings(settings);
+        const worker = new TransformersEmbeddings({ ...settings, thread: "worker" });
+        expect([caller.thread, worker.thread]).toEqual(["caller", "worker"]);
+        await Promise.all([caller.load(), worker.load()]);
+        /** This thread's CPU time (microseconds) spent by `work`. */
+        const cpuOf = async (work: () => Promise<unknown>) => {
+          const before = process.threadCpuUsage();
+          await work();
+          const { user, system } = process.threadCpuUsage(before);
+          return user + system;
+        };
+        let inCaller: number[][] = [];
+        let inWorker: number[][] = [];
+        const callerCpu = await cpuOf(async () => {
+          inCaller = await caller.embedDocuments(texts);
+        });
+        const workerCpu = await cpuOf(async () => {
+          inWorker = await worker.embedDocuments(texts);
+        });
+        inWorker.forEach((vector, index) => {
+          expect(cosine(vector, inCaller[index] as number[])).toBeCloseTo(1, 5);
+        });
+        expect(
+          cosine(await worker.embedQuery("Which badge opens floor 3?"), await caller.embedQuery("Which badge opens floor 3?")),
+        ).toBeCloseTo(1, 5);
+        // The forward passes ran in the other thread: this one only posted the texts.
+        expect(workerCpu).toBeLessThan(callerCpu / 4);
+        // The thread, and its loaded model, outlive an idle moment.
+        const thread = worker.threadId;
+        expect(thread).toBeGreaterThan(0);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await worker.embedQuery("Which floor?");
+        expect(worker.threadId).toBe(thread);
+        await Promise.all([caller.dispose(), worker.dispose()]);
       });
 
       it("fails start-up when EMBED_DIMENSION does not match the model", async () => {

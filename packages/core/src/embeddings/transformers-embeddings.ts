@@ -9,11 +9,16 @@
  * (see `planTokenBatches`), the encoder runs once per batch, and the token states are pooled and
  * normalised in input order (see `poolTokenStates`). ONNX Runtime runs each batch on
  * `threads` threads (default: the cores available to the process).
+ *
+ * With `thread: "worker"` the forward passes run in an embedding thread of their own
+ * (`embedding-thread.ts`) instead of the calling thread, whose event loop then never waits for the
+ * model; the serving thread uses it (`EMBED_WORKER`).
  */
 import { availableParallelism } from "node:os";
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type EmbeddingModelPreset, embeddingModelPreset } from "./embedding-model-presets.js";
+import { EmbeddingThread, embeddingWorkerUrl, type ThreadModelSettings } from "./embedding-thread.js";
 import { planTokenBatches } from "./plan-token-batches.js";
 import { poolTokenStates } from "./pool-token-states.js";
 import { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./resolve-embedding-dtype.js";
@@ -50,6 +55,13 @@ export interface TransformersEmbeddingsSettings extends EmbeddingsParams {
   engine?: "batched" | "pipeline";
   /** Texts per forward pass of the `pipeline` engine; default 16. */
   batchSize?: number;
+  /**
+   * Where the forward passes run: `caller` (default) in the calling thread; `worker` in an
+   * embedding thread of their own (`embedding-thread.ts`), when its entry is built
+   * (`dist/embedding-worker.js`; else the calling thread, see {@link TransformersEmbeddings.thread}).
+   * The `batched` engine only.
+   */
+  thread?: "caller" | "worker";
 }
 
 /**
@@ -109,9 +121,16 @@ export class TransformersEmbeddings extends Embeddings {
   readonly dtype: EmbeddingDtype;
   /** ONNX Runtime intra-op threads of the `batched` engine (`threads` with its default resolved). */
   readonly threads: number;
+  /** Where the forward passes run: `worker` only when asked for and the thread's entry is built. */
+  readonly thread: "caller" | "worker";
+  /** The embedding thread's id (`worker_threads`) once it runs; undefined in `caller` mode. */
+  get threadId(): number | undefined {
+    return this.embeddingThread?.threadId;
+  }
   private readonly settings: TransformersEmbeddingsSettings;
   private readonly preset: EmbeddingModelPreset;
   private loaded: Promise<LoadedModel> | undefined;
+  private readonly embeddingThread: EmbeddingThread | undefined;
 
   constructor(settings: TransformersEmbeddingsSettings) {
     super(settings);
@@ -120,6 +139,9 @@ export class TransformersEmbeddings extends Embeddings {
     this.preset = settings.preset ?? embeddingModelPreset(settings.modelName);
     this.dtype = resolveEmbeddingDtype(settings.dtype ?? "auto", settings.modelName, settings.localModelPath);
     this.threads = Math.max(1, settings.threads ?? availableParallelism());
+    const workerUrl = settings.thread === "worker" && settings.engine !== "pipeline" ? embeddingWorkerUrl() : undefined;
+    this.embeddingThread = workerUrl ? new EmbeddingThread(workerUrl) : undefined;
+    this.thread = this.embeddingThread ? "worker" : "caller";
   }
 
   /**
@@ -128,7 +150,22 @@ export class TransformersEmbeddings extends Embeddings {
    * @throws {DocqaError} `model_unavailable` when the files cannot be found or read.
    */
   async load(): Promise<void> {
-    await this.model();
+    if (this.embeddingThread) await this.embeddingThread.embed(this.threadSettings(), []);
+    else await this.model();
+  }
+
+  /**
+   * Ends the embedding thread (after its running call) or releases the model's ONNX Runtime
+   * session; a later call loads the model again.
+   */
+  async dispose(): Promise<void> {
+    await this.embeddingThread?.close();
+    const loaded = await this.loaded?.catch(() => undefined);
+    this.loaded = undefined;
+    const disposable = (loaded?.engine === "batched" ? loaded.model : loaded?.extractor) as
+      | { dispose?: () => Promise<unknown> }
+      | undefined;
+    await disposable?.dispose?.();
   }
 
   override async embedDocuments(texts: string[]): Promise<number[][]> {
@@ -160,9 +197,35 @@ export class TransformersEmbeddings extends Embeddings {
 
   private async embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
+    if (this.embeddingThread) return this.embeddingThread.embed(this.threadSettings(), [...texts]);
+    return this.embedPrepared(texts);
+  }
+
+  /**
+   * Unit vectors of texts that already carry the preset's prefix, computed in this thread; the
+   * embedding thread's entry calls it.
+   *
+   * @internal
+   */
+  async embedPrepared(texts: readonly string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
     const loaded = await this.model();
     const bounded = texts.map((text) => text.slice(0, maximumInputCharacters));
     return loaded.engine === "pipeline" ? this.embedWithPipeline(loaded.extractor, bounded) : this.embedBatched(loaded, bounded);
+  }
+
+  /** The settings the embedding thread loads the same model with. */
+  private threadSettings(): ThreadModelSettings {
+    return {
+      modelName: this.modelName,
+      localModelPath: this.settings.localModelPath,
+      allowRemote: this.settings.allowRemote,
+      preset: this.preset,
+      dtype: this.dtype,
+      threads: this.threads,
+      maxBatchTokens: this.settings.maxBatchTokens,
+      maxBatchSize: this.settings.maxBatchSize,
+    };
   }
 
   private async embedBatched(loaded: Extract<LoadedModel, { engine: "batched" }>, texts: string[]): Promise<Float32Array[]> {

@@ -6,10 +6,12 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import type { DocqaConfig } from "../config/config-schema.js";
-import { DocqaError, type DocqaErrorCode } from "../errors/docqa-error.js";
+import type { SerializedError } from "../errors/serialized-error.js";
 import type { ShareOffer } from "./embedding-shares.js";
 import type { FileIngestionRequest } from "./ingest-file.js";
 import type { UpsertTask } from "./ingestion-executor.js";
+
+export { deserializeError, type SerializedError, serializeError } from "../errors/serialized-error.js";
 
 /** Data each worker starts with. */
 export interface IngestionWorkerData {
@@ -39,49 +41,5 @@ export type IngestionTask =
   | ({ kind: "embed"; texts: readonly string[] /** Default the configured model. */; modelId?: string | undefined } & SharesPort)
   | ({ kind: "embed-share" } & Omit<ShareOffer, "id">);
 
-/** A failure, as it crosses a thread boundary. */
-export interface SerializedError {
-  code: DocqaErrorCode;
-  /** The client-safe message (without the `[docqa] [component]` prefix). */
-  message: string;
-  component?: string | undefined;
-  details?: unknown;
-  retryAfterSeconds?: number | undefined;
-  /** The stack in the worker, for logs. */
-  stack?: string | undefined;
-}
-
 /** The outcome of a task: its value, or its error. */
 export type IngestionTaskOutcome<T = unknown> = { ok: true; value: T } | { ok: false; error: SerializedError };
-
-/** Serialises any error; one that is not a {@link DocqaError} becomes `internal_error`. */
-export function serializeError(error: unknown): SerializedError {
-  if (DocqaError.isInstance(error)) {
-    return {
-      code: error.code,
-      message: error.publicMessage,
-      component: error.component,
-      details: error.details,
-      retryAfterSeconds: error.retryAfterSeconds,
-      stack: error.stack,
-    };
-  }
-  return {
-    code: "internal_error",
-    message: error instanceof Error ? error.message : String(error),
-    component: "ingestion-worker",
-    stack: error instanceof Error ? error.stack : undefined,
-  };
-}
-
-/** The {@link DocqaError} of a serialised error, whose `cause` carries the worker's stack. */
-export function deserializeError(serialized: SerializedError): DocqaError {
-  const cause = new Error(serialized.message);
-  cause.stack = serialized.stack ?? cause.stack;
-  return new DocqaError(serialized.code, serialized.message, {
-    component: serialized.component,
-    details: serialized.details,
-    retryAfterSeconds: serialized.retryAfterSeconds,
-    cause,
-  });
-}

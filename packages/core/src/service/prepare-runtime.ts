@@ -154,10 +154,13 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   let memoryStarted = false;
 
   const indexModels = new OrganisationIndexModels(() => (embeddings?.status === "ready" ? embeddings.model : undefined), logger);
+  /** The serving thread's models embed in an embedding thread of their own (`EMBED_WORKER`). */
+  const embeddingThread = config.embeddings.worker ? "worker" : "caller";
   const embeddingsFor = createEmbeddingModelLoader(config, {
     configured: () => runtime().then((prepared) => prepared.embeddings),
     resolver: parts.embeddingModels,
     logger,
+    thread: embeddingThread,
   });
 
   const prepareStores = async (): Promise<DocumentStores> => {
@@ -184,7 +187,11 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
 
   /** Embeddings per `EMBED_PROVIDER` (`embeddingStateFromConfig`), or the caller's. */
   const prepareEmbeddingState = (): Promise<EmbeddingState> =>
-    embeddingStateFromConfig(config, { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId }, logger);
+    embeddingStateFromConfig(
+      config,
+      { embeddings: parts.embeddings, embeddingModelId: parts.embeddingModelId, thread: embeddingThread },
+      logger,
+    );
 
   /**
    * Chooses the chat model once (`chatModelFromConfig`; it logs why when there is none) and
@@ -266,6 +273,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     memoryStore,
     snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker, indexModels }),
     async close() {
+      if (embeddings?.status === "ready") await embeddings.dispose?.();
       await stores?.close();
       await parts.jobStore?.close();
       if (memoryStarted) await (await memory().catch(() => undefined))?.settled();

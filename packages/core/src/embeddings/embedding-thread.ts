@@ -1,0 +1,98 @@
+/**
+ * The embedding thread: a worker thread of its own (piscina, one thread, `embedding-worker.ts`)
+ * that runs the forward passes of the serving thread's embedding model. onnxruntime-node runs a
+ * session synchronously on the thread that calls it, so a question's embedding (milliseconds) and
+ * an answer's dense signal (up to 48 sentences, about 100 ms with bge-small on 2 cores) run in the
+ * serving thread would hold its event loop, and every other request with it. Here the serving
+ * thread only posts the texts and awaits the vectors.
+ *
+ * The thread loads the model once and keeps it while the process runs; piscina unreferences an
+ * idle thread, so it never keeps a process alive. Calls queue in order on the one thread.
+ * {@link EmbeddingThread.close} waits for the running call before the thread ends: terminating a
+ * thread while onnxruntime-node runs aborts the whole process.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Piscina } from "piscina";
+import { deserializeError, type SerializedError } from "../errors/serialized-error.js";
+import type { EmbeddingModelPreset } from "./embedding-model-presets.js";
+import type { EmbeddingDtype } from "./resolve-embedding-dtype.js";
+
+/** The model settings that cross to the thread (plain data; the dtype already resolved). */
+export interface ThreadModelSettings {
+  modelName: string;
+  localModelPath?: string | undefined;
+  allowRemote?: boolean | undefined;
+  preset: EmbeddingModelPreset;
+  dtype: EmbeddingDtype;
+  threads: number;
+  maxBatchTokens?: number | undefined;
+  maxBatchSize?: number | undefined;
+}
+
+/** A call: embed `texts` (prefixes already applied) with the model of `settings`; no texts only loads it. */
+export interface EmbeddingThreadTask {
+  settings: ThreadModelSettings;
+  texts: string[];
+}
+
+/** The outcome of a call: the vectors row after row (`dimension` components each), or the error. */
+export type EmbeddingThreadOutcome = { ok: true; data: Float32Array; dimension: number } | { ok: false; error: SerializedError };
+
+/**
+ * The built thread entry: `embedding-worker.js` beside this module in `dist/`, or, when running
+ * from the sources (tests), the package's `dist/embedding-worker.js`; undefined when neither
+ * exists (the package is not built).
+ */
+export function embeddingWorkerUrl(): URL | undefined {
+  const candidates = [new URL("./embedding-worker.js", import.meta.url), new URL("../../dist/embedding-worker.js", import.meta.url)];
+  return candidates.find((candidate) => existsSync(fileURLToPath(candidate)));
+}
+
+/** Milliseconds {@link EmbeddingThread.close} waits for a running call before the thread is ended anyway. */
+const closeTimeoutMs = 30_000;
+
+/** One embedding thread; see the module comment. */
+export class EmbeddingThread {
+  private pool: Piscina<EmbeddingThreadTask, EmbeddingThreadOutcome> | undefined;
+
+  /** @param workerUrl - the thread entry ({@link embeddingWorkerUrl}). */
+  constructor(private readonly workerUrl: URL) {}
+
+  /**
+   * Embeds `texts` in the thread, in input order.
+   *
+   * @throws {DocqaError} what the model threw in the thread (`model_unavailable` when it cannot
+   *   be loaded), or `internal_error` when the thread itself failed.
+   */
+  async embed(settings: ThreadModelSettings, texts: string[]): Promise<Float32Array[]> {
+    this.pool ??= new Piscina<EmbeddingThreadTask, EmbeddingThreadOutcome>({
+      filename: this.workerUrl.href,
+      minThreads: 0,
+      maxThreads: 1,
+      // The model stays loaded for the process's life; an idle thread does not keep it alive.
+      idleTimeout: Number.POSITIVE_INFINITY,
+      atomics: "disabled",
+      closeTimeout: closeTimeoutMs,
+    });
+    const outcome = await this.pool.run({ settings, texts });
+    if (!outcome.ok) throw deserializeError(outcome.error);
+    const vectors: Float32Array[] = [];
+    for (let row = 0; row < texts.length; row++) {
+      vectors.push(outcome.data.subarray(row * outcome.dimension, (row + 1) * outcome.dimension));
+    }
+    return vectors;
+  }
+
+  /** The thread's id (`worker_threads`), undefined before the first call and after {@link close}. */
+  get threadId(): number | undefined {
+    return this.pool?.threads[0]?.threadId;
+  }
+
+  /** Ends the thread once its running call has finished (at most 30 s); later calls start a new one. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
+  }
+}
