@@ -13,7 +13,8 @@
  * environments in bench/.venv on first use), `BENCH_ONLY=ingestion-history` SciFact ingestion with
  * embeddings now against docqa when the embedding issue was filed (builds that version in
  * bench/.baseline on first use), `BENCH_ONLY=fusion` the fusion study over every local
- * model and retrieval set; the default run leaves these six out.
+ * model and retrieval set, `BENCH_ONLY=embedding-thread` answering with a model, its forward passes in the
+ * serving thread and in the embedding thread; the default run leaves these seven out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -38,5 +39,6 @@ if (only === "backends") rows.push(...(await (await import("./backends.ts")).ben
 if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli()));
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
 if (only === "serving") rows.push(...(await (await import("./serving-under-ingestion.ts")).benchmarkServingUnderIngestion()));
+if (only === "embedding-thread") rows.push(...(await (await import("./embedding-thread.ts")).benchmarkEmbeddingThread()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 printRows(rows);
