@@ -8,8 +8,8 @@
  *
  * The thread loads the model once and keeps it while the process runs; piscina unreferences an
  * idle thread, so it never keeps a process alive. Calls queue in order on the one thread.
- * {@link EmbeddingThread.close} waits for the running call before the thread ends: terminating a
- * thread while onnxruntime-node runs aborts the whole process.
+ * {@link EmbeddingThread.close} waits for every call it was given before the thread ends:
+ * terminating a thread while onnxruntime-node runs aborts the whole process.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -49,12 +49,18 @@ export function embeddingWorkerUrl(): URL | undefined {
   return candidates.find((candidate) => existsSync(fileURLToPath(candidate)));
 }
 
-/** Milliseconds {@link EmbeddingThread.close} waits for a running call before the thread is ended anyway. */
+/** Milliseconds {@link EmbeddingThread.close} waits for the calls it was given before the thread is ended anyway. */
 const closeTimeoutMs = 30_000;
+
+/** A pool of the one thread with the calls it has been given that have not settled. */
+interface Generation {
+  pool: Piscina<EmbeddingThreadTask, EmbeddingThreadOutcome>;
+  running: Set<Promise<unknown>>;
+}
 
 /** One embedding thread; see the module comment. */
 export class EmbeddingThread {
-  private pool: Piscina<EmbeddingThreadTask, EmbeddingThreadOutcome> | undefined;
+  private current: Generation | undefined;
 
   /** @param workerUrl - the thread entry ({@link embeddingWorkerUrl}). */
   constructor(private readonly workerUrl: URL) {}
@@ -66,16 +72,26 @@ export class EmbeddingThread {
    *   be loaded), or `internal_error` when the thread itself failed.
    */
   async embed(settings: ThreadModelSettings, texts: string[]): Promise<Float32Array[]> {
-    this.pool ??= new Piscina<EmbeddingThreadTask, EmbeddingThreadOutcome>({
-      filename: this.workerUrl.href,
-      minThreads: 0,
-      maxThreads: 1,
-      // The model stays loaded for the process's life; an idle thread does not keep it alive.
-      idleTimeout: Number.POSITIVE_INFINITY,
-      atomics: "disabled",
-      closeTimeout: closeTimeoutMs,
-    });
-    const outcome = await this.pool.run({ settings, texts });
+    this.current ??= {
+      pool: new Piscina<EmbeddingThreadTask, EmbeddingThreadOutcome>({
+        filename: this.workerUrl.href,
+        minThreads: 0,
+        maxThreads: 1,
+        // The model stays loaded for the process's life; an idle thread does not keep it alive.
+        idleTimeout: Number.POSITIVE_INFINITY,
+        atomics: "disabled",
+      }),
+      running: new Set(),
+    };
+    const { pool, running } = this.current;
+    const call = pool.run({ settings, texts });
+    running.add(call);
+    let outcome: EmbeddingThreadOutcome;
+    try {
+      outcome = await call;
+    } finally {
+      running.delete(call);
+    }
     if (!outcome.ok) throw deserializeError(outcome.error);
     const vectors: Float32Array[] = [];
     for (let row = 0; row < texts.length; row++) {
@@ -86,13 +102,24 @@ export class EmbeddingThread {
 
   /** The thread's id (`worker_threads`), undefined before the first call and after {@link close}. */
   get threadId(): number | undefined {
-    return this.pool?.threads[0]?.threadId;
+    return this.current?.pool.threads[0]?.threadId;
   }
 
-  /** Ends the thread once its running call has finished (at most 30 s); later calls start a new one. */
+  /**
+   * Ends the thread once every call it was given has settled (at most 30 s); later calls start a
+   * new thread. piscina's own `close()` is not used: it ends its threads once as many calls have
+   * completed as it has threads, which can end this one in the middle of the next queued call.
+   */
   async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.close();
+    const generation = this.current;
+    this.current = undefined;
+    if (!generation) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, closeTimeoutMs);
+    });
+    await Promise.race([Promise.allSettled([...generation.running]), timeout]);
+    clearTimeout(timer);
+    await generation.pool.destroy();
   }
 }
