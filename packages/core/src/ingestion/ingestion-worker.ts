@@ -12,7 +12,7 @@
  * A task's large embedding calls are shared with the pool's idle workers (`embed-share` tasks,
  * see `embedding-shares.ts` and `DataParallelEmbeddings`).
  * When the pool closes, a flag in shared memory stops tasks at their next check (between steps,
- * and between model calls of a few texts, `StoppableEmbeddings`); the pool waits for every task
+ * and between model calls of at most 64 texts, `StoppableEmbeddings`); the pool waits for every task
  * to end before the threads do, so a thread is never terminated while the embedding model runs.
  */
 import type { MessagePort } from "node:worker_threads";
