@@ -7,6 +7,7 @@
 import type { AddressInfo } from "node:net";
 import { chatRoutes } from "@docqa/chat-api";
 import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { defaultStopTimeoutMs } from "@docqa/core/ingestion";
 import { importBackend } from "@docqa/core/stores";
 import {
   createMemoryRateLimiter,
@@ -24,6 +25,7 @@ import packageJson from "../../package.json" with { type: "json" };
 import { createCliLogger } from "../cli-logger.js";
 import { cliAuditLog } from "../cli-principal.js";
 import type { SetExtensions } from "./serve-operations.js";
+import { defaultRequestGraceMs, stopServing } from "./stop-serving.js";
 
 /** Which endpoint sets to serve. */
 export type ServedApi = "a" | "b" | "both";
@@ -105,6 +107,8 @@ export interface RunningServers {
   servers: RunningServer[];
   /** Stops accepting connections and waits for open ones to finish. */
   close(): Promise<void>;
+  /** Ends the connections still open (requests in progress are cut off). */
+  closeConnections(): void;
 }
 
 function listen(app: { fetch: (request: Request) => Response | Promise<Response> }, host: string, port: number): Promise<ServerType> {
@@ -139,6 +143,9 @@ export async function startServers(service: RagService, settings: ServeSettings,
   const close = async () => {
     await Promise.all(servers.map(({ server }) => new Promise((resolve) => server.close(resolve))));
   };
+  const closeConnections = () => {
+    for (const { server } of servers) if ("closeAllConnections" in server) server.closeAllConnections();
+  };
   const host = serverConfig.host.includes(":") ? `[${serverConfig.host}]` : serverConfig.host;
   const url = (server: ServerType) => `http://${host}:${(server.address() as AddressInfo).port}`;
   try {
@@ -162,7 +169,7 @@ export async function startServers(service: RagService, settings: ServeSettings,
     await close();
     throw error;
   }
-  return { servers, close };
+  return { servers, close, closeConnections };
 }
 
 function parseApi(value: string): ServedApi {
@@ -239,13 +246,23 @@ export function registerServeCommand(program: Command): void {
         if (stopping) return;
         stopping = true;
         process.stderr.write(`received ${signal}, stopping\n`);
-        void running
-          .close()
-          .then(() => counters.close())
-          .then(() => service.close())
-          .then(() => tracing?.shutdown())
-          .then(() => process.exit(0));
-        setTimeout(() => process.exit(0), 10_000).unref();
+        // Never exit before the service has closed: ending the process while an ingestion worker
+        // runs the embedding model aborts it (SIGABRT). See stop-serving.ts.
+        stopServing({ servers: running, service, afterwards: [() => counters.close(), () => tracing?.shutdown()] }).then(
+          () => process.exit(0),
+          (error: unknown) => {
+            process.stderr.write(`stopping failed: ${(error as Error).message}\n`);
+            process.exit(1);
+          },
+        );
+        // Last resort when something hangs: requests' grace, ingestion's stop timeout, and a margin.
+        setTimeout(
+          () => {
+            process.stderr.write("docqa serve did not stop in time; exiting\n");
+            process.exit(1);
+          },
+          defaultRequestGraceMs + defaultStopTimeoutMs + 15_000,
+        ).unref();
       };
       process.on("SIGINT", () => stop("SIGINT"));
       process.on("SIGTERM", () => stop("SIGTERM"));

@@ -52,6 +52,7 @@ export {
 export { formatFromName } from "./loaders/sniff-file-format.js";
 export {
   createWorkerPoolExecutor,
+  defaultStopTimeoutMs,
   ingestionThreads,
   type WorkerPoolExecutorSettings,
   workerEmbeddingThreads,

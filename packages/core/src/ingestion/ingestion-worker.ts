@@ -11,8 +11,9 @@
  * logger, audit log and metrics through a `BroadcastChannel`.
  * A task's large embedding calls are shared with the pool's idle workers (`embed-share` tasks,
  * see `embedding-shares.ts` and `DataParallelEmbeddings`).
- * When the pool closes, a flag in shared memory stops tasks at their next check (between
- * embedding batches): a thread is never terminated while the embedding model runs.
+ * When the pool closes, a flag in shared memory stops tasks at their next check (between steps,
+ * and between model calls of at most 64 texts, `StoppableEmbeddings`); the pool waits for every task
+ * to end before the threads do, so a thread is never terminated while the embedding model runs.
  */
 import type { MessagePort } from "node:worker_threads";
 import { workerData } from "piscina";
@@ -32,18 +33,30 @@ import type { IndexingDependencies } from "./index-documents.js";
 import { ingestFile } from "./ingest-file.js";
 import { runUpsertTask } from "./ingestion-executor.js";
 import { type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData, serializeError } from "./ingestion-tasks.js";
+import { StoppableEmbeddings } from "./stoppable-embeddings.js";
 import { createWorkerChannel } from "./worker-log-channel.js";
 
 const { config, logChannel, stop, threads } = workerData as IngestionWorkerData;
 const { logger, audit, metrics } = createWorkerChannel(logChannel, config.logging.level);
 /** Aborted once the pool is closing (see `IngestionWorkerData.stop`); tasks check it between steps. */
 const stopping = new AbortController();
-const watch = setInterval(() => {
-  if (Atomics.load(stop, 0) !== 1) return;
-  stopping.abort(new DocqaError("store_unavailable", "the service is stopping: retry the ingestion", { component: "ingestion-worker" }));
-  clearInterval(watch);
-}, 50);
+/**
+ * Reads the pool's stop flag from shared memory (no event loop turn needed, unlike a timer) and
+ * aborts `stopping` once it is set; true when the pool is closing.
+ */
+function stopRequested(): boolean {
+  if (!stopping.signal.aborted && Atomics.load(stop, 0) === 1) {
+    stopping.abort(new DocqaError("store_unavailable", "the service is stopping: retry the ingestion", { component: "ingestion-worker" }));
+    clearInterval(watch);
+  }
+  return stopping.signal.aborted;
+}
+const watch = setInterval(stopRequested, 50);
 watch.unref();
+/** Throws the stop reason once the pool is closing; checked when a task starts and between model calls. */
+function throwIfStopping(): void {
+  if (stopRequested()) stopping.signal.throwIfAborted();
+}
 /** The serving thread has already warned about the embedding model; the workers say it at `debug`. */
 const quietLogger: Logger = { ...logger, warn: logger.debug };
 
@@ -74,25 +87,34 @@ const indexModels = new OrganisationIndexModels(
   () => (preparedEmbeddings?.status === "ready" ? preparedEmbeddings.model : undefined),
   logger,
 );
-const embeddingsFor = createEmbeddingModelLoader(config, { configured: async () => (await prepare()).embeddings, logger });
+const loadModel = createEmbeddingModelLoader(config, { configured: async () => (await prepare()).embeddings, logger });
+/** This thread's embeddings of `modelId` (loaded once), stopping between model calls once the pool is closing. */
+const embeddingsFor = async (modelId: string): Promise<EmbeddingState> => stoppable(await loadModel(modelId));
+function stoppable(embeddings: EmbeddingState): EmbeddingState {
+  return embeddings.status === "ready"
+    ? { ...embeddings, embeddings: new StoppableEmbeddings(embeddings.embeddings, throwIfStopping) }
+    : embeddings;
+}
 const summarizer = createExtractiveSummarizer({ maximumChars: config.ingestion.raptorSummaryChars });
 const analyzer = createEnglishAnalyzer();
 
 /**
  * The embeddings a task embeds with: with a shares port, large calls are spread over the pool's
- * other threads (`DataParallelEmbeddings`); without one, this thread's model alone.
+ * other threads (`DataParallelEmbeddings`); without one, this thread's model alone. Either way the
+ * thread's own model calls stop once the pool is closing.
  */
 function taskEmbeddings(embeddings: EmbeddingState, sharesPort: MessagePort | undefined, modelId?: string): EmbeddingState {
-  if (embeddings.status !== "ready" || !sharesPort) return embeddings;
+  const own = stoppable(embeddings);
+  if (own.status !== "ready" || !sharesPort) return own;
   return {
-    ...embeddings,
-    embeddings: new DataParallelEmbeddings(embeddings.embeddings, helpersThroughPort(sharesPort, threads - 1, modelId)),
+    ...own,
+    embeddings: new DataParallelEmbeddings(own.embeddings, helpersThroughPort(sharesPort, threads - 1, modelId)),
   };
 }
 
-/** This thread's embeddings of `modelId`, default the configured model. */
+/** This thread's embeddings of `modelId` (default the configured model), stopping once the pool is closing. */
 async function embeddingsOf(modelId: string | undefined): Promise<EmbeddingState> {
-  return modelId ? embeddingsFor(modelId) : (await prepare()).embeddings;
+  return modelId ? embeddingsFor(modelId) : stoppable((await prepare()).embeddings);
 }
 
 /** Runs `work` with the worker's indexing dependencies; an embedded store is opened for the task and closed after it. */
@@ -111,7 +133,8 @@ async function withDependencies<T>(
 }
 
 async function run(task: IngestionTask): Promise<unknown> {
-  stopping.signal.throwIfAborted();
+  // A task queued before the pool began closing starts here: it ends at once.
+  throwIfStopping();
   try {
     switch (task.kind) {
       case "upsert":
@@ -119,7 +142,11 @@ async function run(task: IngestionTask): Promise<unknown> {
       case "file":
         return await withDependencies(task.sharesPort, (dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
       case "embed": {
-        const embeddings = taskEmbeddings(await embeddingsOf(task.modelId), task.sharesPort, task.modelId);
+        const embeddings = taskEmbeddings(
+          task.modelId ? await loadModel(task.modelId) : (await prepare()).embeddings,
+          task.sharesPort,
+          task.modelId,
+        );
         if (embeddings.status !== "ready") return undefined;
         const vectors = await embeddings.embeddings.embedDocuments([...task.texts]);
         logger.debug("texts embedded", { component: "ingestion-worker", texts: vectors.length, model: embeddings.model.id });

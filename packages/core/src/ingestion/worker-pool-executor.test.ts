@@ -1,10 +1,13 @@
 /**
  * Ingestion in worker threads, through a service built from its configuration (the embedded
  * store, BM25 only). Needs the built worker entry (`npm run build`), like the crash-safety test.
+ * Closing the pool is tested with a worker entry whose tasks block their thread as a model's
+ * inference does (`test-fixtures/blocking-ingestion-worker.mjs`), without a build.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config.js";
 import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
@@ -13,7 +16,7 @@ import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
 import { docqaErrorOf } from "../testing/docqa-error-of.js";
 import { createRecordingLogger } from "../testing/recording-logger.js";
-import { ingestionWorkerUrl } from "./worker-pool-executor.js";
+import { createWorkerPoolExecutor, ingestionWorkerUrl } from "./worker-pool-executor.js";
 
 const built = ingestionWorkerUrl() !== undefined;
 const principal = { userName: "ann@example.org", roles: [], groups: [] };
@@ -146,5 +149,46 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
       (await service.upsert({ orgId: "org", principal, uploader: principal.userName, documents: { d: { title: "t", content: "c" } } }))
         .written,
     ).toBe(1);
+  });
+});
+
+describe("closing the worker pool", () => {
+  const blockingWorker = new URL("../../test-fixtures/blocking-ingestion-worker.mjs", import.meta.url);
+  const untilExists = async (path: string) => {
+    while (!existsSync(path)) await sleep(10);
+  };
+
+  it("waits for every started task, even after another worker's task has ended: no thread is terminated while it runs", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "docqa-pool-close-"));
+    const [firstStarted, secondStarted, gate] = ["first", "second", "gate"].map((name) => join(directory, name)) as [
+      string,
+      string,
+      string,
+    ];
+    const executor = createWorkerPoolExecutor({
+      config: resolveConfig({ stores: { dataDir: directory }, embeddings: { provider: "none" } }),
+      logger: createRecordingLogger(),
+      refresh: async () => {},
+      threads: 2,
+      workerUrl: blockingWorker,
+    });
+    // One worker runs a long uninterruptible step; the other stops at the flag that closing sets.
+    // Its outcome is kept either way, so that a termination shows as the test's failure.
+    const long = executor.embedDocuments(["block", firstStarted, gate]).catch((error: unknown) => error);
+    await untilExists(firstStarted);
+    const short = executor.embedDocuments(["until-stop", secondStarted]);
+    await untilExists(secondStarted);
+    const closing = executor.close();
+    expect(await short).toEqual([[2]]);
+    // piscina 5.3.2's close() counts task completions, not idle workers: once the short task had
+    // ended it terminated the other worker in the middle of its task (with onnxruntime-node, the
+    // process aborts). Turn the event loop once so that any such termination has happened.
+    await new Promise((resolve) => setImmediate(resolve));
+    writeFileSync(gate, "");
+    expect(await long).toEqual([[1]]);
+    await closing;
+    // A closed executor refuses new work instead of queueing it on a pool being destroyed.
+    const refused = await docqaErrorOf(executor.embedDocuments(["until-stop", join(directory, "third")]));
+    expect([refused.code, refused.publicMessage]).toEqual(["store_unavailable", "the service is stopping: retry the ingestion"]);
   });
 });

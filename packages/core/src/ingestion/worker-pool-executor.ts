@@ -8,13 +8,15 @@
  * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. A task that embeds carries a
  * channel on which its worker offers shares of large embedding calls; this thread runs each offer
  * as an `embed-share` task (`embedding-shares.ts`). Closing lets started tasks stop between steps
- * instead of terminating their threads. See decision record 0006.
+ * and waits for every one of them before the threads end, so that no thread is terminated while
+ * its model runs. See decision record 0006.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { MessageChannel } from "node:worker_threads";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -45,6 +47,11 @@ export interface WorkerPoolExecutorSettings {
   workerUrl?: URL | undefined;
   /** Milliseconds an idle worker lives (its model stays loaded meanwhile); default 300000. */
   idleTimeoutMs?: number | undefined;
+  /**
+   * Milliseconds `close()` waits for the started tasks to stop before it terminates their threads
+   * anyway (a task stuck outside the model); default {@link defaultStopTimeoutMs}.
+   */
+  stopTimeoutMs?: number | undefined;
 }
 
 /** Nice increment of the worker threads: lower priority than the serving thread. */
@@ -52,6 +59,13 @@ const workerNiceIncrement = 10;
 
 /** Milliseconds an idle worker lives by default. */
 const defaultIdleTimeoutMs = 5 * 60_000;
+
+/**
+ * Milliseconds `close()` waits by default for started tasks to stop. A task stops at its next
+ * check of the stop flag, at the latest after the model's current call (`stoppable-embeddings.ts`);
+ * this only bounds a task stuck elsewhere.
+ */
+export const defaultStopTimeoutMs = 30_000;
 
 /**
  * The built worker entry: `ingestion-worker.js` beside this module in `dist/`, or, when running
@@ -118,26 +132,33 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       // Lower the workers' scheduling priority (Linux/macOS nice +10, via @napi-rs/nice; the
       // model's own threads inherit it): when the cores are busy, the serving thread runs first.
       niceIncrement: workerNiceIncrement,
-      // Started tasks stop at their next check once the flag is set; this only bounds a stuck one.
-      closeTimeout: 60_000,
       workerData,
     });
     return pool;
   };
+  /** The tasks handed to the pool and not settled yet, queued or started. */
+  const inFlight = new Set<Promise<IngestionTaskOutcome>>();
+  const runOnPool = (task: IngestionTask, transferList?: MessagePort[]): Promise<IngestionTaskOutcome> => {
+    const run = transferList ? poolOf().run(task, { transferList }) : poolOf().run(task);
+    inFlight.add(run);
+    const forget = () => inFlight.delete(run);
+    run.then(forget, forget);
+    return run;
+  };
+  let closing: Promise<void> | undefined;
 
   // No AbortSignal reaches piscina: aborting a started task terminates its thread, and terminating
   // a thread while onnxruntime-node runs aborts the whole process. A caller's signal is checked
   // before the task is queued; closing the pool stops started tasks through the shared flag.
   const runTask = async <T>(task: IngestionTask, signal?: AbortSignal): Promise<T> => {
     signal?.throwIfAborted();
+    if (closing) throw new DocqaError("store_unavailable", "the service is stopping: retry the ingestion", { component: "ingestion" });
     let outcome: IngestionTaskOutcome;
     // A task that embeds offers shares to the other workers through its own channel (embedding-shares.ts).
     const channel = task.kind === "embed-share" || threads < 2 ? undefined : new MessageChannel();
     const closeChannel = channel ? relayShareOffers(channel.port1, embedShare) : undefined;
     try {
-      outcome = channel
-        ? await poolOf().run({ ...task, sharesPort: channel.port2 } as IngestionTask, { transferList: [channel.port2] })
-        : await poolOf().run(task);
+      outcome = channel ? await runOnPool({ ...task, sharesPort: channel.port2 } as IngestionTask, [channel.port2]) : await runOnPool(task);
     } catch (error) {
       throw new DocqaError("internal_error", `an ingestion worker failed: ${(error as Error).message}`, {
         component: "ingestion",
@@ -151,7 +172,9 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
   };
   /** Runs an offered share on the pool; undefined when a worker skipped it (taken back) or failed. */
   async function embedShare({ id: _id, ...share }: ShareOffer): Promise<EmbeddedShare | undefined> {
-    const outcome = await poolOf().run({ kind: "embed-share", ...share });
+    // Once closing, the offering worker embeds its shares itself (or stops first).
+    if (closing) return undefined;
+    const outcome = await runOnPool({ kind: "embed-share", ...share });
     return outcome.ok ? (outcome.value as EmbeddedShare | undefined) : undefined;
   }
 
@@ -174,11 +197,41 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
     embedDocuments(texts, modelId) {
       return runTask<number[][] | undefined>({ kind: "embed", texts, modelId });
     },
-    async close() {
-      Atomics.store(stop, 0, 1);
-      await pool?.close({ force: true });
-      pool = undefined;
-      logs.close();
+    close() {
+      closing ??= (async () => {
+        Atomics.store(stop, 0, 1);
+        // Not piscina's close(): its version 5.3.2 terminates every thread once it has seen as
+        // many task completions as there are threads, whichever threads they came from, so a
+        // thread still running its model was terminated (and the process aborted) as soon as
+        // another thread's task ended. Every task is awaited here; then the idle threads end.
+        const stopped = await settleAll(inFlight, settings.stopTimeoutMs ?? defaultStopTimeoutMs);
+        if (!stopped) {
+          settings.logger.warn("ingestion tasks did not stop in time; terminating their worker threads", {
+            component: "ingestion",
+            tasks: inFlight.size,
+          });
+        }
+        await pool?.destroy();
+        pool = undefined;
+        logs.close();
+      })();
+      return closing;
     },
   };
+}
+
+/**
+ * Waits until `tasks` (a live set: settled tasks leave it) is empty or `timeoutMs` have passed;
+ * resolves true when every task settled. The timer does not keep the process alive (a started
+ * task does, through its worker's port).
+ */
+async function settleAll(tasks: ReadonlySet<Promise<unknown>>, timeoutMs: number): Promise<boolean> {
+  const timer = new AbortController();
+  const timedOut = sleep(timeoutMs, "timed out", { ref: false, signal: timer.signal }).catch(() => undefined);
+  try {
+    while (tasks.size > 0) if ((await Promise.race([Promise.allSettled([...tasks]), timedOut])) === "timed out") return false;
+    return true;
+  } finally {
+    timer.abort();
+  }
 }
