@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EmbeddingThread, type ThreadModelSettings } from "./embedding-thread.js";
 
-const blockingWorker = new URL("./test-fixtures/blocking-embedding-worker.mjs", import.meta.url);
+const blockingWorker = new URL("../../test-fixtures/blocking-embedding-worker.mjs", import.meta.url);
 /** The fixture holds its thread `threads` milliseconds per call. */
 const settings = (blockMs: number): ThreadModelSettings => ({
   modelName: "fixture",

@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { deserializeError, type SerializedError } from "../errors/serialized-error.js";
+import { settleAll } from "../lifecycle/settle-all.js";
 import type { EmbeddingModelPreset } from "./embedding-model-presets.js";
 import type { EmbeddingDtype } from "./resolve-embedding-dtype.js";
 
@@ -114,12 +115,7 @@ export class EmbeddingThread {
     const generation = this.current;
     this.current = undefined;
     if (!generation) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, closeTimeoutMs);
-    });
-    await Promise.race([Promise.allSettled([...generation.running]), timeout]);
-    clearTimeout(timer);
+    await settleAll(generation.running, closeTimeoutMs);
     await generation.pool.destroy();
   }
 }

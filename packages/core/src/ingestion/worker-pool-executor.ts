@@ -14,12 +14,12 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { settleAll } from "../lifecycle/settle-all.js";
 import type { AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
@@ -218,20 +218,4 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       return closing;
     },
   };
-}
-
-/**
- * Waits until `tasks` (a live set: settled tasks leave it) is empty or `timeoutMs` have passed;
- * resolves true when every task settled. The timer does not keep the process alive (a started
- * task does, through its worker's port).
- */
-async function settleAll(tasks: ReadonlySet<Promise<unknown>>, timeoutMs: number): Promise<boolean> {
-  const timer = new AbortController();
-  const timedOut = sleep(timeoutMs, "timed out", { ref: false, signal: timer.signal }).catch(() => undefined);
-  try {
-    while (tasks.size > 0) if ((await Promise.race([Promise.allSettled([...tasks]), timedOut])) === "timed out") return false;
-    return true;
-  } finally {
-    timer.abort();
-  }
 }
