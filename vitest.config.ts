@@ -54,6 +54,8 @@ const faultTests = [
 export default defineConfig({
   test: {
     maxWorkers,
+    // One run id for every worker, and a short refresh interval for this run's search-engine indexes.
+    globalSetup: ["./vitest.global-setup.ts"],
     projects: [
       {
         resolve: { alias },

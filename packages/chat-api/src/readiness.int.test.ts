@@ -18,6 +18,7 @@ import {
   isTcpReachable,
   startTcpFaultProxy,
   type TcpFaultProxy,
+  testName,
 } from "@docqa/core/testing";
 import { organisationIndexNames } from "@docqa/elasticsearch";
 import { resolveServerConfig } from "@docqa/http";
@@ -48,7 +49,7 @@ if (!available) console.warn("skipping readiness test: start scripts/services/st
 
 describe.skipIf(!available)("readiness and ingestion with each backend down (Milvus, OpenSearch, Redis behind fault proxies)", () => {
   const proxies = {} as Record<"milvus" | "opensearch" | "redis", TcpFaultProxy>;
-  const base = `docqa_ready_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_ready");
   let service: RagService;
   let setA: ReturnType<typeof predictRoutes>;
   let setB: ReturnType<typeof chatRoutes>;

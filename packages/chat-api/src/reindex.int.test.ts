@@ -14,11 +14,11 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRagService, loadConfig, type RagService, type ReindexJob } from "@docqa/core";
-import { DeterministicEmbeddings, isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
+import { DeterministicEmbeddings, isContinuousIntegration, isTcpReachable, testName } from "@docqa/core/testing";
 import { createSearchEngineIndex, organisationIndexNames } from "@docqa/elasticsearch";
 import { createMilvusStore, type MilvusStore } from "@docqa/milvus";
 import { MilvusClient } from "@zilliz/milvus2-sdk-node";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 
 const milvusUri = process.env.DOCQA_TEST_MILVUS_URI ?? "http://127.0.0.1:19530";
 const openSearchUrl = process.env.DOCQA_TEST_OPENSEARCH_URL ?? "http://127.0.0.1:9200";
@@ -48,9 +48,14 @@ describe.skipIf(!available)("reindex on Milvus", () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   });
 
+  // The two deployments use collections, indexes and organisations of their own, and each spends
+  // most of its time waiting (on the servers, and on the settle period after each switch): they
+  // run at the same time.
   for (const deployment of ["milvus", "milvus+opensearch"] as const) {
-    it(`moves an organisation from no vectors to ${modelA.id} and then ${modelB.id} with no failed query (${deployment})`, async () => {
-      const base = `docqa_reindex_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    it.concurrent(`moves an organisation from no vectors to ${modelA.id} and then ${modelB.id} with no failed query (${deployment})`, async ({
+      expect,
+    }) => {
+      const base = testName("docqa_reindex");
       const orgId = randomUUID();
       const dataDir = mkdtempSync(join(tmpdir(), "docqa-reindex-servers-"));
       const environment = {

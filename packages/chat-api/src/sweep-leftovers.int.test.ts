@@ -20,6 +20,7 @@ import {
   isTcpReachable,
   startTcpFaultProxy,
   type TcpFaultProxy,
+  testName,
 } from "@docqa/core/testing";
 import { createSearchEngineIndex, organisationIndexNames } from "@docqa/elasticsearch";
 import { createMilvusStore, type MilvusStore } from "@docqa/milvus";
@@ -40,7 +41,7 @@ if (!available && isContinuousIntegration()) throw new Error("sweeper test: Milv
 if (!available) console.warn("skipping sweeper test: start scripts/services/start-all.sh");
 
 describe.skipIf(!available)("sweeping what an interrupted upsert left in Milvus (OpenSearch down mid-write)", () => {
-  const base = `docqa_sweep_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_sweep");
   let openSearch: TcpFaultProxy;
   let service: RagService;
   let milvus: MilvusStore;

@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { createInMemoryJobStore, createRagService, mintAccessToken } from "@docqa/core";
 import { describeWriteRulesProperty } from "@docqa/core/contract";
 import { stagedDocumentStores } from "@docqa/core/stores";
-import { DeterministicEmbeddings, isContinuousIntegration, isTcpReachable } from "@docqa/core/testing";
+import { DeterministicEmbeddings, isContinuousIntegration, isTcpReachable, testName } from "@docqa/core/testing";
 import { createSearchEngineIndex } from "@docqa/elasticsearch";
 import { resolveServerConfig } from "@docqa/http";
 import { createMilvusStore } from "@docqa/milvus";
@@ -37,7 +37,7 @@ export async function deleteIndexes(url: string, base: string): Promise<void> {
 }
 
 if (available) {
-  const base = `docqa_writes_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_writes");
   const orgId = `write-rules-${randomUUID()}`;
   describeWriteRulesProperty(
     "Milvus + OpenSearch",
@@ -81,7 +81,7 @@ if (available) {
 }
 
 describe.skipIf(!available)("deleting through both endpoint sets on Milvus + OpenSearch", () => {
-  const base = `docqa_deletes_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const base = testName("docqa_deletes");
   const orgId = `deletes-${randomUUID()}`;
   const secret = "write-rules-int-test-secret-0123456789";
   const milvus = createMilvusStore({ address: milvusUri, collection: base });

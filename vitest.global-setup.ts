@@ -1,0 +1,56 @@
+/**
+ * Vitest global setup of the integration projects: one run id for every test process, and a short
+ * refresh interval for the search-engine indexes this run creates.
+ *
+ * - `DOCQA_TEST_RUN_ID` is set (unless the caller set it) before the workers start, so every test
+ *   file names its collections, indexes and keys with the same run id (`testName` from
+ *   `@docqa/core/testing`).
+ * - On the OpenSearch (and Elasticsearch) test servers, an index template matching `*_<run id>_*`
+ *   gives this run's indexes `index.refresh_interval: 100ms` instead of the engine's 1 s. docqa
+ *   writes with `refresh=wait_for` (searchable when acknowledged), which waits for the next
+ *   scheduled refresh: about 1 s per write on a default index, and the search-engine tests write
+ *   thousands of times. The tests still check that every write is searchable when acknowledged;
+ *   only the wait for it is shorter. The template is removed at the end of the run. A server that
+ *   refuses it (for example one with an overlapping template of the same priority) only makes the
+ *   run slower, with a warning.
+ */
+import { randomBytes } from "node:crypto";
+
+/** Refresh interval of this run's indexes (the engine default is 1 s). */
+const refreshInterval = "100ms";
+/** Priority of the template: above the engines' built-in ones (100, 200 in Elasticsearch 8). */
+const templatePriority = 537;
+
+export default async function setup(): Promise<() => Promise<void>> {
+  process.env.DOCQA_TEST_RUN_ID ||= randomBytes(4).toString("hex");
+  const runId = process.env.DOCQA_TEST_RUN_ID;
+  const template = `docqa_test_refresh_${runId}`.toLowerCase();
+  const servers = [process.env.DOCQA_TEST_OPENSEARCH_URL, process.env.DOCQA_TEST_ELASTICSEARCH_URL].filter((url): url is string =>
+    Boolean(url),
+  );
+  const installed: string[] = [];
+  for (const url of servers) {
+    const body = {
+      index_patterns: [`*_${runId}_*`.toLowerCase()],
+      priority: templatePriority,
+      template: { settings: { "index.refresh_interval": refreshInterval } },
+      _meta: { description: "docqa integration tests: shorter refresh wait for this run's indexes" },
+    };
+    const answer = await fetch(`${url}/_index_template/${template}`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    }).then(
+      async (response) => (response.ok ? undefined : `HTTP ${response.status} ${(await response.text()).slice(0, 300)}`),
+      (error: unknown) => String(error),
+    );
+    if (answer === undefined) installed.push(url);
+    else console.warn(`[docqa] no refresh template on ${url} (${answer}); search-engine tests wait 1 s per write`);
+  }
+  return async () => {
+    for (const url of installed) {
+      await fetch(`${url}/_index_template/${template}`, { method: "DELETE", signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
+    }
+  };
+}
