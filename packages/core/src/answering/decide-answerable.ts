@@ -26,7 +26,8 @@
  *      higher for a negated question, so one that states the negation comes first);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
  *      with a word of the question replaced by its opposite ({@link contradiction}), or by another
- *      content word in the same slot between the same words ({@link substitution});
+ *      content word in the same slot between the same words ({@link substitution}); not checked
+ *      when the best sentence is an instruction (a lead-in to a command), which states no proposition;
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).
  *
  * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`,
@@ -159,11 +160,14 @@ export function decideAnswerable(
   const missing = missingConstraint(question, evidence.sentences, best, analyzer);
   if (missing !== undefined) return abstain("not_answerable", "missing_constraint", missing);
   if (evidence.questionNegated && !best.negated) return abstain("not_answerable", "negation");
-  if (best.coverage >= propositionCoverage) {
+  // An instruction (a lead-in to a command) states no proposition to contradict: "run the following
+  // update script" is how to update Rust, not a claim about a script in the place of Rust.
+  const statement = best.instruction !== true;
+  if (statement && best.coverage >= propositionCoverage) {
     const opposite = contradiction(question, best.text);
     if (opposite !== undefined) return abstain("not_answerable", "contradiction", opposite);
   }
-  if (best.coverage >= propositionCoverage) {
+  if (statement && best.coverage >= propositionCoverage) {
     const replaced = substitution(question, best.text, (text) => analyzer.analyze(text));
     if (replaced !== undefined) return abstain("not_answerable", "substitution", replaced);
   }

@@ -350,6 +350,49 @@ describe("createExtractiveAnswerer", () => {
         "Open a terminal and enter the following command: $ wget https://example.org/zephyrup.sh && sh zephyrup.sh [Source: doc_1]",
       );
     });
+
+    it("tells instructions under one heading apart by the names they state and by their own words", async () => {
+      const guide = chunk(
+        "guide",
+        "Setup guide",
+        [
+          "### Installing and removing Zephyr on Linux or macOS",
+          "On macOS, open a terminal and run:",
+          "```console",
+          "$ brew install zephyr",
+          "```",
+          "On Linux, open a terminal and run:",
+          "```console",
+          "$ apt install zephyr",
+          "```",
+          "From your shell, run the following script:",
+          "```console",
+          "$ zephyr self update",
+          "```",
+          "To remove Zephyr, run the following script from your shell:",
+          "```console",
+          "$ zephyr self remove",
+          "```",
+          "To check whether Zephyr is installed, run:",
+          "```console",
+          "$ zephyr --version",
+          "```",
+        ].join("\n"),
+      );
+      const ask = async (question: string) => (await answerer.answer({ question, context: contextOf(guide) })).answer.callout_answer;
+      // The heading names Linux for every instruction under it; only one states it itself.
+      expect(await ask("How do I install Zephyr on Linux?")).toBe(
+        "On Linux, open a terminal and run: $ apt install zephyr [Source: doc_1]",
+      );
+      // The heading covers "remove" for every instruction; the one whose own words do comes first.
+      expect(await ask("How do I remove Zephyr?")).toBe(
+        "To remove Zephyr, run the following script from your shell: $ zephyr self remove [Source: doc_1]",
+      );
+      // An instruction for another purpose ("To check whether … installed") answers no "how do I install".
+      expect(await ask("How do I install Zephyr on macOS?")).toBe(
+        "On macOS, open a terminal and run: $ brew install zephyr [Source: doc_1]",
+      );
+    });
   });
 
   describe.skipIf(!sharedDocuments && !isContinuousIntegration())("answer selection on ../shared/data/documents", () => {
@@ -408,6 +451,12 @@ describe("createExtractiveAnswerer", () => {
         context: contextOf(book),
       });
       expect(update.answer.callout_answer).toMatch(/\$ rustup update \[Source: doc_\d\]$/);
+      // An instruction states no proposition, so "run the following update script" is no substitution of "update Rust".
+      const shortUpdate = await answerer.answer({ question: "How do I update Rust?", context: contextOf(book) });
+      expect(shortUpdate.abstained).toBe(false);
+      expect(shortUpdate.answer.callout_answer).toMatch(/\$ rustup update \[Source: doc_\d\]$/);
+      const uninstall = await answerer.answer({ question: "How do I uninstall Rust?", context: contextOf(book) });
+      expect(uninstall.answer.callout_answer).toMatch(/\$ rustup self uninstall \[Source: doc_\d\]$/);
     });
   });
 });

@@ -60,6 +60,7 @@ import {
   isCommandLine,
   isNegated,
   offersAnswerType,
+  type QuestionConstraint,
   statesCount,
 } from "./question-cues.js";
 
@@ -175,6 +176,11 @@ const sentenceWeight = 0.7;
 const answerTypeBoost = 1.15;
 /** Factor of a sentence that states a count of the question's counted noun (instead of {@link answerTypeBoost}). */
 const countBoost = 1.4;
+/**
+ * Share of an instruction's coverage read with its section heading; the rest is its own lead-in
+ * and command, which only breaks ties between instructions of one section.
+ */
+const headingShare = 0.99;
 /** Factor of a sentence that is no instruction when the question asks for a procedure and the context holds instructions. */
 const nonInstructionPenalty = 0.8;
 /** Factor of a sentence that states no count of the question's counted noun when another sentence of the context does. */
@@ -259,7 +265,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
     sentence.samePolarity = questionNegated && sentence.negated;
   }
-  if (asksProcedure(question)) markInstructions(sentences, questionTerms, analyzer, coverageOf);
+  if (asksProcedure(question)) markInstructions(sentences, questionTerms, analyzer, coverageOf, constraints);
   // When the context counts the thing asked for, a number that counts something else is no answer;
   // when it does not, a count is not required (null).
   if (sentences.some((sentence) => sentence.countsAnswer === true)) {
@@ -354,6 +360,7 @@ function markInstructions(
   questionTerms: readonly WeightedTerm[],
   analyzer: Analyzer,
   coverageOf: (terms: ReadonlySet<string>) => number,
+  constraints: readonly QuestionConstraint[],
 ): void {
   const headings = new Map<ContextEntry, Set<string>>();
   const headingOf = (entry: ContextEntry) => {
@@ -375,6 +382,7 @@ function markInstructions(
     if (!positions) byPosition.set(sentence.entry, (positions = new Map()));
     positions.set(sentence.position, sentence);
   }
+  const namesMet = new Map<EvidenceSentence, number>();
   const instructions = sentences.filter((sentence) => {
     const next = byPosition.get(sentence.entry)?.get(sentence.position + 1);
     return sentence.text.endsWith(":") && next !== undefined && isCommandLine(next.text);
@@ -396,11 +404,30 @@ function markInstructions(
       if (candidate && headingOf(sentence.entry).has(candidate.text)) heading = candidate;
     }
     // An instruction that states its own purpose ("To uninstall Rust, run …") is about that purpose, not its section's.
-    const purposeful = /^to\s+\p{L}+/iu.test(sentence.text) && sentence.text.includes(",");
+    const purpose = /^to\s+(\p{L}+)/iu.exec(sentence.text);
+    const purposeful = purpose !== null && sentence.text.includes(",");
+    const purposeVerb = purposeful ? analyzer.analyze(purpose[1] as string)[0] : undefined;
     const read = [sentence.text, next.text, purposeful ? "" : (heading?.text ?? "")].join(" ");
     sentence.denseText = `${purposeful || !heading ? "" : `${heading.text}: `}${sentence.text} ${next.text}`;
-    sentence.coverage = Math.max(sentence.coverage, coverageOf(withPrefixTerms(read, questionTerms, analyzer)));
+    // Every instruction under a heading reads it, so the heading cannot tell them apart: between
+    // instructions it makes equal, the one whose own lead-in and command cover more comes first.
+    const own = `${sentence.text} ${next.text}`;
+    const ownTerms = withPrefixTerms(own, questionTerms, analyzer);
+    const withHeading = coverageOf(withPrefixTerms(read, questionTerms, analyzer));
+    sentence.coverage = Math.max(sentence.coverage, headingShare * withHeading + (1 - headingShare) * coverageOf(ownTerms));
+    // One for another purpose ("To check whether you have Rust installed, …" for "How do I install
+    // Rust?") is no answer: its purpose verb is not the question's.
+    if (purposeVerb !== undefined && !questionTerms.some(({ term }) => term === purposeVerb)) {
+      sentence.instruction = false;
+      sentence.offersAnswer = false;
+    }
+    namesMet.set(sentence, constraints.filter((constraint) => constraint.met(ownTerms, own)).length);
   }
+  // Instructions under one heading all read it: the question's names (a platform, a product) that
+  // an instruction states itself tell them apart ("If you're using Linux …" from "On macOS …" for
+  // "How do I install Rust on Linux?"); those that state fewer than another are not the answer.
+  const most = Math.max(0, ...namesMet.values());
+  for (const [sentence, met] of namesMet) if (met < most) sentence.meetsConstraints = false;
 }
 
 /** The terms of `text`, plus each question term that a word of `text` begins with (four letters or more). */
