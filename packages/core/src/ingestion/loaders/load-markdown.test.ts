@@ -29,6 +29,28 @@ describe("markdownSections", () => {
     ]);
   });
 
+  it("leaves out the link reference definitions that end a section, which render as nothing", () => {
+    const markdown = [
+      "## Windows",
+      "Go to the [installer page][install] and follow the instructions.",
+      "",
+      "[install]: https://example.org/install",
+      "[other]: https://example.org/other",
+      "",
+      "## Linux",
+      "See [the guide][guide].",
+      "",
+      "[guide]: https://example.org/guide",
+      "",
+      "Then run the script.",
+    ].join("\n");
+    expect(markdownSections(markdown).map(({ text }) => text)).toEqual([
+      "## Windows\nGo to the [installer page][install] and follow the instructions.",
+      // Between two blocks the source stays verbatim.
+      "## Linux\nSee [the guide][guide].\n\n[guide]: https://example.org/guide\n\nThen run the script.",
+    ]);
+  });
+
   it("keeps indented code, HTML blocks, tables and quotes verbatim, and opens sections only at top-level headings", () => {
     const markdown = [
       "# Reference",

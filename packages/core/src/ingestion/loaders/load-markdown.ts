@@ -3,7 +3,8 @@
  * strikethrough) and `remark-frontmatter`: one section per top-level heading (ATX or setext),
  * whose `section` metadata is the heading path ("Chapter > Topic"). A section's text is the
  * Markdown source of its blocks, verbatim (heading line, indented and fenced code, HTML blocks,
- * tables). YAML or TOML front matter is never indexed as text; the title is the front matter's
+ * tables). YAML or TOML front matter is never indexed as text, nor are link reference
+ * definitions (`[label]: url`) that end a section; the title is the front matter's
  * `title`, else the first level-1 heading, else the file name.
  */
 import type { Root, RootContent } from "mdast";
@@ -99,6 +100,9 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
     }
     // TOML front matter (`+++`): left out; remark-frontmatter does not declare its node type to mdast.
     if ((node.type as string) === "toml") continue;
+    // A link reference definition (`[install]: https://…`) renders as nothing; at a section's end
+    // it would be indexed and quoted as text, so it is left out (between blocks it stays, verbatim).
+    if (node.type === "definition") continue;
     if (node.type === "heading") {
       flush();
       const heading = plainText(node).replace(/\s+/g, " ").trim();
