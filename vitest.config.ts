@@ -54,7 +54,7 @@ const faultTests = [
 export default defineConfig({
   test: {
     maxWorkers,
-    // One run id for every worker, and a short refresh interval for this run's search-engine indexes.
+    // One run id for every worker, a temporary directory per run, and a short refresh interval for this run's search-engine indexes.
     globalSetup: ["./vitest.global-setup.ts"],
     projects: [
       {

@@ -13,8 +13,14 @@
  *   only the wait for it is shorter. The template is removed at the end of the run. A server that
  *   refuses it (for example one with an overlapping template of the same priority) only makes the
  *   run slower, with a warning.
+ * - `TMPDIR` points at a directory of this run, removed when the run ends, so the data directories
+ *   and files the tests create with `os.tmpdir()` (thousands per run, the CLI's child processes'
+ *   included) never pile up on the machine, even from a test that fails before its own clean-up.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Refresh interval of this run's indexes (the engine default is 1 s). */
 const refreshInterval = "100ms";
@@ -23,6 +29,8 @@ const templatePriority = 537;
 
 export default async function setup(): Promise<() => Promise<void>> {
   process.env.DOCQA_TEST_RUN_ID ||= randomBytes(4).toString("hex");
+  const runDirectory = mkdtempSync(join(tmpdir(), `docqa-test-run-${process.env.DOCQA_TEST_RUN_ID}-`));
+  process.env.TMPDIR = runDirectory;
   const runId = process.env.DOCQA_TEST_RUN_ID;
   const template = `docqa_test_refresh_${runId}`.toLowerCase();
   const servers = [process.env.DOCQA_TEST_OPENSEARCH_URL, process.env.DOCQA_TEST_ELASTICSEARCH_URL].filter((url): url is string =>
@@ -49,6 +57,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     else console.warn(`[docqa] no refresh template on ${url} (${answer}); search-engine tests wait 1 s per write`);
   }
   return async () => {
+    rmSync(runDirectory, { recursive: true, force: true });
     for (const url of installed) {
       await fetch(`${url}/_index_template/${template}`, { method: "DELETE", signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
     }
