@@ -11,11 +11,10 @@
  * {@link EmbeddingThread.close} waits for every call it was given before the thread ends:
  * terminating a thread while onnxruntime-node runs aborts the whole process.
  */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { deserializeError, type SerializedError } from "../errors/serialized-error.js";
 import { settleAll } from "../lifecycle/settle-all.js";
+import { builtEntryUrl } from "../threads/built-entry-url.js";
 import type { EmbeddingModelPreset } from "./embedding-model-presets.js";
 import type { EmbeddingDtype } from "./resolve-embedding-dtype.js";
 
@@ -41,13 +40,11 @@ export interface EmbeddingThreadTask {
 export type EmbeddingThreadOutcome = { ok: true; data: Float32Array; dimension: number } | { ok: false; error: SerializedError };
 
 /**
- * The built thread entry: `embedding-worker.js` beside this module in `dist/`, or, when running
- * from the sources (tests), the package's `dist/embedding-worker.js`; undefined when neither
- * exists (the package is not built).
+ * The built thread entry, `embedding-worker.js` (see {@link builtEntryUrl}); undefined when the
+ * package is not built.
  */
 export function embeddingWorkerUrl(): URL | undefined {
-  const candidates = [new URL("./embedding-worker.js", import.meta.url), new URL("../../dist/embedding-worker.js", import.meta.url)];
-  return candidates.find((candidate) => existsSync(fileURLToPath(candidate)));
+  return builtEntryUrl("embedding-worker", import.meta.url);
 }
 
 /** Milliseconds {@link EmbeddingThread.close} waits for the calls it was given before the thread is ended anyway. */
