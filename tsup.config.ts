@@ -29,8 +29,8 @@ const packages: PackageEntry[] = [
       "contract/index": "src/contract/index.ts",
       // The ingestion worker thread's entry, loaded by file (worker-pool-executor.ts).
       "ingestion-worker": "src/ingestion/ingestion-worker.ts",
-      // The embedding thread's entry, loaded by file (embeddings/embedding-thread.ts).
-      "embedding-worker": "src/embeddings/embedding-worker.ts",
+      // The model threads' entry (the embedding and reranker threads), loaded by file (threads/model-thread.ts).
+      "model-worker": "src/threads/model-worker.ts",
     },
   },
   { folder: "http", entry: { index: "src/index.ts" } },

@@ -1,7 +1,7 @@
 /**
  * Answering with a model, the serving thread's event loop with the forward passes in the serving
  * thread (`EMBED_WORKER=false`, the baseline) and in the embedding thread (`EMBED_WORKER=true`,
- * the default; `packages/core/src/embeddings/embedding-thread.ts`), in the same run
+ * the default; `packages/core/src/threads/model-thread.ts`), in the same run
  * (`BENCH_ONLY=embedding-thread`). Each configuration is a service over the first 300 SciFact
  * abstracts with the local model (bge-small when present), answering SciFact's questions two at a time
  * for `BENCH_THREAD_SECONDS` (default 20) after a warm-up. Figures: the event-loop delay

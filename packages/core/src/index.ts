@@ -123,6 +123,7 @@ export { createInMemoryJobStore } from "./jobs/in-memory-job-store.js";
 export { type FileError, type FileWarning, type IngestionJob, isFinished, type JobState } from "./jobs/ingestion-job.js";
 export type { JobStore } from "./jobs/job-store.js";
 export { createSqliteJobStore } from "./jobs/sqlite-job-store.js";
+export { settlesWithin } from "./lifecycle/settle-all.js";
 export { type AuditEvent, type AuditLog, type AuditOutcome, auditLogFromLogger } from "./logging/audit-log.js";
 export { createConsoleLogger, type Logger, type LogLevel, silentLogger } from "./logging/logger.js";
 export { createInMemoryMemoryStore, type InMemoryMemoryStoreSettings } from "./memory/in-memory-memory-store.js";

@@ -6,8 +6,7 @@
  * are closed and the remaining resources released. Ingestion jobs left unfinished resume on the
  * next start.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import type { RagService } from "@docqa/core";
+import { type RagService, settlesWithin } from "@docqa/core";
 
 /** Milliseconds requests in progress may take to finish once a stop is asked, by default. */
 export const defaultRequestGraceMs = 10_000;
@@ -40,19 +39,4 @@ export async function stopServing(parts: ServingParts, options: { graceMs?: numb
     await serversClosed;
   }
   for (const release of parts.afterwards ?? []) await release();
-}
-
-/** True when `promise` settles within `ms` milliseconds (the timer does not keep the process alive). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  const timer = new AbortController();
-  const settled = promise.then(
-    () => true,
-    () => true,
-  );
-  const timedOut = sleep(ms, false, { ref: false, signal: timer.signal }).catch(() => false);
-  try {
-    return await Promise.race([settled, timedOut]);
-  } finally {
-    timer.abort();
-  }
 }

@@ -168,9 +168,10 @@ const embeddingsSchema = z.object({
   /**
    * `EMBED_WORKER`, default true: the service's own transformers.js model (the question's
    * embedding, the answer's dense signal) runs in an embedding thread of its own
-   * (`embeddings/embedding-thread.ts`), so that a forward pass never holds the serving thread's
+   * (`threads/model-thread.ts`), so that a forward pass never holds the serving thread's
    * event loop; false runs it in the serving thread. Needs the built package
-   * (`dist/embedding-worker.js`); without it the serving thread embeds.
+   * (`dist/model-worker.js`); without it the serving thread embeds. The reranker has its own
+   * setting, `RERANKER_WORKER`.
    */
   worker: setting("EMBED_WORKER", flag(true)),
   /**
@@ -259,6 +260,14 @@ const retrievalSchema = z.object({
   rerankerModelName: setting("RERANKER_MODEL_NAME", z.string().default("Xenova/ms-marco-MiniLM-L-6-v2")),
   /** `RERANKER_MODEL_PATH`: local directory holding `<RERANKER_MODEL_NAME>/`; default `EMBED_MODEL_PATH`. */
   rerankerModelPath: setting("RERANKER_MODEL_PATH", optionalString()),
+  /**
+   * `RERANKER_WORKER`, default true: the cross-encoder (tokenizer and forward passes) runs in a
+   * reranker thread of its own (`threads/model-thread.ts`), so that a reranking (about 200 ms for
+   * `RERANK_DEPTH` 20) never holds the serving thread's event loop; false runs it in the serving
+   * thread. A setting of its own, beside `EMBED_WORKER`: the two models run in separate threads.
+   * Needs the built package (`dist/model-worker.js`); without it the serving thread reranks.
+   */
+  rerankerWorker: setting("RERANKER_WORKER", flag(true)),
   /**
    * `RERANK_DEPTH`, default 20: fused candidates scored by the reranker. Bounds its CPU cost: a
    * MiniLM-L6 cross-encoder needs a few milliseconds per pair on two cores, so 20 pairs stay

@@ -10,15 +10,15 @@
  * normalised in input order (see `poolTokenStates`). ONNX Runtime runs each batch on
  * `threads` threads (default: the cores available to the process).
  *
- * With `thread: "worker"` the forward passes run in an embedding thread of their own
- * (`embedding-thread.ts`) instead of the calling thread, whose event loop then never waits for the
- * model; the serving thread uses it (`EMBED_WORKER`).
+ * With `thread: "worker"` the forward passes run in a model thread of their own
+ * (`threads/model-thread.ts`, the embedding thread) instead of the calling thread, whose event
+ * loop then never waits for the model; the serving thread uses it (`EMBED_WORKER`).
  */
 import { availableParallelism } from "node:os";
 import { Embeddings, type EmbeddingsParams } from "@langchain/core/embeddings";
 import { DocqaError } from "../errors/docqa-error.js";
+import { ModelThread, modelWorkerUrl } from "../threads/model-thread.js";
 import { type EmbeddingModelPreset, embeddingModelPreset } from "./embedding-model-presets.js";
-import { EmbeddingThread, embeddingWorkerUrl, type ThreadModelSettings } from "./embedding-thread.js";
 import { planTokenBatches } from "./plan-token-batches.js";
 import { poolTokenStates } from "./pool-token-states.js";
 import { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./resolve-embedding-dtype.js";
@@ -57,11 +57,36 @@ export interface TransformersEmbeddingsSettings extends EmbeddingsParams {
   batchSize?: number;
   /**
    * Where the forward passes run: `caller` (default) in the calling thread; `worker` in an
-   * embedding thread of their own (`embedding-thread.ts`), when its entry is built
-   * (`dist/embedding-worker.js`; else the calling thread, see {@link TransformersEmbeddings.thread}).
+   * embedding thread of their own (`threads/model-thread.ts`), when its entry is built
+   * (`dist/model-worker.js`; else the calling thread, see {@link TransformersEmbeddings.thread}).
    * The `batched` engine only.
    */
   thread?: "caller" | "worker";
+}
+
+/** The model settings that cross to the embedding thread (plain data; the dtype already resolved). */
+export interface EmbeddingThreadSettings {
+  modelName: string;
+  localModelPath?: string | undefined;
+  allowRemote?: boolean | undefined;
+  preset: EmbeddingModelPreset;
+  dtype: EmbeddingDtype;
+  threads: number;
+  maxBatchTokens?: number | undefined;
+  maxBatchSize?: number | undefined;
+}
+
+/** An embedding thread's call: embed `texts` (prefixes already applied) with the model of `settings`; no texts only loads it. */
+export interface EmbeddingThreadTask {
+  kind: "embed";
+  settings: EmbeddingThreadSettings;
+  texts: string[];
+}
+
+/** An embedding thread's result: the vectors row after row, `dimension` components each. */
+export interface EmbeddingThreadResult {
+  data: Float32Array;
+  dimension: number;
 }
 
 /**
@@ -130,7 +155,7 @@ export class TransformersEmbeddings extends Embeddings {
   private readonly settings: TransformersEmbeddingsSettings;
   private readonly preset: EmbeddingModelPreset;
   private loaded: Promise<LoadedModel> | undefined;
-  private readonly embeddingThread: EmbeddingThread | undefined;
+  private readonly embeddingThread: ModelThread<EmbeddingThreadTask, EmbeddingThreadResult> | undefined;
 
   constructor(settings: TransformersEmbeddingsSettings) {
     super(settings);
@@ -139,8 +164,8 @@ export class TransformersEmbeddings extends Embeddings {
     this.preset = settings.preset ?? embeddingModelPreset(settings.modelName);
     this.dtype = resolveEmbeddingDtype(settings.dtype ?? "auto", settings.modelName, settings.localModelPath);
     this.threads = Math.max(1, settings.threads ?? availableParallelism());
-    const workerUrl = settings.thread === "worker" && settings.engine !== "pipeline" ? embeddingWorkerUrl() : undefined;
-    this.embeddingThread = workerUrl ? new EmbeddingThread(workerUrl) : undefined;
+    const workerUrl = settings.thread === "worker" && settings.engine !== "pipeline" ? modelWorkerUrl() : undefined;
+    this.embeddingThread = workerUrl ? new ModelThread(workerUrl, "embeddings") : undefined;
     this.thread = this.embeddingThread ? "worker" : "caller";
   }
 
@@ -150,7 +175,7 @@ export class TransformersEmbeddings extends Embeddings {
    * @throws {DocqaError} `model_unavailable` when the files cannot be found or read.
    */
   async load(): Promise<void> {
-    if (this.embeddingThread) await this.embeddingThread.embed(this.threadSettings(), []);
+    if (this.embeddingThread) await this.embeddingThread.run({ kind: "embed", settings: this.threadSettings(), texts: [] });
     else await this.model();
   }
 
@@ -197,13 +222,14 @@ export class TransformersEmbeddings extends Embeddings {
 
   private async embedTexts(texts: readonly string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    if (this.embeddingThread) return this.embeddingThread.embed(this.threadSettings(), [...texts]);
-    return this.embedPrepared(texts);
+    if (!this.embeddingThread) return this.embedPrepared(texts);
+    const { data, dimension } = await this.embeddingThread.run({ kind: "embed", settings: this.threadSettings(), texts: [...texts] });
+    return texts.map((_, row) => data.subarray(row * dimension, (row + 1) * dimension));
   }
 
   /**
    * Unit vectors of texts that already carry the preset's prefix, computed in this thread; the
-   * embedding thread's entry calls it.
+   * model thread's entry (`threads/model-worker.ts`) calls it.
    *
    * @internal
    */
@@ -215,7 +241,7 @@ export class TransformersEmbeddings extends Embeddings {
   }
 
   /** The settings the embedding thread loads the same model with. */
-  private threadSettings(): ThreadModelSettings {
+  private threadSettings(): EmbeddingThreadSettings {
     return {
       modelName: this.modelName,
       localModelPath: this.settings.localModelPath,

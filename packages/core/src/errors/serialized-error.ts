@@ -1,7 +1,7 @@
 /**
  * Errors across a thread boundary: a worker thread's error keeps only its message and stack when
  * it is cloned, not its `code`, so workers send a {@link SerializedError} and the caller rebuilds
- * the {@link DocqaError}. Used by the ingestion workers and the embedding thread.
+ * the {@link DocqaError}. Used by the ingestion workers and the model threads.
  */
 import { DocqaError, type DocqaErrorCode } from "./docqa-error.js";
 

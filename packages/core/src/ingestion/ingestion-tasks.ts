@@ -11,8 +11,6 @@ import type { ShareOffer } from "./embedding-shares.js";
 import type { FileIngestionRequest } from "./ingest-file.js";
 import type { UpsertTask } from "./ingestion-executor.js";
 
-export { deserializeError, type SerializedError, serializeError } from "../errors/serialized-error.js";
-
 /** Data each worker starts with. */
 export interface IngestionWorkerData {
   /** The service's resolved configuration. */

@@ -23,6 +23,7 @@ import { createEmbeddingModelLoader } from "../embeddings/embeddings-for-model.j
 import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { serializeError } from "../errors/serialized-error.js";
 import type { Logger } from "../logging/logger.js";
 import { createExtractiveSummarizer } from "../raptor/summarizer.js";
 import type { DocumentStores } from "../stores/document-stores.js";
@@ -32,7 +33,7 @@ import { flattenShare, helpersThroughPort } from "./embedding-shares.js";
 import type { IndexingDependencies } from "./index-documents.js";
 import { ingestFile } from "./ingest-file.js";
 import { runUpsertTask } from "./ingestion-executor.js";
-import { type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData, serializeError } from "./ingestion-tasks.js";
+import type { IngestionTask, IngestionTaskOutcome, IngestionWorkerData } from "./ingestion-tasks.js";
 import { StoppableEmbeddings } from "./stoppable-embeddings.js";
 import { createWorkerChannel } from "./worker-log-channel.js";
 

@@ -12,21 +12,21 @@
  * its model runs. See decision record 0006.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import { deserializeError } from "../errors/serialized-error.js";
 import { settleAll } from "../lifecycle/settle-all.js";
 import type { AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import { builtEntryUrl } from "../threads/built-entry-url.js";
 import { type EmbeddedShare, relayShareOffers, type ShareOffer } from "./embedding-shares.js";
 import type { IngestedFile } from "./ingest-file.js";
 import type { IngestionExecutor } from "./ingestion-executor.js";
-import { deserializeError, type IngestionTask, type IngestionTaskOutcome, type IngestionWorkerData } from "./ingestion-tasks.js";
+import type { IngestionTask, IngestionTaskOutcome, IngestionWorkerData } from "./ingestion-tasks.js";
 import type { UpsertDocumentsResult } from "./upsert-documents.js";
 import { forwardWorkerChannel } from "./worker-log-channel.js";
 
@@ -68,13 +68,11 @@ const defaultIdleTimeoutMs = 5 * 60_000;
 export const defaultStopTimeoutMs = 30_000;
 
 /**
- * The built worker entry: `ingestion-worker.js` beside this module in `dist/`, or, when running
- * from the sources (tests), the package's `dist/ingestion-worker.js`. Undefined when neither
- * exists (the package is not built).
+ * The built worker entry, `ingestion-worker.js` (see {@link builtEntryUrl}); undefined when the
+ * package is not built.
  */
 export function ingestionWorkerUrl(): URL | undefined {
-  const candidates = [new URL("./ingestion-worker.js", import.meta.url), new URL("../../dist/ingestion-worker.js", import.meta.url)];
-  return candidates.find((candidate) => existsSync(fileURLToPath(candidate)));
+  return builtEntryUrl("ingestion-worker", import.meta.url);
 }
 
 /** The pool's threads for `config`: `min(MAX_INGESTION_THREADS, os.availableParallelism())`. */

@@ -72,7 +72,7 @@ export interface PreparedRuntime {
     reranker: Reranker | undefined;
     indexModels: OrganisationIndexModels;
   };
-  /** Closes stores, pending memory writes and the cache connection. */
+  /** Closes the model threads (after the calls they were given), stores, pending memory writes and the cache connection. */
   close(): Promise<void>;
 }
 
@@ -119,15 +119,17 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   let answerer: Answerer = parts.answerer ?? extractiveAnswerer;
   let answererModel = answerer.name;
   let intent: IntentClassifier = createRuleIntentClassifier();
-  let reranker: Reranker | undefined =
-    parts.reranker ??
-    (config.retrieval.useReranker
+  /** The configured cross-encoder, disposed on close (a caller's reranker is the caller's to close). */
+  const configuredReranker =
+    config.retrieval.useReranker && !parts.reranker
       ? new CrossEncoderReranker({
           modelName: config.retrieval.rerankerModelName,
           localModelPath: config.retrieval.rerankerModelPath,
           allowRemote: config.embeddings.allowRemote,
+          thread: config.retrieval.rerankerWorker ? "worker" : "caller",
         })
-      : undefined);
+      : undefined;
+  let reranker: Reranker | undefined = parts.reranker ?? configuredReranker;
 
   const cacheStores = once(() => cacheStoresFromConfig(config, logger));
   let cacheStarted = false;
@@ -181,6 +183,8 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
         `reranker unavailable; results are not reranked: ${DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message}`,
         { component: "reranker" },
       );
+      // Its thread, if it started one, has nothing left to do.
+      if (reranker === configuredReranker) await configuredReranker.dispose();
       reranker = undefined;
     }
   };
@@ -274,6 +278,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
     snapshot: () => ({ stores, embeddings, chatModel, answerer, reranker, indexModels }),
     async close() {
       if (embeddings?.status === "ready") await embeddings.dispose?.();
+      await configuredReranker?.dispose();
       await stores?.close();
       await parts.jobStore?.close();
       if (memoryStarted) await (await memory().catch(() => undefined))?.settled();
