@@ -196,6 +196,23 @@ describe("decideAnswerable", () => {
     expect(open.check).not.toBe("passage_specificity");
   });
 
+  it("abstains with not_answerable when a record gives the field asked for, but of another entity", async () => {
+    const elements = contextOf(
+      "name: Tungsten\nboiling_point: 6203\nmelting_point: 3695",
+      "name: Carbon\nboiling_point: 4300\nmelting_point: 3823",
+    );
+    expect(await decide("What is the boiling point of ethanol?", elements)).toMatchObject({
+      reason: "not_answerable",
+      check: "record_subject",
+      detail: "ethanol",
+    });
+    // The record of the entity asked about answers; so does one whose entity is written with a typo.
+    expect(await decide("What is the boiling point of tungsten?", elements)).toMatchObject({ answerable: true });
+    expect(await decide("What is the boiling point of tungstem?", elements)).toMatchObject({ answerable: true });
+    // The subject is the most specific word, not a word the record merely lacks ("exactly").
+    expect(await decide("What exactly is the boiling point of carbon?", elements)).toMatchObject({ answerable: true });
+  });
+
   it("abstains with not_answerable when the best sentence fills the question's slot with another word", async () => {
     const theory = contextOf(
       "The best case occurs when each pivoting divides the list in half, also needing O(n log n) time.",

@@ -26,6 +26,9 @@
  *      that several retrieved chunks mention is the subject of the documents and need not be
  *      repeated in the answering passage; a name only another passage mentions is a condition the
  *      answering passage does not meet (`missing_constraint`);
+ *    - the best sentence is a record line giving the field the question asks for, but of another
+ *      entity: the question's most specific word that no key of the record names occurs nowhere in the
+ *      record (`record_subject`; `boiling_point: 3383` for "What is the boiling point of ethanol?");
  *    - the question is negated and the best sentence is not (`negation`; negated sentences rank
  *      higher for a negated question, so one that states the negation comes first);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
@@ -55,6 +58,7 @@ export type AbstentionCheck =
   | "passage_specificity"
   | "dense"
   | "missing_constraint"
+  | "record_subject"
   | "negation"
   | "contradiction"
   | "substitution"
@@ -193,6 +197,7 @@ export function decideAnswerable(
 
   const missing = missingConstraint(question, evidence.sentences, best, analyzer);
   if (missing !== undefined) return abstain("not_answerable", "missing_constraint", missing);
+  if (best.missingSubject !== undefined) return abstain("not_answerable", "record_subject", best.missingSubject);
   if (evidence.questionNegated && !best.negated) return abstain("not_answerable", "negation");
   // An instruction (a lead-in to a command) states no proposition to contradict: "run the following
   // update script" is how to update Rust, not a claim about a script in the place of Rust.

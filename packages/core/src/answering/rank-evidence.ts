@@ -62,6 +62,7 @@ import {
   offersAnswerType,
   type QuestionConstraint,
   questionConstraints,
+  resembles,
   statesCount,
 } from "./question-cues.js";
 
@@ -109,6 +110,13 @@ export interface EvidenceSentence {
   keyCoverage: number;
   /** Whether a record line's value only repeats words of the question (`name: Oxygen` for "Who discovered oxygen?"). */
   valueStated: boolean;
+  /**
+   * For a record line whose key names a word of the question: the question's most specific word
+   * in general English that no key of the record names (the entity asked about) when the record does not hold it (one
+   * typo or a shared stem allowed). `boiling_point: 3383` answers "What is the boiling point of
+   * ethanol?" only in ethanol's record. Undefined otherwise.
+   */
+  missingSubject?: string | undefined;
   /** Whether it contains a negation. */
   negated: boolean;
   /** Whether its chunk (text and title) holds every name and number of the question. */
@@ -237,11 +245,11 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   markRecordLines(sentences);
   const chunkTerms = new Map<ContextEntry, Set<string>>();
   // A passage also holds the question terms its record keys name (`discoverer` for "discovered").
-  const passageTerms = new Map<ContextEntry, Set<string>>();
+  const recordKeyTerms = new Map<ContextEntry, Set<string>>();
   for (const sentence of sentences) {
     if (!sentence.field) continue;
-    let terms = passageTerms.get(sentence.entry);
-    if (!terms) passageTerms.set(sentence.entry, (terms = new Set()));
+    let terms = recordKeyTerms.get(sentence.entry);
+    if (!terms) recordKeyTerms.set(sentence.entry, (terms = new Set()));
     for (const term of keyTermsOf(sentence.field.key, questionTerms, analyzer)) terms.add(term);
   }
   for (const sentence of sentences) {
@@ -256,7 +264,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   let passageCoverage = 0;
   let bestPassageTerms: ReadonlySet<string> = new Set();
   for (const [entry, terms] of chunkTerms) {
-    const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title), ...(passageTerms.get(entry) ?? [])]);
+    const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title), ...(recordKeyTerms.get(entry) ?? [])]);
     const text = `${entry.chunk.title}\n${entry.text}`;
     meets.set(
       entry,
@@ -281,6 +289,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       const valueTerms = analyzer.analyze(sentence.field.value);
       sentence.valueStated = valueTerms.length > 0 && valueTerms.every((term) => questionTermSet.has(term));
       sentence.coverage = coverageOf(new Set([...(chunkTerms.get(sentence.entry) as Set<string>), ...keyTerms]));
+      if (keyTerms.size > 0)
+        sentence.missingSubject = missingSubjectOf(sentence.entry, questionTerms, recordKeyTerms, chunkTerms, analyzer);
     } else {
       sentence.coverage = coverageOf(sentence.terms);
     }
@@ -327,6 +337,33 @@ function specificityOf(questionTerms: readonly WeightedTerm[], passage: Readonly
     if (passage.has(term)) specificity += Math.max(0, (names.has(word) ? 1 : backgroundWeight(word)) - commonWordWeight);
   }
   return specificity;
+}
+
+/**
+ * The question's most specific word ({@link backgroundWeight}) that no key of `entry`'s record
+ * names, when the record (text and title) does not hold it ({@link EvidenceSentence.missingSubject}).
+ */
+function missingSubjectOf(
+  entry: ContextEntry,
+  questionTerms: readonly WeightedTerm[],
+  keyNamed: ReadonlyMap<ContextEntry, ReadonlySet<string>>,
+  chunkTerms: ReadonlyMap<ContextEntry, ReadonlySet<string>>,
+  analyzer: Analyzer,
+): string | undefined {
+  const named = keyNamed.get(entry);
+  // The entity is the question's most specific word in general English (a name counts as most
+  // specific), not its heaviest in the context, where a word absent from every passage weighs most.
+  let subject: WeightedTerm | undefined;
+  let specificity = -1;
+  for (const candidate of questionTerms) {
+    if (named?.has(candidate.term)) continue;
+    const weight = backgroundWeight(candidate.word);
+    if (weight > specificity) [subject, specificity] = [candidate, weight];
+  }
+  if (!subject) return undefined;
+  const held = new Set([...(chunkTerms.get(entry) ?? []), ...analyzer.analyze(entry.chunk.title)]);
+  if (held.has(subject.term) || [...held].some((candidate) => resembles(subject.term, candidate))) return undefined;
+  return subject.word;
 }
 
 /** The sentences of the context, unscored. */

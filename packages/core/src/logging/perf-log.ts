@@ -52,7 +52,7 @@ export interface RagEndEvent {
   abstention_reason?: string | null;
   /**
    * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`, `passage_specificity`,
-   * `answer_type`, `dense`, `missing_constraint`, `negation`, `contradiction`, `substitution`,
+   * `answer_type`, `dense`, `missing_constraint`, `record_subject`, `negation`, `contradiction`, `substitution`,
    * `sentence_coverage`, or `answerer` when the answerer itself abstained), else null.
    */
   abstention_check?: string | null;
