@@ -46,6 +46,8 @@ describe("decideAnswerable", () => {
     expect(decision.signals).toEqual({
       contextCoverage: 1,
       passageCoverage: 1,
+      // vacation 0.58 − 0.45, employees 0.64 − 0.45, days 0.46 − 0.45; "new" (0.41) adds nothing.
+      passageSpecificity: expect.closeTo(0.32, 2),
       sentenceCoverage: 1,
       expectedType: "number",
       answerTypeOffered: true,
@@ -160,6 +162,55 @@ describe("decideAnswerable", () => {
     expect((await decide(question, novel, { minTypedPassageCoverage: 0 })).check).not.toBe("answer_type");
     // A passage that states a number answers.
     expect((await decide(question, handbook, { minTypedPassageCoverage: 0.45 })).answerable).toBe(true);
+  });
+
+  it("abstains with low_relevance when the best passage shares only common words with the question", async () => {
+    // The TV series "Happy Days" shares "days" and "new" with the question, and nothing more specific.
+    const television = contextOf(
+      "Happy Days was a new sitcom on ABC in the 1970s.",
+      "The network also aired Three's Company and Laverne & Shirley.",
+    );
+    const question = "How many vacation days do new employees get?";
+    const decision = await decide(question, television, { minPassageSpecificity: 0.25 });
+    expect(decision).toMatchObject({ answerable: false, reason: "low_relevance", check: "passage_specificity" });
+    // "days" (0.46 in general English) is the most specific word the passage shares: 0.01 above common.
+    expect(decision.signals.passageSpecificity).toBeCloseTo(0.01, 2);
+    expect(decision.signals.passageCoverage).toBeGreaterThanOrEqual(0.3);
+    // Off (the default of the function), the answer checks decide.
+    expect((await decide(question, television)).check).not.toBe("passage_specificity");
+    // A passage that shares "vacation" and "employees" with it is about the question.
+    expect(await decide(question, handbook, { minPassageSpecificity: 0.25 })).toMatchObject({ answerable: true });
+  });
+
+  it("reads a name of the question as specific, and a passage holding most of the question as on-topic", async () => {
+    // "Washington" is a common word in general English (0.57) but a name here: 1 − 0.45.
+    const history = contextOf("Washington led a party of men to the fort.", "The fort stood by the river.");
+    const named = await decide("Where did Washington lead his men?", history, { minPassageSpecificity: 0.25 });
+    expect(named.signals.passageSpecificity).toBeCloseTo(0.55, 2);
+    expect(named.check).not.toBe("passage_specificity");
+    // Only common words, but the passage holds all of the question: answered.
+    const office = contextOf("The office is open from nine to five every day.");
+    const open = await decide("When is the office open every day?", office, { minPassageSpecificity: 0.25 });
+    expect(open.signals.passageSpecificity).toBeLessThan(0.25);
+    expect(open.signals.passageCoverage).toBeGreaterThanOrEqual(0.65);
+    expect(open.check).not.toBe("passage_specificity");
+  });
+
+  it("abstains with not_answerable when a record gives the field asked for, but of another entity", async () => {
+    const elements = contextOf(
+      "name: Tungsten\nboiling_point: 6203\nmelting_point: 3695",
+      "name: Carbon\nboiling_point: 4300\nmelting_point: 3823",
+    );
+    expect(await decide("What is the boiling point of ethanol?", elements)).toMatchObject({
+      reason: "not_answerable",
+      check: "record_subject",
+      detail: "ethanol",
+    });
+    // The record of the entity asked about answers; so does one whose entity is written with a typo.
+    expect(await decide("What is the boiling point of tungsten?", elements)).toMatchObject({ answerable: true });
+    expect(await decide("What is the boiling point of tungstem?", elements)).toMatchObject({ answerable: true });
+    // The subject is the most specific word, not a word the record merely lacks ("exactly").
+    expect(await decide("What exactly is the boiling point of carbon?", elements)).toMatchObject({ answerable: true });
   });
 
   it("abstains with not_answerable when the best sentence fills the question's slot with another word", async () => {

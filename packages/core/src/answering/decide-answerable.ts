@@ -11,7 +11,11 @@
  *    retrieved passage (a chunk's text and title) holds `minPassageCoverage` of the question's
  *    weighted content terms. The lexical passage check is left to BM25-only mode because a
  *    sentence encoder judges relevance across paraphrases, which the words miss. Also without
- *    one: a question asking for a number whose best passage holds less than
+ *    one: a best passage that shares too little specific information with the question (its
+ *    `passageSpecificity`, the question's words it holds weighted by how rare they are in general
+ *    English, below `minPassageSpecificity`) and holds less than {@link topicalCoverage} of it
+ *    (`passage_specificity`): "How many vacation days do new employees get?" over a passage on the
+ *    TV series "Happy Days" shares "days" and "new". And: a question asking for a number whose best passage holds less than
  *    `minTypedPassageCoverage` of it and whose best sentence offers no number (`answer_type`):
  *    a passage that shares a few common words with the question ("days", "new") and states no
  *    count is not about the count asked for.
@@ -22,6 +26,9 @@
  *      that several retrieved chunks mention is the subject of the documents and need not be
  *      repeated in the answering passage; a name only another passage mentions is a condition the
  *      answering passage does not meet (`missing_constraint`);
+ *    - the best sentence is a record line giving the field the question asks for, but of another
+ *      entity: the question's most specific word that no key of the record names occurs nowhere in the
+ *      record (`record_subject`; `boiling_point: 3383` for "What is the boiling point of ethanol?");
  *    - the question is negated and the best sentence is not (`negation`; negated sentences rank
  *      higher for a negated question, so one that states the negation comes first);
  *    - the best sentence states the question's proposition (covers at least half its weight) but
@@ -30,7 +37,7 @@
  *      when the best sentence is an instruction (a lead-in to a command), which states no proposition;
  *    - the best sentence covers less than `minSentenceCoverage` of the question (`sentence_coverage`).
  *
- * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`,
+ * The thresholds are settings (`ABSTAIN_MIN_PASSAGE_COVERAGE`, `ABSTAIN_MIN_PASSAGE_SPECIFICITY`, `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`,
  * `ABSTAIN_MIN_DENSE`, `EXTRACTIVE_MIN_COVERAGE`); docs/answering.md gives the measurement that chose each default.
  */
 
@@ -48,8 +55,10 @@ export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevanc
 export type AbstentionCheck =
   | "no_context"
   | "passage_coverage"
+  | "passage_specificity"
   | "dense"
   | "missing_constraint"
+  | "record_subject"
   | "negation"
   | "contradiction"
   | "substitution"
@@ -63,6 +72,11 @@ export interface AnswerabilitySignals {
   contextCoverage: number;
   /** The highest such share in one chunk (text and title), in [0, 1]. */
   passageCoverage: number;
+  /**
+   * The specific information that chunk shares with the question: its question words weighted by
+   * their rarity in general English, common words 0, a name or number 0.55 (`Evidence.passageSpecificity`).
+   */
+  passageSpecificity: number;
   /** The answer type the question asks for (`expectedAnswerType`); null when none is recognised. */
   expectedType: AnswerType;
   /** Whether the best sentence offers an answer of that type; null when no type is expected. */
@@ -93,6 +107,13 @@ export interface AbstentionSettings {
    */
   minPassageCoverage: number;
   /**
+   * `ABSTAIN_MIN_PASSAGE_SPECIFICITY`: without an embedding model, when the best passage's
+   * `passageSpecificity` is below this and it holds less than {@link topicalCoverage} of the
+   * question, the answer abstains with `low_relevance` (`passage_specificity`); default 0 (off)
+   * here, 0.25 in the configuration.
+   */
+  minPassageSpecificity?: number | undefined;
+  /**
    * `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`: without an embedding model, a question that asks for a
    * number ("how many", "how long", "what percentage") whose best passage holds less than this
    * share of it, and whose best sentence offers no number, abstains with `low_relevance`
@@ -114,6 +135,15 @@ export interface AbstentionSettings {
 const propositionCoverage = 0.5;
 
 /**
+ * Share of the question's weight from which a passage is about the question even when every word
+ * it shares with it is common ("When is the all-hands meeting held?" over "The all-hands meeting is
+ * held …"): the `passage_specificity` check applies below it. Measured with the default
+ * `ABSTAIN_MIN_PASSAGE_SPECIFICITY` (docs/answering.md): 0.65 keeps every answerable question of
+ * the example corpus.
+ */
+export const topicalCoverage = 0.65;
+
+/**
  * Decides whether `evidence` answers `question`.
  *
  * @param question - the question as retrieval used it.
@@ -130,6 +160,7 @@ export function decideAnswerable(
   const signals: AnswerabilitySignals = {
     contextCoverage: evidence.contextCoverage,
     passageCoverage: evidence.passageCoverage,
+    passageSpecificity: evidence.passageSpecificity,
     expectedType: evidence.expectedType,
     answerTypeOffered: best?.offersAnswer ?? null,
     sentenceCoverage: best?.coverage ?? 0,
@@ -146,6 +177,13 @@ export function decideAnswerable(
   if (signals.dense === null && evidence.passageCoverage < settings.minPassageCoverage) return abstain("low_relevance", "passage_coverage");
   if (
     signals.dense === null &&
+    evidence.passageSpecificity < (settings.minPassageSpecificity ?? 0) &&
+    evidence.passageCoverage < topicalCoverage
+  ) {
+    return abstain("low_relevance", "passage_specificity");
+  }
+  if (
+    signals.dense === null &&
     evidence.expectedType === "number" &&
     best.offersAnswer === false &&
     evidence.passageCoverage < (settings.minTypedPassageCoverage ?? 0)
@@ -159,6 +197,7 @@ export function decideAnswerable(
 
   const missing = missingConstraint(question, evidence.sentences, best, analyzer);
   if (missing !== undefined) return abstain("not_answerable", "missing_constraint", missing);
+  if (best.missingSubject !== undefined) return abstain("not_answerable", "record_subject", best.missingSubject);
   if (evidence.questionNegated && !best.negated) return abstain("not_answerable", "negation");
   // An instruction (a lead-in to a command) states no proposition to contradict: "run the following
   // update script" is how to update Rust, not a claim about a script in the place of Rust.

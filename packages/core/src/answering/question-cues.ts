@@ -278,7 +278,7 @@ function initialsOf(text: string): string {
 }
 
 /** Whether two analysed terms are one typo apart (five letters or more) or share a stem of four letters or more. */
-function resembles(wanted: string, candidate: string): boolean {
+export function resembles(wanted: string, candidate: string): boolean {
   if (wanted.length >= 4 && candidate.length >= 4 && (wanted.startsWith(candidate) || candidate.startsWith(wanted))) return true;
   return wanted.length >= 5 && Math.abs(wanted.length - candidate.length) <= 1 && withinOneEdit(wanted, candidate);
 }

@@ -91,6 +91,23 @@ describe("rankEvidence", () => {
     expect(evidence.passageCoverage).toBeLessThan(0.25);
   });
 
+  it("measures the specific information the best passage shares, and reads a record's keys as its words", async () => {
+    const record = buildContext(
+      [{ chunk: chunk("elements", "name: Oxygen\ndiscoverer: Carl Wilhelm Scheele\nyear_of_discovery: 1772"), score: 1 }],
+      limits,
+    );
+    const evidence = await rankEvidence("Who discovered oxygen?", record, { analyzer });
+    // The key `discoverer` names "discovered": the record holds the whole question.
+    expect(evidence.passageCoverage).toBe(1);
+    expect(evidence.passageSpecificity).toBeCloseTo(backgroundWeight("oxygen") - 0.45 + (backgroundWeight("discovered") - 0.45), 6);
+
+    const television = buildContext([{ chunk: chunk("tv", "Happy Days was a new sitcom in the 1970s."), score: 1 }], limits);
+    const unrelated = await rankEvidence("How many vacation days do new employees get?", television, { analyzer });
+    // Only "days" (just above the common-word weight) and "new" (below it) are shared.
+    expect(unrelated.passageSpecificity).toBeCloseTo(backgroundWeight("days") - 0.45, 6);
+    expect(unrelated.passageSpecificity).toBeLessThan(0.05);
+  });
+
   it("reports the share of the question found anywhere in the context", async () => {
     const evidence = await rankEvidence("What is the capital city of Mongolia?", context, { analyzer });
     expect(evidence.contextCoverage).toBe(0);

@@ -61,6 +61,8 @@ import {
   isNegated,
   offersAnswerType,
   type QuestionConstraint,
+  questionConstraints,
+  resembles,
   statesCount,
 } from "./question-cues.js";
 
@@ -108,6 +110,13 @@ export interface EvidenceSentence {
   keyCoverage: number;
   /** Whether a record line's value only repeats words of the question (`name: Oxygen` for "Who discovered oxygen?"). */
   valueStated: boolean;
+  /**
+   * For a record line whose key names a word of the question: the question's most specific word
+   * in general English that no key of the record names (the entity asked about) when the record does not hold it (one
+   * typo or a shared stem allowed). `boiling_point: 3383` answers "What is the boiling point of
+   * ethanol?" only in ethanol's record. Undefined otherwise.
+   */
+  missingSubject?: string | undefined;
   /** Whether it contains a negation. */
   negated: boolean;
   /** Whether its chunk (text and title) holds every name and number of the question. */
@@ -146,6 +155,15 @@ export interface Evidence {
    * than five passages matching a word each.
    */
   passageCoverage: number;
+  /**
+   * The specific information the best passage (the one holding `passageCoverage`) shares with the
+   * question: Σ max(0, b(w) − {@link commonWordWeight}) over the question's words it contains, with
+   * b(w) the word's background weight in general English ({@link backgroundWeight}), 1 for a name
+   * or number of the question ({@link questionConstraints}). Words as common as "day", "new" and
+   * "time" add nothing, "vacation" (0.58) adds 0.13, "parental" (0.74) 0.29, a name 0.55. A passage
+   * that shares only common words with the question is not about what the question asks.
+   */
+  passageSpecificity: number;
   /** Whether the dense signal was computed. */
   denseUsed: boolean;
 }
@@ -224,7 +242,16 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     for (const { term, weight } of questionTerms) if (terms.has(term)) matched += weight;
     return matched / totalWeight;
   };
+  markRecordLines(sentences);
   const chunkTerms = new Map<ContextEntry, Set<string>>();
+  // A passage also holds the question terms its record keys name (`discoverer` for "discovered").
+  const recordKeyTerms = new Map<ContextEntry, Set<string>>();
+  for (const sentence of sentences) {
+    if (!sentence.field) continue;
+    let terms = recordKeyTerms.get(sentence.entry);
+    if (!terms) recordKeyTerms.set(sentence.entry, (terms = new Set()));
+    for (const term of keyTermsOf(sentence.field.key, questionTerms, analyzer)) terms.add(term);
+  }
   for (const sentence of sentences) {
     let terms = chunkTerms.get(sentence.entry);
     if (!terms) chunkTerms.set(sentence.entry, (terms = new Set()));
@@ -235,18 +262,23 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const constraints = constraintsOf(question, (text) => analyzer.analyze(text));
   const meets = new Map<ContextEntry, boolean>();
   let passageCoverage = 0;
+  let bestPassageTerms: ReadonlySet<string> = new Set();
   for (const [entry, terms] of chunkTerms) {
-    const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title)]);
+    const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title), ...(recordKeyTerms.get(entry) ?? [])]);
     const text = `${entry.chunk.title}\n${entry.text}`;
     meets.set(
       entry,
       constraints.every((constraint) => constraint.met(withTitle, text)),
     );
-    passageCoverage = Math.max(passageCoverage, coverageOf(withTitle));
+    const coverage = coverageOf(withTitle);
+    if (coverage > passageCoverage) {
+      passageCoverage = coverage;
+      bestPassageTerms = withTitle;
+    }
   }
+  const passageSpecificity = specificityOf(questionTerms, bestPassageTerms, question);
   const counted = countedNoun(question);
   const analyze = (text: string) => analyzer.analyze(text);
-  markRecordLines(sentences);
   const questionTermSet = new Set(questionTerms.map(({ term }) => term));
   for (const sentence of sentences) {
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
@@ -257,6 +289,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       const valueTerms = analyzer.analyze(sentence.field.value);
       sentence.valueStated = valueTerms.length > 0 && valueTerms.every((term) => questionTermSet.has(term));
       sentence.coverage = coverageOf(new Set([...(chunkTerms.get(sentence.entry) as Set<string>), ...keyTerms]));
+      if (keyTerms.size > 0)
+        sentence.missingSubject = missingSubjectOf(sentence.entry, questionTerms, recordKeyTerms, chunkTerms, analyzer);
     } else {
       sentence.coverage = coverageOf(sentence.terms);
     }
@@ -283,8 +317,53 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentences,
     contextCoverage: coverageOf(allTerms),
     passageCoverage,
+    passageSpecificity,
     denseUsed,
   };
+}
+
+/**
+ * Background weight up to which a word is common: about 350 uses per million words in SUBTLEX-US
+ * ("day" 0.40, "new" 0.41, "time" 0.35, "problem" 0.45). Such a word says nothing of a passage's
+ * subject, whatever it matches. Measured with the `passage_specificity` check (docs/answering.md).
+ */
+export const commonWordWeight = 0.45;
+
+/** The specific information `passage` shares with the question ({@link Evidence.passageSpecificity}). */
+function specificityOf(questionTerms: readonly WeightedTerm[], passage: ReadonlySet<string>, question: string): number {
+  const names = new Set(questionConstraints(question));
+  let specificity = 0;
+  for (const { term, word } of questionTerms) {
+    if (passage.has(term)) specificity += Math.max(0, (names.has(word) ? 1 : backgroundWeight(word)) - commonWordWeight);
+  }
+  return specificity;
+}
+
+/**
+ * The question's most specific word ({@link backgroundWeight}) that no key of `entry`'s record
+ * names, when the record (text and title) does not hold it ({@link EvidenceSentence.missingSubject}).
+ */
+function missingSubjectOf(
+  entry: ContextEntry,
+  questionTerms: readonly WeightedTerm[],
+  keyNamed: ReadonlyMap<ContextEntry, ReadonlySet<string>>,
+  chunkTerms: ReadonlyMap<ContextEntry, ReadonlySet<string>>,
+  analyzer: Analyzer,
+): string | undefined {
+  const named = keyNamed.get(entry);
+  // The entity is the question's most specific word in general English (a name counts as most
+  // specific), not its heaviest in the context, where a word absent from every passage weighs most.
+  let subject: WeightedTerm | undefined;
+  let specificity = -1;
+  for (const candidate of questionTerms) {
+    if (named?.has(candidate.term)) continue;
+    const weight = backgroundWeight(candidate.word);
+    if (weight > specificity) [subject, specificity] = [candidate, weight];
+  }
+  if (!subject) return undefined;
+  const held = new Set([...(chunkTerms.get(entry) ?? []), ...analyzer.analyze(entry.chunk.title)]);
+  if (held.has(subject.term) || [...held].some((candidate) => resembles(subject.term, candidate))) return undefined;
+  return subject.word;
 }
 
 /** The sentences of the context, unscored. */

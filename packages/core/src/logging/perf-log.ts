@@ -51,8 +51,8 @@ export interface RagEndEvent {
   /** docqa addition: `no_documents`, `low_relevance` or `not_answerable` when it abstained, else null. */
   abstention_reason?: string | null;
   /**
-   * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`,
-   * `answer_type`, `dense`, `missing_constraint`, `negation`, `contradiction`, `substitution`,
+   * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`, `passage_specificity`,
+   * `answer_type`, `dense`, `missing_constraint`, `record_subject`, `negation`, `contradiction`, `substitution`,
    * `sentence_coverage`, or `answerer` when the answerer itself abstained), else null.
    */
   abstention_check?: string | null;

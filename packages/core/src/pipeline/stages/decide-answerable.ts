@@ -32,6 +32,7 @@ export const decideAnswerable: Stage<PredictState> = {
       state.evidence,
       {
         minPassageCoverage: relevance ? config.abstainMinPassageCoverage : 0,
+        minPassageSpecificity: relevance ? config.abstainMinPassageSpecificity : 0,
         minTypedPassageCoverage: relevance ? config.abstainTypedMinPassageCoverage : 0,
         minDense: !relevance
           ? -1
