@@ -110,7 +110,7 @@ export interface AbstentionSettings {
    * `ABSTAIN_MIN_PASSAGE_SPECIFICITY`: without an embedding model, when the best passage's
    * `passageSpecificity` is below this and it holds less than {@link topicalCoverage} of the
    * question, the answer abstains with `low_relevance` (`passage_specificity`); default 0 (off)
-   * here, 0.25 in the configuration.
+   * here, 0.3 in the configuration.
    */
   minPassageSpecificity?: number | undefined;
   /**

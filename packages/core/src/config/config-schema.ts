@@ -302,24 +302,25 @@ const answeringSchema = z.object({
    */
   abstentionChecks: setting("ABSTENTION_CHECKS", z.enum(["auto", "all", "relevance", "off"]).default("auto")),
   /**
-   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.3: without an embedding model (BM25 only), the
+   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.25: without an embedding model (BM25 only), the
    * answer abstains with `low_relevance` when no retrieved chunk (text and title) holds this
-   * idf-weighted share of the question's content terms. Chosen on the shared SQuAD v2 set and the
-   * out-of-corpus question sets (docs/answering.md).
+   * idf-weighted share of the question's content terms. Chosen together with
+   * `ABSTAIN_MIN_PASSAGE_SPECIFICITY` on the shared SQuAD v2 and XQuAD sets and the out-of-corpus
+   * question sets (docs/answering.md); 0.3 before that check existed.
    */
-  abstainMinPassageCoverage: setting("ABSTAIN_MIN_PASSAGE_COVERAGE", fraction(0.3)),
+  abstainMinPassageCoverage: setting("ABSTAIN_MIN_PASSAGE_COVERAGE", fraction(0.25)),
   /**
-   * `ABSTAIN_MIN_PASSAGE_SPECIFICITY`, default 0.25: without an embedding model (BM25 only), the
+   * `ABSTAIN_MIN_PASSAGE_SPECIFICITY`, default 0.3: without an embedding model (BM25 only), the
    * answer abstains with `low_relevance` when the best retrieved chunk shares too little specific
    * information with the question and holds less than 0.65 of its weighted content terms. The
    * specific information is Σ max(0, b(w) − 0.45) over the question's words the chunk holds, b(w)
    * the word's background weight in general English (SUBTLEX-US), 1 for a name or number of the
-   * question: common words ("day", "new", "time") add nothing, one word used at most about 5 times
-   * per million words (b ≥ 0.7) or two used about 30 times (0.58) reach 0.25. 0 turns the check
+   * question: common words ("day", "new", "time") add nothing, one word used at most about twice
+   * per million words (b ≥ 0.75) or two used about 24 times (0.6) reach 0.3. 0 turns the check
    * off. Chosen on the shared SQuAD v2 and XQuAD sets and the out-of-corpus question sets
    * (docs/answering.md).
    */
-  abstainMinPassageSpecificity: setting("ABSTAIN_MIN_PASSAGE_SPECIFICITY", z.coerce.number().min(0).default(0.25)),
+  abstainMinPassageSpecificity: setting("ABSTAIN_MIN_PASSAGE_SPECIFICITY", z.coerce.number().min(0).default(0.3)),
   /**
    * `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`, default 0.45: without an embedding model, a question that
    * asks for a number ("how many", "how long", "what percentage") abstains with `low_relevance`
