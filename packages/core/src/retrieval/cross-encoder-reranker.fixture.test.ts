@@ -10,26 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ChunkRecord } from "../stores/chunk-record.js";
 import { findLocalModels } from "../testing/local-models.js";
 import { isContinuousIntegration } from "../testing/shared-data.js";
+import { textChunk as chunk } from "../testing/text-chunk.js";
 import { CrossEncoderReranker } from "./cross-encoder-reranker.js";
 
 /** A model with the uncased BERT vocabulary, whose tokenizer the fixture borrows. */
 const bert = findLocalModels(["all-MiniLM-L6-v2", "bge-small-en-v1.5"])[0];
-
-const chunk = (text: string): ChunkRecord => ({
-  id: text,
-  docId: text,
-  chunkIndex: 0,
-  text,
-  title: "",
-  source: "",
-  ownerId: "",
-  acl: "",
-  metadata: {},
-  contentHash: "",
-});
 
 /** A model directory `tiny-cross-encoder/` with the fixture's config and graph and `bert`'s tokenizer. */
 function modelDirectory(): string {

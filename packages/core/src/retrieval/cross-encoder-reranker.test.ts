@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { BroadcastChannel, threadId as callerThreadId } from "node:worker_threads";
 import { afterAll, describe, expect, it } from "vitest";
 import { DocqaError } from "../errors/docqa-error.js";
-import type { ChunkRecord } from "../stores/chunk-record.js";
+import { textChunk } from "../testing/text-chunk.js";
 import { CrossEncoderReranker } from "./cross-encoder-reranker.js";
 
 /**
@@ -15,18 +15,7 @@ const blockingWorker = new URL("../../test-fixtures/blocking-model-worker.mjs", 
 const inThread = (blockMs: number, batchSize = 8) =>
   new CrossEncoderReranker({ modelName: `block-${blockMs}`, batchSize, thread: "worker", workerUrl: blockingWorker });
 
-const chunk = (text: string, title = ""): ChunkRecord => ({
-  id: text,
-  docId: text,
-  chunkIndex: 0,
-  text,
-  title,
-  source: "",
-  ownerId: "",
-  acl: "",
-  metadata: {},
-  contentHash: "",
-});
+const chunk = (text: string, title = "") => textChunk(text, { title });
 const chunks = (count: number) => Array.from({ length: count }, (_, index) => chunk("x".repeat(index + 1)));
 
 /** The fixture's report after each batch: the query and the scores computed so far in its call. */

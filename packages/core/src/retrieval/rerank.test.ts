@@ -6,6 +6,7 @@ import { BaseDocumentCompressor } from "@langchain/core/retrievers/document_comp
 import { describe, expect, it } from "vitest";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { createRagService } from "../service/create-rag-service.js";
+import { textChunk } from "../testing/text-chunk.js";
 import { createCompressorReranker } from "./compressor-reranker.js";
 import { CrossEncoderReranker } from "./cross-encoder-reranker.js";
 import type { Reranker } from "./reranker.js";
@@ -103,18 +104,6 @@ describe("reranking", () => {
       }
     }
     const reranker = createCompressorReranker(new KeepLongest(), "longest");
-    const chunk = (text: string) => ({
-      id: text,
-      docId: text,
-      chunkIndex: 0,
-      text,
-      title: "",
-      source: "",
-      ownerId: "",
-      acl: "",
-      metadata: {},
-      contentHash: "",
-    });
-    expect(await reranker.score("q", [chunk("short"), chunk("a much longer passage")])).toEqual([Number.NEGATIVE_INFINITY, 0.21]);
+    expect(await reranker.score("q", [textChunk("short"), textChunk("a much longer passage")])).toEqual([Number.NEGATIVE_INFINITY, 0.21]);
   });
 });
