@@ -37,7 +37,10 @@ describe("PassageVectorCache", () => {
     await cache.embedDocuments(embeddings, ["alpha"], scope);
     await cache.embedDocuments(embeddings, ["alpha"], { ...scope, model: "another-model" });
     await cache.embedDocuments(embeddings, ["alpha"], { ...scope, organisation: "globex" });
-    expect(embeddings.documentBatches).toEqual([["alpha"], ["alpha"], ["alpha"]]);
+    // Whatever the organisation id holds, (organisation, text) pairs do not collide.
+    await cache.embedDocuments(embeddings, ["b\u0000alpha"], { ...scope, organisation: "a" });
+    await cache.embedDocuments(embeddings, ["alpha"], { ...scope, organisation: "a\u0000b" });
+    expect(embeddings.documentBatches).toEqual([["alpha"], ["alpha"], ["alpha"], ["b\u0000alpha"], ["alpha"]]);
   });
 
   it("keeps float64 components exactly and returns copies", async () => {
@@ -65,7 +68,7 @@ describe("PassageVectorCache", () => {
     await byEntries.embedDocuments(embeddings, ["alpha", "beta"], scope);
     expect(embeddings.documentBatches.slice(1)).toEqual([["gamma"], ["beta"]]);
     // One entry of "alpha": 8 float32 components, its key in UTF-16 and the overhead.
-    const entryBytes = 8 * 4 + `${scope.model}\u0000${scope.organisation}\u0000alpha`.length * 2 + passageCacheEntryOverhead;
+    const entryBytes = 8 * 4 + `0:${scope.organisation.length}:${scope.organisation}alpha`.length * 2 + passageCacheEntryOverhead;
     const byBytes = new PassageVectorCache({ maxEntries: 1000, maxBytes: entryBytes * 2 + 1 });
     await byBytes.embedDocuments(embeddings, ["alpha", "bravo", "delta"], scope);
     expect(byBytes.stats()).toMatchObject({ entries: 2, bytes: entryBytes * 2 });

@@ -11,6 +11,8 @@ import { LRUCache } from "lru-cache";
 
 /** Passage vectors kept by default (`DENSE_CACHE_ENTRIES`). */
 export const defaultPassageCacheEntries = 20_000;
+/** Largest `DENSE_CACHE_ENTRIES`: `lru-cache` allocates its index for `max` entries up front. */
+export const maximumPassageCacheEntries = 10_000_000;
 /** Megabytes the cache holds at most by default (`DENSE_CACHE_MAX_MB`). */
 export const defaultPassageCacheMegabytes = 64;
 /**
@@ -65,7 +67,9 @@ type StoredVector = Float32Array | Float64Array;
  * no API reads or lists it.
  *
  * Vectors are returned exactly as the model gave them (copies; float32 components are stored as
- * float32, any other as float64), so answers are the same with the cache and without it.
+ * float32, any other as float64), so answers are the same with the cache and without it when the
+ * model's vector of a text does not depend on the texts embedded beside it. (The int8 models'
+ * do, slightly: their activations are quantised per batch; docs/answering.md.)
  * Concurrent calls share the texts one of them is already embedding; a failed model call caches
  * nothing and fails every call waiting for it.
  *
@@ -78,6 +82,8 @@ type StoredVector = Float32Array | Float64Array;
 export class PassageVectorCache {
   private readonly cache: LRUCache<string, StoredVector> | undefined;
   private readonly pending = new Map<string, Promise<StoredVector>>();
+  /** A short number per model identity, so that keys do not repeat the identity's characters. */
+  private readonly models = new Map<string, number>();
   private counts = { hits: 0, shared: 0, misses: 0 };
 
   constructor(settings: PassageVectorCacheSettings) {
@@ -105,8 +111,11 @@ export class PassageVectorCache {
     const missKeys: string[] = [];
     const positions = new Map<string, number>();
     const wanted: { index: number; position: number }[] = [];
+    let model = this.models.get(scope.model);
+    if (model === undefined) this.models.set(scope.model, (model = this.models.size));
     texts.forEach((text, index) => {
-      const key = `${scope.model}\u0000${scope.organisation}\u0000${text}`;
+      // Lengths make the key unambiguous whatever characters the organisation id holds.
+      const key = `${model}:${scope.organisation.length}:${scope.organisation}${text}`;
       const cached = this.cache?.get(key);
       if (cached) {
         this.counts.hits++;
