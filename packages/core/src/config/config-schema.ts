@@ -9,7 +9,11 @@
  * not here: they belong to the HTTP adapters (`@docqa/http`'s `loadServerConfig`).
  */
 import { z } from "zod";
-import { defaultPassageCacheEntries, defaultPassageCacheMegabytes, maximumPassageCacheEntries } from "../embeddings/passage-vector-cache.js";
+import {
+  defaultPassageCacheEntries,
+  defaultPassageCacheMegabytes,
+  maximumPassageCacheEntries,
+} from "../embeddings/passage-vector-cache.js";
 
 /** Metadata of a setting: the environment variable it is read from. */
 export interface SettingMetadata {
