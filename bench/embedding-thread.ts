@@ -15,7 +15,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createRagService, loadConfig } from "@docqa/core";
 import { sharedDataPath } from "@docqa/core/testing";
 import { benchmarkModel, modelEnvironment } from "./local-model.ts";
-import { type BenchmarkRow, percentile } from "./statistics.ts";
+import { type BenchmarkRow, comparedRow, percentile } from "./statistics.ts";
 
 const seconds = Number(process.env.BENCH_THREAD_SECONDS ?? 20);
 const principal = { userName: "bench@example.org", roles: ["admin"], groups: [] };
@@ -93,13 +93,13 @@ export async function benchmarkEmbeddingThread(): Promise<BenchmarkRow[]> {
   const inServingThread = await measure({ ...environment, EMBED_WORKER: "false" }, corpus, questions);
   const inEmbeddingThread = await measure({ ...environment, EMBED_WORKER: "true" }, corpus, questions);
   const benchmark = `answering with ${model.id}, 2 questions at a time for ${seconds} s`;
-  const row = (name: string, key: keyof Measured): BenchmarkRow => ({
-    benchmark,
-    configuration: `${name}: embedding thread (EMBED_WORKER=true)`,
-    figures: { [name]: inEmbeddingThread[key] },
-    baseline: { name: `${name} in the serving thread (EMBED_WORKER=false)`, value: inServingThread[key] },
-    ratio: inEmbeddingThread[key] / inServingThread[key],
-  });
+  const row = (name: string, key: keyof Measured): BenchmarkRow =>
+    comparedRow(
+      benchmark,
+      name,
+      { label: "embedding thread (EMBED_WORKER=true)", value: inEmbeddingThread[key] },
+      { label: "in the serving thread (EMBED_WORKER=false)", value: inServingThread[key] },
+    );
   return [
     row("event-loop delay p99 ms", "loopDelayP99"),
     row("event-loop delay max ms", "loopDelayMax"),

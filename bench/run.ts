@@ -14,7 +14,8 @@
  * embeddings now against docqa when the embedding issue was filed (builds that version in
  * bench/.baseline on first use), `BENCH_ONLY=fusion` the fusion study over every local
  * model and retrieval set, `BENCH_ONLY=embedding-thread` answering with a model, its forward passes in the
- * serving thread and in the embedding thread; the default run leaves these seven out.
+ * serving thread and in the embedding thread, `BENCH_ONLY=dense-cache` answering a SQuAD v2 question stream with the
+ * dense-signal cache off and on (a real model, a few minutes); the default run leaves these eight out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -40,5 +41,6 @@ if (only === "cli") rows.push(...(await (await import("./cli.ts")).benchmarkCli(
 if (only === "load") rows.push(...(await (await import("./chat-api-load.ts")).benchmarkChatApiLoad()));
 if (only === "serving") rows.push(...(await (await import("./serving-under-ingestion.ts")).benchmarkServingUnderIngestion()));
 if (only === "embedding-thread") rows.push(...(await (await import("./embedding-thread.ts")).benchmarkEmbeddingThread()));
+if (only === "dense-cache") rows.push(...(await (await import("./dense-cache.ts")).benchmarkDenseCache()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 printRows(rows);

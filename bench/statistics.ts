@@ -12,6 +12,25 @@ export interface BenchmarkRow {
   ratio?: number;
 }
 
+/**
+ * A row of figure `name` measured in configuration `measured` against the same figure in
+ * `baseline` (same run): "<name>: <measured>" with the baseline named "<name> <baseline>".
+ */
+export function comparedRow(
+  benchmark: string,
+  name: string,
+  measured: { label: string; value: number },
+  baseline: { label: string; value: number },
+): BenchmarkRow {
+  return {
+    benchmark,
+    configuration: `${name}: ${measured.label}`,
+    figures: { [name]: measured.value },
+    baseline: { name: `${name} ${baseline.label}`, value: baseline.value },
+    ratio: measured.value / baseline.value,
+  };
+}
+
 /** The p-th percentile (0 to 100) of `samples`, by the nearest-rank method. */
 export function percentile(samples: readonly number[], p: number): number {
   if (samples.length === 0) return Number.NaN;

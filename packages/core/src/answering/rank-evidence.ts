@@ -178,6 +178,12 @@ export interface RankEvidenceOptions {
    * (`QueryRetrieval.queryVector`); default none (the question is embedded here).
    */
   queryVector?: ArrayLike<number> | undefined;
+  /**
+   * Embeds texts as passages with `embeddings` (the same model), for example through a
+   * `PassageVectorCache`; default `embeddings.embedDocuments`. Must return what
+   * `embeddings.embedDocuments` would, one vector per text in order.
+   */
+  embedPassages?: ((texts: string[]) => Promise<number[][]>) | undefined;
   /** Most sentences embedded (the best by lexical score); default 48. */
   maxDenseSentences?: number | undefined;
   signal?: AbortSignal | undefined;
@@ -562,7 +568,9 @@ function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], analyze
 
 /**
  * Embeds the question and the best `maxDenseSentences` sentences and rescores them with the
- * dense signal. Returns false (and leaves the scores) when the model fails.
+ * dense signal. Returns false (and leaves the scores) when the model fails. The passages (the
+ * question as a passage and the sentences) go through `options.embedPassages` when given, which
+ * the service points at its `PassageVectorCache`.
  */
 async function addDenseSignal(question: string, sentences: EvidenceSentence[], options: RankEvidenceOptions): Promise<boolean> {
   const embeddings = options.embeddings as EmbeddingsInterface;
@@ -573,7 +581,10 @@ async function addDenseSignal(question: string, sentences: EvidenceSentence[], o
     options.signal?.throwIfAborted();
     const [queryVector, passageVectors] = await Promise.all([
       options.queryVector ? Array.from(options.queryVector) : embeddings.embedQuery(question),
-      embeddings.embedDocuments([question, ...chosen.map((sentence) => sentence.denseText ?? sentence.text)]),
+      (options.embedPassages ?? ((texts: string[]) => embeddings.embedDocuments(texts)))([
+        question,
+        ...chosen.map((sentence) => sentence.denseText ?? sentence.text),
+      ]),
     ]);
     const self = cosineSimilarity(queryVector, passageVectors[0] as number[]);
     const scale = self > 0 ? self : 1;

@@ -9,6 +9,11 @@
  * not here: they belong to the HTTP adapters (`@docqa/http`'s `loadServerConfig`).
  */
 import { z } from "zod";
+import {
+  defaultPassageCacheEntries,
+  defaultPassageCacheMegabytes,
+  maximumPassageCacheEntries,
+} from "../embeddings/passage-vector-cache.js";
 
 /** Metadata of a setting: the environment variable it is read from. */
 export interface SettingMetadata {
@@ -336,6 +341,24 @@ const answeringSchema = z.object({
    * all-MiniLM, 0.67 for bge), 0.5 for other models.
    */
   abstainMinDense: setting("ABSTAIN_MIN_DENSE", z.coerce.number().min(-1).max(1).optional()),
+  /**
+   * `DENSE_CACHE_ENTRIES`, default 20,000: passage vectors of the dense signal kept per process
+   * (`PassageVectorCache`), keyed by model identity, organisation and sentence text, so that a
+   * sentence of a passage asked about before is not embedded again; least recently used first out.
+   * An entry costs its vector (4 bytes a dimension), its key and about 200 bytes: about 2 KB at 384
+   * dimensions, 3.4 KB at 768. At most 10,000,000 (the LRU allocates its index for this many up
+   * front). 0 turns the cache off (docs/answering.md#dense-signal-cache).
+   */
+  denseCacheEntries: setting(
+    "DENSE_CACHE_ENTRIES",
+    z.coerce.number().int().min(0).max(maximumPassageCacheEntries).default(defaultPassageCacheEntries),
+  ),
+  /**
+   * `DENSE_CACHE_MAX_MB`, default 64: megabytes the dense-signal cache holds at most (vectors, keys
+   * and bookkeeping, as estimated); whichever of this and `DENSE_CACHE_ENTRIES` is reached first
+   * bounds it. 0 turns the cache off.
+   */
+  denseCacheMaxMegabytes: setting("DENSE_CACHE_MAX_MB", integer(defaultPassageCacheMegabytes, 0)),
   /**
    * `CITATION_MIN_OVERLAP`, default 0.6: a cited statement counts as supported by its source when
    * it appears there or this share of its terms does (`unsupported_citations`).

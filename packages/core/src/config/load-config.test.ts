@@ -249,6 +249,14 @@ describe("loadConfig validation", () => {
 });
 
 describe("model provider settings", () => {
+  it("defaults and parses DENSE_CACHE_ENTRIES and DENSE_CACHE_MAX_MB, refusing an entry bound the LRU cannot allocate", () => {
+    const defaults = loadConfig({});
+    expect([defaults.answering.denseCacheEntries, defaults.answering.denseCacheMaxMegabytes]).toEqual([20_000, 64]);
+    const off = loadConfig({ DENSE_CACHE_ENTRIES: "0", DENSE_CACHE_MAX_MB: "8" });
+    expect([off.answering.denseCacheEntries, off.answering.denseCacheMaxMegabytes]).toEqual([0, 8]);
+    expect(captureError(() => loadConfig({ DENSE_CACHE_ENTRIES: "20000000" })).message).toContain("DENSE_CACHE_ENTRIES");
+  });
+
   it("defaults and parses RAG_LLM_TIMEOUT_MS, RAG_LLM_MAX_RETRIES and RAG_LLM_STRUCTURED_OUTPUT", () => {
     const defaults = loadConfig({});
     expect([defaults.models.timeoutMs, defaults.models.maxRetries, defaults.models.structuredOutput]).toEqual([60_000, 2, "auto"]);

@@ -21,6 +21,12 @@ export type EmbeddingState =
       status: "ready";
       embeddings: EmbeddingsInterface;
       model: EmbeddingModelInfo;
+      /**
+       * Identity of the vectors, for caches keyed by model: `TransformersEmbeddings.vectorIdentity`
+       * for a transformers.js model, else the model id and dimension. Undefined means `model.id`
+       * with `model.dimension`.
+       */
+      identity?: string | undefined;
       /** The chunk embedding cache (`EMBED_CACHE_MAX_ENTRIES` > 0). */
       cache?: EmbeddingCacheSettings | undefined;
       /**
@@ -117,6 +123,7 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     status: "ready",
     embeddings: new QueryCachedEmbeddings(embeddings),
     model: { id: modelId, dimension: probe.length },
+    identity: transformers ? transformers.vectorIdentity : vectorIdentityOf({ id: modelId, dimension: probe.length }),
     cache,
     dispose: transformers && !given ? () => transformers.dispose() : undefined,
   };
@@ -142,6 +149,11 @@ function chooseLocalModel(config: DocqaConfig, logger: Logger): { model?: LocalM
     { component: "embeddings", model: model.id },
   );
   return { model };
+}
+
+/** The identity of a ready state's vectors ({@link EmbeddingState} `identity`, else model id and dimension). */
+export function vectorIdentityOf(model: EmbeddingModelInfo, identity?: string): string {
+  return identity ?? `${model.id} dimension=${model.dimension}`;
 }
 
 function modelIdOf(embeddings: EmbeddingsInterface): string | undefined {

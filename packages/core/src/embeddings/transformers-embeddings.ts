@@ -148,6 +148,17 @@ export class TransformersEmbeddings extends Embeddings {
   readonly threads: number;
   /** Where the forward passes run: `worker` only when asked for and the thread's entry is built. */
   readonly thread: "caller" | "worker";
+  /**
+   * What the vectors depend on besides the text: model id, weights precision, pooling, the
+   * passage and query prefixes and the engine, for example
+   * `Xenova/bge-small-en-v1.5@q8 pooling=cls normalized passage="" query="Represent…" engine=batched`.
+   * Caches of vectors key by it (`PassageVectorCache`).
+   */
+  get vectorIdentity(): string {
+    const { pooling, documentPrefix, queryPrefix } = this.preset;
+    const engine = this.settings.engine ?? "batched";
+    return `${this.modelName}@${this.dtype} pooling=${pooling} normalized passage=${JSON.stringify(documentPrefix)} query=${JSON.stringify(queryPrefix)} engine=${engine}`;
+  }
   /** The embedding thread's id (`worker_threads`) once it runs; undefined in `caller` mode. */
   get threadId(): number | undefined {
     return this.embeddingThread?.threadId;

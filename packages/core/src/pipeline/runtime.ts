@@ -9,6 +9,7 @@ import type { ChatModelChoice } from "../chat-models/chat-model-from-config.js";
 import type { StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import type { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
+import type { PassageVectorCache } from "../embeddings/passage-vector-cache.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import type { Logger } from "../logging/logger.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
@@ -55,6 +56,11 @@ export interface Runtime {
   readonly auxiliaryTimeoutMs: number;
   /** The reranker applied when `USE_RERANKER` is true; undefined when none is available. */
   readonly reranker: Reranker | undefined;
+  /**
+   * Passage vectors of the dense signal (`DENSE_CACHE_ENTRIES`, `DENSE_CACHE_MAX_MB`); undefined
+   * when the cache is off. Internal: no API exposes it.
+   */
+  readonly passageVectors?: PassageVectorCache | undefined;
   /** The analyzer shared by the keyword index and the extractive answerer. */
   readonly analyzer: Analyzer;
   /** Receives the metric events of stages and answers (`createRagService({ metrics })`); none when undefined. */

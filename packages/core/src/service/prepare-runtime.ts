@@ -14,6 +14,7 @@ import type { DocqaConfig } from "../config/config-schema.js";
 import { embeddingStateFromConfig } from "../embeddings/embedding-state-from-config.js";
 import { createEmbeddingModelLoader, type EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
 import { OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
+import { PassageVectorCache } from "../embeddings/passage-vector-cache.js";
 import type { EmbeddingState } from "../embeddings/prepare-embeddings.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import {
@@ -259,6 +260,13 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
       structuredOutputMethod,
       auxiliaryTimeoutMs,
       reranker,
+      passageVectors:
+        config.answering.denseCacheEntries > 0 && config.answering.denseCacheMaxMegabytes > 0
+          ? new PassageVectorCache({
+              maxEntries: config.answering.denseCacheEntries,
+              maxBytes: config.answering.denseCacheMaxMegabytes * 2 ** 20,
+            })
+          : undefined,
       analyzer,
       memory: () => {
         memoryStarted = true;

@@ -13,6 +13,8 @@ export interface DeterministicEmbeddingsSettings {
   dimension?: number;
   /** Analyzer; default the English analyzer. */
   analyzer?: Analyzer;
+  /** Record the texts of every `embedDocuments` call in `documentBatches`; default false. */
+  record?: boolean;
 }
 
 /** Deterministic hashed bag-of-words embeddings. */
@@ -22,16 +24,21 @@ export class DeterministicEmbeddings extends Embeddings {
   private readonly analyzer: Analyzer;
   /** Number of `embedDocuments` and `embedQuery` calls, for assertions. */
   calls = 0;
+  /** The texts of every `embedDocuments` call, in order, when created with `record: true`; else empty. */
+  readonly documentBatches: string[][] = [];
+  private readonly record: boolean;
 
   constructor(settings: DeterministicEmbeddingsSettings = {}) {
     super({});
     this.dimension = settings.dimension ?? 64;
     this.model = `docqa-deterministic-hash-${this.dimension}`;
     this.analyzer = settings.analyzer ?? createEnglishAnalyzer();
+    this.record = settings.record ?? false;
   }
 
   override async embedDocuments(texts: string[]): Promise<number[][]> {
     this.calls++;
+    if (this.record) this.documentBatches.push([...texts]);
     return texts.map((text) => this.vector(text));
   }
 

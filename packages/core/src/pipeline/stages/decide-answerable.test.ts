@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Answerer } from "../../answering/answerer.js";
 import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
+import { DeterministicEmbeddings } from "../../testing/deterministic-embeddings.js";
 import { defaultPredictStages } from "../default-stages.js";
 import { createPredictState } from "../run-predict.js";
 import { runStages } from "../run-stages.js";
@@ -76,5 +77,55 @@ describe("decide-answerable stage", () => {
       config: { ...test.runtime.config, answering: { ...test.runtime.config.answering, abstentionChecks: "off" as const } },
     };
     expect((await decide(off, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({ answerable: true });
+  });
+});
+
+describe("decide-answerable stage with the dense-signal cache (DENSE_CACHE_ENTRIES)", () => {
+  const question = "How many vacation days do new employees get?";
+  let cached: TestRuntime;
+  let uncached: TestRuntime;
+  let model: DeterministicEmbeddings;
+  beforeAll(async () => {
+    model = new DeterministicEmbeddings({ dimension: 64, record: true });
+    [cached, uncached] = await Promise.all([
+      createTestRuntime({ documents, embeddings: model }),
+      createTestRuntime({ documents, config: { answering: { denseCacheEntries: 0 } } }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all([cached.close(), uncached.close()]);
+  });
+
+  it("embeds each passage once: a repeated question embeds nothing again, another one only itself, with the dense signals of no cache", async () => {
+    expect(uncached.runtime.passageVectors).toBeUndefined();
+    const before = model.documentBatches.length;
+    const first = await decide(cached.runtime, question);
+    const sentences = first.evidence?.sentences.map((sentence) => sentence.text) ?? [];
+    expect(sentences).toHaveLength(2);
+    expect(model.documentBatches.slice(before)).toEqual([[question, ...sentences]]);
+    const second = await decide(cached.runtime, question);
+    expect(model.documentBatches.length).toBe(before + 1);
+    const other = "What is the most common vacation request?";
+    await decide(cached.runtime, other);
+    expect(model.documentBatches.slice(before + 1)).toEqual([[other]]);
+
+    const dense = (state: typeof first) => state.evidence?.sentences.map((sentence) => [sentence.text, sentence.dense]);
+    const reference = await decide(uncached.runtime, question);
+    expect(dense(first)).toEqual(dense(reference));
+    expect(dense(second)).toEqual(dense(reference));
+    expect(dense(first)?.every(([, value]) => typeof value === "number")).toBe(true);
+  });
+
+  it("keys by organisation: another organisation's identical question embeds its passages again", async () => {
+    const before = model.documentBatches.length;
+    await decide(cached.runtime, question);
+    expect(model.documentBatches.length).toBe(before);
+    const state = createPredictState(cached.runtime, { orgId: "other-org", principal: ann, query: question });
+    // The other organisation's context holds the same text (given, as it holds no documents).
+    state.context = (await decide(cached.runtime, question)).context;
+    await decideAnswerable.run(state, cached.runtime);
+    expect(model.documentBatches.slice(before)).toEqual([
+      [question, ...(state.evidence?.sentences.map((sentence) => sentence.text) ?? [])],
+    ]);
   });
 });

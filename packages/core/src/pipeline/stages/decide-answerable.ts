@@ -6,9 +6,11 @@
  * empty-context answer with `abstained: true` and the reason (`no_documents`, `low_relevance`,
  * `not_answerable`), without calling the answerer. `ABSTENTION_CHECKS` chooses the checks.
  */
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { decideAnswerable as decide } from "../../answering/decide-answerable.js";
 import { defaultDenseThreshold } from "../../answering/dense-thresholds.js";
 import { rankEvidence } from "../../answering/rank-evidence.js";
+import { vectorIdentityOf } from "../../embeddings/prepare-embeddings.js";
 import type { PredictState } from "../request-state.js";
 import type { Runtime } from "../runtime.js";
 import type { Stage } from "../stage.js";
@@ -24,7 +26,13 @@ export const decideAnswerable: Stage<PredictState> = {
     // The question's embedding from retrieval, when its first query is the question itself.
     const retrieved = state.retrievals[0];
     const queryVector = retrieved?.query.text === state.query ? retrieved.queryVector : undefined;
-    state.evidence = await rankEvidence(state.query, state.context, { analyzer, embeddings, queryVector, signal: state.signal });
+    state.evidence = await rankEvidence(state.query, state.context, {
+      analyzer,
+      embeddings,
+      queryVector,
+      embedPassages: embeddings ? passageEmbedder(runtime, embeddings, state.orgId) : undefined,
+      signal: state.signal,
+    });
     const checks = effectiveChecks(runtime);
     const relevance = checks !== "off";
     state.answerability = decide(
@@ -44,6 +52,21 @@ export const decideAnswerable: Stage<PredictState> = {
     );
   },
 };
+
+/**
+ * The dense signal's passage embedder: through the service's `PassageVectorCache`, keyed by the
+ * model's vector identity and the organisation; the model itself when the cache is off.
+ */
+function passageEmbedder(
+  runtime: Pick<Runtime, "embeddings" | "passageVectors">,
+  embeddings: EmbeddingsInterface,
+  organisation: string,
+): ((texts: string[]) => Promise<number[][]>) | undefined {
+  const cache = runtime.passageVectors;
+  if (!cache || runtime.embeddings.status !== "ready") return undefined;
+  const model = vectorIdentityOf(runtime.embeddings.model, runtime.embeddings.identity);
+  return (texts) => cache.embedDocuments(embeddings, texts, { model, organisation });
+}
 
 /** `ABSTENTION_CHECKS` resolved: `auto` is `all` for the extractive answerer and `relevance` before a model. */
 export function effectiveChecks(runtime: Pick<Runtime, "config" | "answerer">): "all" | "relevance" | "off" {
