@@ -20,6 +20,7 @@ import type { RewriteMethod } from "../memory/rewrite-follow-up.js";
 import type { FusedChunk } from "../retrieval/fuse-results.js";
 import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
+import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { StageTiming } from "./stage.js";
 
 /** One query to retrieve for: the question itself, or a sub-query of a decomposed question. */
@@ -41,6 +42,12 @@ export interface QueryRetrieval {
   vectorUsed: boolean;
   /** The query's embedding when the vector list took part (`retrieve`), reused by later stages. */
   queryVector?: Float32Array | undefined;
+  /**
+   * The model of `queryVector`: the organisation's index model, which is not the configured model
+   * while an index still holds vectors of another (docs/models.md). A later stage reuses the
+   * vector only with the same model.
+   */
+  queryModel?: EmbeddingModelInfo | undefined;
 }
 
 /** The state shared by the `search` and `predict` pipelines. */

@@ -46,6 +46,38 @@ describe("decide-answerable stage", () => {
     expect(lexical.answerability?.signals.dense).toBeNull();
   });
 
+  it("reuses retrieval's query vector only when retrieval embedded the question with the dense signal's model", async () => {
+    const question = "How many vacation days do new employees get?";
+    const stages = defaultPredictStages.slice(
+      0,
+      defaultPredictStages.findIndex((stage) => stage.name === "decide-answerable"),
+    );
+    const prepared = async () => {
+      const state = createPredictState(test.runtime, { orgId: "org", principal: ann, query: question });
+      await runStages(stages, state, test.runtime);
+      return state;
+    };
+    const reference = await decide(test.runtime, question);
+    const denseOf = (state: Awaited<ReturnType<typeof prepared>>) => state.evidence?.sentences.map((sentence) => sentence.dense);
+    // A vector from another model (an index that still holds another model's vectors): embedded again.
+    const other = await prepared();
+    const retrieval = other.retrievals[0] as NonNullable<(typeof other.retrievals)[0]>;
+    expect(retrieval.queryModel).toBeDefined();
+    retrieval.queryVector = new Float32Array(retrieval.queryVector?.length ?? 0).fill(0.5);
+    retrieval.queryModel = { id: "another-model", dimension: retrieval.queryVector.length };
+    await decideAnswerable.run(other, test.runtime);
+    // Equal up to retrieval's float32 rounding of the reference's query vector.
+    const expected = denseOf(reference) as (number | null)[];
+    expect(expected.length).toBeGreaterThan(0);
+    for (const [index, value] of (denseOf(other) ?? []).entries()) expect(value).toBeCloseTo(expected[index] as number, 6);
+    // The same model's vector is reused as it is (here a stand-in, so the dense signal changes).
+    const same = await prepared();
+    const reused = same.retrievals[0] as NonNullable<(typeof same.retrievals)[0]>;
+    reused.queryVector = new Float32Array(reused.queryVector?.length ?? 0).fill(0.5);
+    await decideAnswerable.run(same, test.runtime);
+    expect(Math.abs((denseOf(same)?.[0] as number) - (expected[0] as number))).toBeGreaterThan(0.01);
+  });
+
   it("decides no_documents, low_relevance and not_answerable", async () => {
     const nothing = createPredictState(test.runtime, { orgId: "org", principal: ann, query: "anything" });
     await decideAnswerable.run(nothing, test.runtime);

@@ -10,6 +10,7 @@ import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { decideAnswerable as decide } from "../../answering/decide-answerable.js";
 import { defaultDenseThreshold } from "../../answering/dense-thresholds.js";
 import { rankEvidence } from "../../answering/rank-evidence.js";
+import { sameModel } from "../../embeddings/organisation-index-models.js";
 import { vectorIdentityOf } from "../../embeddings/prepare-embeddings.js";
 import type { PredictState } from "../request-state.js";
 import type { Runtime } from "../runtime.js";
@@ -23,9 +24,15 @@ export const decideAnswerable: Stage<PredictState> = {
     const { analyzer } = runtime;
     const config = runtime.config.answering;
     const embeddings = runtime.embeddings.status === "ready" ? runtime.embeddings.embeddings : undefined;
-    // The question's embedding from retrieval, when its first query is the question itself.
+    // The question's embedding from retrieval, when its first query is the question itself and
+    // retrieval embedded it with the model the dense signal uses (an organisation whose index holds
+    // another model is searched with that one).
     const retrieved = state.retrievals[0];
-    const queryVector = retrieved?.query.text === state.query ? retrieved.queryVector : undefined;
+    const sameSpace =
+      runtime.embeddings.status === "ready" &&
+      retrieved?.queryModel !== undefined &&
+      sameModel(retrieved.queryModel, runtime.embeddings.model);
+    const queryVector = sameSpace && retrieved?.query.text === state.query ? retrieved.queryVector : undefined;
     state.evidence = await rankEvidence(state.query, state.context, {
       analyzer,
       embeddings,

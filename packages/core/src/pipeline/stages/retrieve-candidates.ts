@@ -87,7 +87,7 @@ async function retrieveOne(state: RetrievalState, runtime: Runtime, query: Query
     const removed = hidden > 0 || readable < fused.length;
     if (enough || exhausted || !removed || round === maximumDeepenings) {
       span.setAttribute("docqa.retrieve.deepenings", round);
-      return { query, candidates: fused, results: [], vectorUsed: queryVector !== undefined, queryVector };
+      return { query, candidates: fused, results: [], vectorUsed: queryVector !== undefined, queryVector, queryModel: embedded?.model };
     }
     depth.vector *= 2;
     depth.keyword *= 2;
