@@ -36,7 +36,9 @@
  *    ({@link asksProcedure}), a lead-in to a shell command is an instruction, read with its
  *    command and section heading; when the context holds one, the other sentences are multiplied
  *    by 0.8 and the instruction is not lowered as a lead-in.
- * 6. Records: in a chunk of `key: value` lines (a rendered JSON record), every line is read with
+ * 6. Records: a `key: value` line outside a record whose value only names its document (the
+ *    `title: Steam engine` above a record's prose field) is read as a heading (a fragment).
+ *    In a chunk of `key: value` lines (a rendered JSON record), every line is read with
  *    its record (its coverage is the record's, plus question terms its key names), multiplied by
  *    1 + the share of the question its key names, and halved when its value only repeats the
  *    question (`name: Oxygen` for "Who discovered oxygen?") and lowered (× 0.8) when its value is
@@ -247,6 +249,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const counted = countedNoun(question);
   const analyze = (text: string) => analyzer.analyze(text);
   markRecordLines(sentences);
+  markTitleLines(sentences);
   const questionTermSet = new Set(questionTerms.map(({ term }) => term));
   for (const sentence of sentences) {
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
@@ -459,6 +462,24 @@ function markRecordLines(sentences: EvidenceSentence[]): void {
       const field = fields[index];
       if (field) sentence.field = { key: field[1] as string, value: field[2] as string };
     });
+  }
+}
+
+/**
+ * Marks as fragments (headings) the `key: value` lines outside a record whose value only names
+ * their document: the `title: Steam engine` line above a rendered JSON record's prose field
+ * (`text:` and its sentences) labels the passage as a heading would, and states nothing.
+ */
+function markTitleLines(sentences: EvidenceSentence[]): void {
+  const normalize = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
+  for (const sentence of sentences) {
+    if (sentence.field || sentence.fragment) continue;
+    const value = fieldPattern.exec(sentence.text)?.[2];
+    if (value === undefined) continue;
+    // A JSON record's document is titled by its `title` or `name` and its file: "Steam engine (contexts)".
+    const title = normalize(sentence.entry.chunk.title);
+    const named = normalize(value);
+    if (title === named || title.startsWith(`${named} (`)) sentence.fragment = true;
   }
 }
 
