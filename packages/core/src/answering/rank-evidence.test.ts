@@ -163,4 +163,27 @@ describe("rankEvidence", () => {
     expect(evidence.sentences[0]?.text).toBe("It was often used in mills.");
     expect(evidence.sentences.find((sentence) => sentence.text === "title: Steam engine")?.fragment).toBe(true);
   });
+
+  it("prefers the table row naming the question's entity alone to a row whose name holds it with other words", async () => {
+    const rows = buildContext(
+      [
+        {
+          chunk: chunk(
+            "candy",
+            [
+              "competitorname: Snickers Crisper; chocolate: 1; winpercent: 59.5",
+              "competitorname: Snickers; chocolate: 1; winpercent: 76.7",
+            ].join("\n"),
+          ),
+          score: 1,
+        },
+      ],
+      limits,
+    );
+    const snickers = await rankEvidence("What is the winpercent of Snickers?", rows, { analyzer });
+    // Both rows hold "Snickers" and the key; "Snickers Crisper" names another candy.
+    expect(snickers.sentences[0]?.text).toBe("competitorname: Snickers; chocolate: 1; winpercent: 76.7");
+    const crisper = await rankEvidence("What is the winpercent of Snickers Crisper?", rows, { analyzer });
+    expect(crisper.sentences[0]?.text).toBe("competitorname: Snickers Crisper; chocolate: 1; winpercent: 59.5");
+  });
 });
