@@ -159,4 +159,48 @@ describe("rankEvidence", () => {
     expect(copies.map((sentence) => sentence.entry.chunk.docId)).toEqual(["leave"]);
     expect(evidence.sentences.some((sentence) => sentence.text === "Offices close at six.")).toBe(true);
   });
+
+  it("reads a rendered record's title line as a heading and keeps its prose field's key off the first sentence", async () => {
+    // A JSON record {"title": "Steam engine", "text": "<prose over 200 characters>"} as the JSON loader renders it.
+    const record = {
+      ...chunk("contexts#7", "title: Steam engine\ntext:\nIt was often used in mills. It powered the factories of the nineteenth century."),
+      title: "Steam engine (contexts)",
+    };
+    const evidence = await rankEvidence(
+      "How often should the engine oil of a car be changed?",
+      buildContext([{ chunk: record, score: 1 }], limits),
+      {
+        analyzer,
+      },
+    );
+    const texts = evidence.sentences.map((sentence) => sentence.text);
+    expect(texts).toContain("It was often used in mills.");
+    expect(texts.some((text) => text.startsWith("text: "))).toBe(false);
+    // The line naming the document covers "engine" but states nothing: it is no answer sentence.
+    expect(evidence.sentences[0]?.text).toBe("It was often used in mills.");
+    expect(evidence.sentences.find((sentence) => sentence.text === "title: Steam engine")?.fragment).toBe(true);
+  });
+
+  it("prefers the table row naming the question's entity alone to a row whose name holds it with other words", async () => {
+    const rows = buildContext(
+      [
+        {
+          chunk: chunk(
+            "candy",
+            [
+              "competitorname: Snickers Crisper; chocolate: 1; winpercent: 59.5",
+              "competitorname: Snickers; chocolate: 1; winpercent: 76.7",
+            ].join("\n"),
+          ),
+          score: 1,
+        },
+      ],
+      limits,
+    );
+    const snickers = await rankEvidence("What is the winpercent of Snickers?", rows, { analyzer });
+    // Both rows hold "Snickers" and the key; "Snickers Crisper" names another candy.
+    expect(snickers.sentences[0]?.text).toBe("competitorname: Snickers; chocolate: 1; winpercent: 76.7");
+    const crisper = await rankEvidence("What is the winpercent of Snickers Crisper?", rows, { analyzer });
+    expect(crisper.sentences[0]?.text).toBe("competitorname: Snickers Crisper; chocolate: 1; winpercent: 59.5");
+  });
 });

@@ -36,11 +36,15 @@
  *    ({@link asksProcedure}), a lead-in to a shell command is an instruction, read with its
  *    command and section heading; when the context holds one, the other sentences are multiplied
  *    by 0.8 and the instruction is not lowered as a lead-in.
- * 6. Records: in a chunk of `key: value` lines (a rendered JSON record), every line is read with
+ * 6. Records: a `key: value` line outside a record whose value only names its document (the
+ *    `title: Steam engine` above a record's prose field) is read as a heading (a fragment).
+ *    In a chunk of `key: value` lines (a rendered JSON record), every line is read with
  *    its record (its coverage is the record's, plus question terms its key names), multiplied by
  *    1 + the share of the question its key names, and halved when its value only repeats the
  *    question (`name: Oxygen` for "Who discovered oxygen?") and lowered (× 0.8) when its value is
- *    not of the type asked for. An instruction's dense signal reads it with its heading and command.
+ *    not of the type asked for. A table row (cells joined by `; `) that holds a question word only
+ *    in a longer cell ("Snickers Crisper") that another row holds alone (`competitorname: Snickers`)
+ *    names another entity: × 0.8. An instruction's dense signal reads it with its heading and command.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
@@ -117,6 +121,11 @@ export interface EvidenceSentence {
    * ethanol?" only in ethanol's record. Undefined otherwise.
    */
   missingSubject?: string | undefined;
+  /**
+   * Whether a table row holds a question word only inside a longer cell ("Snickers Crisper") that
+   * another row of the context holds alone (`competitorname: Snickers`): the row names another entity.
+   */
+  namesOther: boolean;
   /** Whether it contains a negation. */
   negated: boolean;
   /** Whether its chunk (text and title) holds every name and number of the question. */
@@ -216,6 +225,8 @@ const untypedFieldPenalty = 0.8;
 /** Share of a chunk's sentences that must be `key: value` lines for the chunk to be read as a record. */
 const recordLineShare = 0.8;
 const fieldPattern = /^([\p{L}\p{N}_.\- ]{1,60}):\s+(.+)$/u;
+/** Factor of a table row whose cell holds a question word with other words that another row's cell holds alone ("Snickers Crisper" for "Snickers"). */
+const otherEntityPenalty = 0.8;
 /** Factor of a negated sentence when the question is negated. */
 const polarityBoost = 1.1;
 /** Factor of a sentence whose chunk lacks a name or number of the question. */
@@ -249,6 +260,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     return matched / totalWeight;
   };
   markRecordLines(sentences);
+  markTitleLines(sentences);
   const chunkTerms = new Map<ContextEntry, Set<string>>();
   // A passage also holds the question terms its record keys name (`discoverer` for "discovered").
   const recordKeyTerms = new Map<ContextEntry, Set<string>>();
@@ -305,6 +317,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentence.meetsConstraints = meets.get(sentence.entry) ?? true;
     sentence.samePolarity = questionNegated && sentence.negated;
   }
+  markLongerNames(sentences, questionTermSet, analyzer);
   if (asksProcedure(question)) markInstructions(sentences, questionTerms, analyzer, coverageOf, constraints);
   // When the context counts the thing asked for, a number that counts something else is no answer;
   // when it does not, a count is not required (null).
@@ -395,6 +408,7 @@ function collectSentences(context: AnswerContext, analyzer: Analyzer): EvidenceS
         instruction: null,
         keyCoverage: 0,
         valueStated: false,
+        namesOther: false,
         negated: isNegated(text),
         meetsConstraints: true,
         samePolarity: false,
@@ -422,6 +436,7 @@ function scoreOf(sentence: EvidenceSentence): number {
     typeFactor *
     fieldFactor *
     (sentence.meetsConstraints ? 1 : unmetConstraintPenalty) *
+    (sentence.namesOther ? otherEntityPenalty : 1) *
     (sentence.instruction === false ? nonInstructionPenalty : 1) *
     (sentence.countsAnswer === false ? uncountedPenalty : 1) *
     (sentence.samePolarity ? polarityBoost : 1);
@@ -544,6 +559,49 @@ function markRecordLines(sentences: EvidenceSentence[]): void {
       const field = fields[index];
       if (field) sentence.field = { key: field[1] as string, value: field[2] as string };
     });
+  }
+}
+
+/**
+ * Marks the table rows that name another entity than the question's: a row's cell (`key: value`
+ * between `; `) whose value is only question words names the question's entity
+ * (`competitorname: Snickers` for "What is the winpercent of Snickers?"); a row that holds one of
+ * those words only in a cell with other words ("Snickers Crisper") names another one.
+ */
+function markLongerNames(sentences: EvidenceSentence[], questionTerms: ReadonlySet<string>, analyzer: Analyzer): void {
+  const rows = sentences
+    .filter((sentence) => !sentence.field && sentence.text.includes("; "))
+    .map((sentence) => {
+      const cells = sentence.text
+        .split("; ")
+        .map((cell) => fieldPattern.exec(cell)?.[2])
+        .filter((value): value is string => value !== undefined)
+        .map((value) => analyzer.analyze(value));
+      const named = new Set(cells.filter((terms) => terms.length > 0 && terms.every((term) => questionTerms.has(term))).flat());
+      return { sentence, cells: cells.length >= 2 ? cells : [], named };
+    })
+    .filter((row) => row.cells.length > 0);
+  const namedAlone = new Set(rows.flatMap((row) => [...row.named]));
+  for (const row of rows) {
+    row.sentence.namesOther = row.cells.some((terms) => terms.some((term) => namedAlone.has(term) && !row.named.has(term)));
+  }
+}
+
+/**
+ * Marks as fragments (headings) the `key: value` lines outside a record whose value only names
+ * their document: the `title: Steam engine` line above a rendered JSON record's prose field
+ * (`text:` and its sentences) labels the passage as a heading would, and states nothing.
+ */
+function markTitleLines(sentences: EvidenceSentence[]): void {
+  const normalize = (text: string) => text.replace(/\s+/g, " ").trim().toLowerCase();
+  for (const sentence of sentences) {
+    if (sentence.field || sentence.fragment) continue;
+    const value = fieldPattern.exec(sentence.text)?.[2];
+    if (value === undefined) continue;
+    // A JSON record's document is titled by its `title` or `name` and its file: "Steam engine (contexts)".
+    const title = normalize(sentence.entry.chunk.title);
+    const named = normalize(value);
+    if (title === named || title.startsWith(`${named} (`)) sentence.fragment = true;
   }
 }
 

@@ -92,6 +92,21 @@ describe("splitBlocks", () => {
   it("returns paragraphs and structural lines as blocks", () => {
     expect(splitBlocks("## Title\nline one\nline two\n\n- item")).toEqual(["Title", "line one line two", "item"]);
   });
+
+  it("keeps a key alone on its line (a rendered JSON record's prose field) apart from the prose under it", () => {
+    expect(splitBlocks("title: Steam engine\ntext:\nSteam engines were used in mills.\nThey powered factories.")).toEqual([
+      "title: Steam engine",
+      "text:",
+      "Steam engines were used in mills. They powered factories.",
+    ]);
+    // A lead-in of several words is not a key: it still reads with the line it wraps onto.
+    expect(splitBlocks("Open a terminal and enter:\nthe command below")).toEqual(["Open a terminal and enter: the command below"]);
+    // Inside a paragraph, a word with a colon alone on its line is a hard-wrapped line.
+    expect(splitBlocks("Run the following script from your\nshell:\n\n$ rustup update")).toEqual([
+      "Run the following script from your shell:",
+      "$ rustup update",
+    ]);
+  });
 });
 
 describe("stripMarkup on technical text", () => {

@@ -10,6 +10,7 @@ import { htmlToText } from "./html-to-text.js";
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 // Headings, list items, quotes, table rows, and `key: value` lines (rendered JSON records, front matter).
 const structuralLine = /^\s*(#{1,6}\s|[-*+]\s|\d+[.)]\s|>|\||[\w.-]{1,40}:\s)/;
+const keyOnlyLine = /^\s*[\w.-]{1,40}:\s*$/;
 const markerPrefix = /^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+|>\s*)/;
 
 /**
@@ -28,7 +29,7 @@ export function stripMarkup(text: string): string {
 
 /**
  * Splits `text` into blocks: paragraphs and list items with their wrapped lines joined, one block
- * per heading or table row, and one per line of a fenced code block. Markup is
+ * per heading, table row or key alone on its line (`text:`), and one per line of a fenced code block. Markup is
  * stripped first; fence lines themselves are dropped.
  */
 export function splitBlocks(text: string): string[] {
@@ -50,6 +51,13 @@ export function splitBlocks(text: string): string[] {
       continue;
     }
     if (inCode) {
+      blocks.push(line.trim());
+      continue;
+    }
+    // A key alone on a line that starts a block labels the lines under it (a rendered JSON
+    // record's prose field, `text:`): it is not their first word. Within a paragraph it is a wrapped line.
+    if (current.length === 0 && keyOnlyLine.test(line)) {
+      flush();
       blocks.push(line.trim());
       continue;
     }
