@@ -52,9 +52,9 @@ describe.skipIf((!built || !sharedDataPath("ir", "scifact")) && !isContinuousInt
     expect(result.retrievedRate).toBeCloseTo(12 / 17, 10);
     expect(result.calloutContainsAnswerRate).toBeCloseTo(7 / 17, 10);
     expect(result.falseAbstentionRate).toBe(0);
-    // The fourth abstention is a substitution ("modern Europe" asked, "medieval Europe" written).
-    expect(result.abstentionRecall).toBeCloseTo(4 / 23, 10);
+    // One abstention is a substitution ("modern Europe" asked, "medieval Europe" written).
+    expect(result.abstentionRecall).toBeCloseTo(3 / 23, 10);
     expect(result.abstentionPrecision).toBe(1);
-    expect(result.abstentionReasons).toEqual({ no_documents: 0, low_relevance: 2, not_answerable: 2 });
+    expect(result.abstentionReasons).toEqual({ no_documents: 0, low_relevance: 1, not_answerable: 2 });
   }, 120_000);
 });
