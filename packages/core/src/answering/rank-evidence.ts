@@ -263,12 +263,15 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   markTitleLines(sentences);
   const chunkTerms = new Map<ContextEntry, Set<string>>();
   // A passage also holds the question terms its record keys name (`discoverer` for "discovered").
+  const lineKeyTerms = new Map<EvidenceSentence, Set<string>>();
   const recordKeyTerms = new Map<ContextEntry, Set<string>>();
   for (const sentence of sentences) {
     if (!sentence.field) continue;
+    const keyTerms = keyTermsOf(sentence.field.key, questionTerms, analyzer);
+    lineKeyTerms.set(sentence, keyTerms);
     let terms = recordKeyTerms.get(sentence.entry);
     if (!terms) recordKeyTerms.set(sentence.entry, (terms = new Set()));
-    for (const term of keyTermsOf(sentence.field.key, questionTerms, analyzer)) terms.add(term);
+    for (const term of keyTerms) terms.add(term);
   }
   for (const sentence of sentences) {
     let terms = chunkTerms.get(sentence.entry);
@@ -279,10 +282,13 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   for (const terms of chunkTerms.values()) for (const term of terms) allTerms.add(term);
   const constraints = constraintsOf(question, (text) => analyzer.analyze(text));
   const meets = new Map<ContextEntry, boolean>();
+  /** Each chunk's terms with its title's and those its record keys name. */
+  const passageTerms = new Map<ContextEntry, ReadonlySet<string>>();
   let passageCoverage = 0;
   let bestPassageTerms: ReadonlySet<string> = new Set();
   for (const [entry, terms] of chunkTerms) {
     const withTitle = new Set([...terms, ...analyzer.analyze(entry.chunk.title), ...(recordKeyTerms.get(entry) ?? [])]);
+    passageTerms.set(entry, withTitle);
     const text = `${entry.chunk.title}\n${entry.text}`;
     meets.set(
       entry,
@@ -294,7 +300,12 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       bestPassageTerms = withTitle;
     }
   }
-  const passageSpecificity = specificityOf(questionTerms, bestPassageTerms, question);
+  const passageSpecificity = specificityOf(
+    questionTerms,
+    bestPassageTerms,
+    constraints.map(({ word }) => word),
+  );
+  const missingSubjects = new Map<ContextEntry, string | undefined>();
   const counted = countedNoun(question);
   const analyze = (text: string) => analyzer.analyze(text);
   const questionTermSet = new Set(questionTerms.map(({ term }) => term));
@@ -302,13 +313,18 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     sentence.chunkCoverage = coverageOf(chunkTerms.get(sentence.entry) as Set<string>);
     if (sentence.field) {
       // A record's line is read with its record: the record says which entity, the key which fact.
-      const keyTerms = keyTermsOf(sentence.field.key, questionTerms, analyzer);
+      const keyTerms = lineKeyTerms.get(sentence) as Set<string>;
       sentence.keyCoverage = coverageOf(keyTerms);
       const valueTerms = analyzer.analyze(sentence.field.value);
       sentence.valueStated = valueTerms.length > 0 && valueTerms.every((term) => questionTermSet.has(term));
       sentence.coverage = coverageOf(new Set([...(chunkTerms.get(sentence.entry) as Set<string>), ...keyTerms]));
-      if (keyTerms.size > 0)
-        sentence.missingSubject = missingSubjectOf(sentence.entry, questionTerms, recordKeyTerms, chunkTerms, analyzer);
+      if (keyTerms.size > 0) {
+        if (!missingSubjects.has(sentence.entry)) {
+          const record = passageTerms.get(sentence.entry) as ReadonlySet<string>;
+          missingSubjects.set(sentence.entry, missingSubjectOf(questionTerms, recordKeyTerms.get(sentence.entry), record));
+        }
+        sentence.missingSubject = missingSubjects.get(sentence.entry);
+      }
     } else {
       sentence.coverage = coverageOf(sentence.terms);
     }
@@ -349,8 +365,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
 export const commonWordWeight = 0.45;
 
 /** The specific information `passage` shares with the question ({@link Evidence.passageSpecificity}). */
-function specificityOf(questionTerms: readonly WeightedTerm[], passage: ReadonlySet<string>, question: string): number {
-  const names = new Set(questionConstraints(question));
+function specificityOf(questionTerms: readonly WeightedTerm[], passage: ReadonlySet<string>, constraintWords: readonly string[]): number {
+  const names = new Set(constraintWords);
   let specificity = 0;
   for (const { term, word } of questionTerms) {
     if (passage.has(term)) specificity += Math.max(0, (names.has(word) ? 1 : backgroundWeight(word)) - commonWordWeight);
@@ -359,19 +375,18 @@ function specificityOf(questionTerms: readonly WeightedTerm[], passage: Readonly
 }
 
 /**
- * The question's most specific word ({@link backgroundWeight}) that no key of `entry`'s record
- * names, when the record (text and title) does not hold it ({@link EvidenceSentence.missingSubject}).
+ * The question's most specific word ({@link backgroundWeight}) that no key of a record names
+ * (`named`), when the record's terms (text, title and key-named terms) do not hold it
+ * ({@link EvidenceSentence.missingSubject}).
  */
 function missingSubjectOf(
-  entry: ContextEntry,
   questionTerms: readonly WeightedTerm[],
-  keyNamed: ReadonlyMap<ContextEntry, ReadonlySet<string>>,
-  chunkTerms: ReadonlyMap<ContextEntry, ReadonlySet<string>>,
-  analyzer: Analyzer,
+  named: ReadonlySet<string> | undefined,
+  held: ReadonlySet<string>,
 ): string | undefined {
-  const named = keyNamed.get(entry);
-  // The entity is the question's most specific word in general English (a name counts as most
-  // specific), not its heaviest in the context, where a word absent from every passage weighs most.
+  // The entity is the question's most specific word in general English (a word the list does not
+  // hold, as most names, weighs 1), not its heaviest in the context, where a word absent from
+  // every passage weighs most.
   let subject: WeightedTerm | undefined;
   let specificity = -1;
   for (const candidate of questionTerms) {
@@ -380,7 +395,6 @@ function missingSubjectOf(
     if (weight > specificity) [subject, specificity] = [candidate, weight];
   }
   if (!subject) return undefined;
-  const held = new Set([...(chunkTerms.get(entry) ?? []), ...analyzer.analyze(entry.chunk.title)]);
   if (held.has(subject.term) || [...held].some((candidate) => resembles(subject.term, candidate))) return undefined;
   return subject.word;
 }
