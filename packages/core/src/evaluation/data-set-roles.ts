@@ -20,6 +20,12 @@ export interface DataSetRoleEntry {
   note: string;
 }
 
+/** The sets the abstention thresholds and the answer selection were chosen on (docs/answering.md). */
+const earlierTuning: DataSetRoleEntry = {
+  role: "earlier-tuning",
+  note: "used in earlier tuning (abstention thresholds, answer selection): its figures are optimistic",
+};
+
 /**
  * The table, by the set's folder or file name; a set with halves lists each split (`all` is the
  * whole set). Sets with one split list `all` only.
@@ -36,24 +42,14 @@ export const dataSetRoles: Readonly<Record<string, Readonly<Record<string, DataS
     report: { role: "reporting", note: "the other 75 tables (from tables/203-772.csv): FOR REPORTING ONLY, do not tune on it" },
     all: { role: "mixed", note: "both halves (calibration: tuning, report: reporting); choose one with --split" },
   },
-  "xquad-en": {
-    all: { role: "earlier-tuning", note: "used in earlier tuning (abstention thresholds, answer selection): its figures are optimistic" },
-  },
-  "squad-v2-dev-2articles": {
-    all: { role: "earlier-tuning", note: "used in earlier tuning (abstention thresholds, answer selection): its figures are optimistic" },
-  },
-  "example-corpus.jsonl": {
-    all: { role: "earlier-tuning", note: "used in earlier tuning (abstention thresholds): its figures are optimistic" },
-  },
+  "xquad-en": { all: earlierTuning },
+  "squad-v2-dev-2articles": { all: earlierTuning },
+  "example-corpus.jsonl": { all: earlierTuning },
   "shared-documents.jsonl": {
     all: { role: "earlier-tuning", note: "written after the thresholds were chosen, then used to fix the answer selection: optimistic" },
   },
-  "out-of-corpus-general.jsonl": {
-    all: { role: "earlier-tuning", note: "used in earlier tuning (abstention thresholds): its figures are optimistic" },
-  },
-  "out-of-corpus-workplace.jsonl": {
-    all: { role: "earlier-tuning", note: "used in earlier tuning (abstention thresholds): its figures are optimistic" },
-  },
+  "out-of-corpus-general.jsonl": { all: earlierTuning },
+  "out-of-corpus-workplace.jsonl": { all: earlierTuning },
   "out-of-corpus-heldout.jsonl": {
     all: { role: "reporting", note: "held out: never used to choose a setting" },
   },

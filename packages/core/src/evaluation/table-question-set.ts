@@ -16,6 +16,7 @@ import { parse } from "csv-parse/sync";
 import Papa from "papaparse";
 import { z } from "zod";
 import { DocqaError } from "../errors/docqa-error.js";
+import { readJsonLines } from "./question-set.js";
 
 /** The splits of a table set: one half, or `all`. */
 export const tableSplits = ["calibration", "report", "all"] as const;
@@ -57,22 +58,17 @@ const lineSchema = z.object({
  * @throws {DocqaError} `invalid_request` naming the line of a malformed question.
  */
 export async function loadTableQuestionSet(folder: string): Promise<TableQuestionSet> {
-  const file = join(folder, "questions.jsonl");
-  const questions: TableQuestion[] = [];
-  for (const [index, line] of (await readFile(file, "utf8")).split("\n").entries()) {
-    if (line.trim() === "") continue;
-    let parsed: z.infer<typeof lineSchema>;
-    try {
-      parsed = lineSchema.parse(JSON.parse(line));
-    } catch (error) {
-      throw new DocqaError(
-        "invalid_request",
-        `${file} line ${index + 1} is not a table question ({_id, question, answers[], table_file}): ${(error as Error).message}`,
-        { component: "evaluation", cause: error },
-      );
-    }
-    questions.push({ id: String(parsed._id), question: parsed.question, answers: parsed.answers, tableFile: parsed.table_file });
-  }
+  const lines = await readJsonLines(
+    join(folder, "questions.jsonl"),
+    lineSchema,
+    "a table question ({_id, question, answers[], table_file})",
+  );
+  const questions = lines.map(({ value }) => ({
+    id: String(value._id),
+    question: value.question,
+    answers: value.answers,
+    tableFile: value.table_file,
+  }));
   const tables = [...new Set(questions.map((question) => question.tableFile))].sort();
   return { folder, questions, tables, calibrationTables: new Set(tables.slice(0, Math.floor(tables.length / 2))) };
 }
