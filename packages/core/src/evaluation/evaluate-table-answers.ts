@@ -39,7 +39,7 @@ export interface TableIngestion {
   orgId(question: EvaluationQuestion): string;
   /** Ingests the question's table unless this run has; rejects when its ingestion failed. */
   prepare(question: EvaluationQuestion): Promise<void>;
-  /** Tables ingested so far. */
+  /** Tables whose ingestion this run started (failed ones included). */
   readonly ingested: number;
 }
 
