@@ -27,28 +27,51 @@ export function retrievalTable(rows: readonly RetrievalRow[]): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** The lines above an answer report: the data set, its split and role, the selection, the answerer. */
+export function reportHeader(details: Record<string, string>): string {
+  return `${Object.entries(details)
+    .map(([key, value]) => `${key}: ${value}`)
+    .join("\n")}\n`;
+}
+
 /** A Markdown table of answer results. */
 export function answerTable(result: AnswerEvaluation): string {
   const percent = (value: number) => (Number.isNaN(value) ? "n/a" : `${(value * 100).toFixed(1)} %`);
-  const reasons = Object.entries(result.abstentionReasons)
-    .map(([reason, count]) => `${reason} ${count}`)
-    .join(", ");
+  const counts = (tally: Record<string, number>) =>
+    Object.entries(tally)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(", ") || "none";
+  const milliseconds = (value: number | null) => (value === null ? "n/a" : `${Math.round(value)} ms`);
+  const { generation } = result;
+  const tokensPerSecond =
+    generation.tokensPerSecond === null
+      ? "not reported by the service"
+      : `${generation.tokensPerSecond.toFixed(1)} (${generation.outputTokens} tokens over ${generation.answers} answers${generation.includesPrompt ? ", prompt processing included" : ""})`;
+  const table = result.scorer === "all-items" ? " (every item of the answer)" : "";
   return `${[
     "| measure | value |",
     "|---|---|",
+    `| questions scored (failed, left out) | ${result.questions} (${result.failed}) |`,
     `| answerable questions | ${result.answerable} |`,
     `| exact match (callout, answerable) | ${percent(result.exactMatch)} |`,
     `| token F1 (callout, answerable) | ${percent(result.f1)} |`,
-    `| gold answer in the callout | ${percent(result.calloutContainsAnswerRate)} |`,
+    `| gold answer in the callout${table} | ${percent(result.calloutContainsAnswerRate)} |`,
     `| gold answer anywhere in the answer | ${percent(result.containsAnswerRate)} |`,
     `| gold document retrieved | ${percent(result.retrievedRate)} |`,
     `| gold document cited | ${percent(result.citedRate)} |`,
+    `| citation precision (cited passages holding a gold answer) | ${percent(result.citationPrecision)} of ${result.citedPassages} |`,
+    `| answered callouts carrying a citation | ${percent(result.calloutCitationRate)} of ${result.answered} |`,
     `| answerable questions abstained on | ${percent(result.falseAbstentionRate)} |`,
     `| unanswerable questions | ${result.unanswerable} |`,
     `| abstention precision | ${percent(result.abstentionPrecision)} |`,
     `| abstention recall | ${percent(result.abstentionRecall)} |`,
-    `| abstentions by reason | ${reasons} |`,
+    `| abstentions by reason | ${counts(result.abstentionReasons)} |`,
     `| exact match / F1, all questions (SQuAD 2.0) | ${percent(result.overallExactMatch)} / ${percent(result.overallF1)} |`,
+    `| answer modes | ${counts(result.answerModes)} |`,
+    `| valid Answer JSON (model outputs) | ${percent(result.validJsonRate)} of ${result.modelOutputs} |`,
+    `| extractive fallbacks by reason | ${counts(result.fallbackReasons)} |`,
+    `| latency per question p50 / p95 | ${milliseconds(result.latency.p50Ms)} / ${milliseconds(result.latency.p95Ms)} |`,
+    `| generation tokens/s | ${tokensPerSecond} |`,
     `| cited summary nodes | ${result.summarySources} |`,
     `| unsupported citations | ${result.unsupportedCitations} |`,
   ].join("\n")}\n`;
@@ -61,6 +84,8 @@ export function answerChart(result: AnswerEvaluation): string {
     ["token F1", result.f1, "#3b6fb6"],
     ["gold answer in callout", result.calloutContainsAnswerRate, "#3b6fb6"],
     ["gold document cited", result.citedRate, "#5a9e4b"],
+    ["citation precision", result.citationPrecision, "#5a9e4b"],
+    ["cited callouts", result.calloutCitationRate, "#5a9e4b"],
     ["false abstentions", result.falseAbstentionRate, "#c0504d"],
     ["abstention precision", result.abstentionPrecision, "#e08a2e"],
     ["abstention recall", result.abstentionRecall, "#e08a2e"],

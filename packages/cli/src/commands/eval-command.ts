@@ -1,12 +1,15 @@
 /**
  * `docqa eval <folder>`: evaluates retrieval on a BEIR-layout folder (nDCG@10, recall@10,
- * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder or a JSONL question
- * set with `--documents` (exact match and token F1 of the callout, gold answer in the callout,
- * gold paragraph retrieved and cited, abstention precision and recall), with progress on standard
- * error (documents embedded per second, queries per second, time left), a table on standard
- * output, `--json`, and `--report <file.html>`. The first hybrid row is the service's own
- * configuration; the index lives in a temporary directory, removed at the end, unless
- * `--data-dir` keeps it for the next run.
+ * recall@100, MRR@10 per configuration) or answers on a SQuAD-layout folder, a JSONL question
+ * set with `--documents`, or a table set (`questions.jsonl` + `tables/`, `--split`) with
+ * whichever answerer is configured (`answer-evaluation.ts`: exact match and token F1, gold answer
+ * in the callout, citation precision, cited callouts, abstention precision and recall, valid
+ * JSON, latency, generation tokens/s), on a seeded sample (`--sample`, `--seed`), resumable
+ * through `--results` and `--resume`. Progress goes to standard error (documents embedded per
+ * second, queries per second, time left); the report, headed by the set, its split and whether it
+ * is a tuning or a reporting set, to standard output, or JSON with `--json`, and HTML with
+ * `--report <file.html>`. The first hybrid row is the service's own configuration; the index
+ * lives in a temporary directory, removed at the end, unless `--data-dir` keeps it for the next run.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -15,25 +18,30 @@ import { createRagService, findEmbeddingModels, loadConfig, type RagService, res
 import {
   checkDenseModel,
   type DenseModelCheck,
-  evaluateAnswers,
+  defaultSampleSeed,
   evaluateRetrieval,
   loadBeirDataset,
-  loadSquadDataset,
   type RetrievalConfiguration,
   retrievalConfigurations,
+  sampleMethod,
   serviceConfigurationName,
   serviceRetrievalConfiguration,
 } from "@docqa/core/evaluation";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
+import { type AnswerSetLayout, runAnswerEvaluation } from "../answer-evaluation.js";
 import { createCliLogger } from "../cli-logger.js";
 import { createEvaluationProgress, type ProgressMode } from "../evaluation-progress.js";
-import { answerTable, htmlReport, type RetrievalRow, retrievalTable } from "../evaluation-report.js";
-import { evaluateQuestionSet } from "../question-set-evaluation.js";
+import { answerTable, htmlReport, type RetrievalRow, reportHeader, retrievalTable } from "../evaluation-report.js";
 
 interface EvalOptions {
   configs?: string;
   raptor: boolean;
-  limit?: string;
+  limit?: number;
+  sample?: number;
+  seed?: number;
+  split?: string;
+  results?: string;
+  resume: boolean;
   json: boolean;
   report?: string;
   dataDir?: string;
@@ -107,12 +115,29 @@ function chooseConfigurations(service: RetrievalConfiguration, options: EvalOpti
   });
 }
 
+/** The answer layout of `path`: a SQuAD folder, a table set folder, a question set file; undefined for none. */
+function answerLayout(path: string): AnswerSetLayout | undefined {
+  if (existsSync(join(path, "contexts.jsonl")) && existsSync(join(path, "questions.jsonl"))) return "squad";
+  if (existsSync(join(path, "questions.jsonl")) && existsSync(join(path, "tables"))) return "tables";
+  if (path.endsWith(".jsonl") && existsSync(path)) return "questions";
+  return undefined;
+}
+
+/** Commander parser of an integer option at least `minimum`. */
+function integerOption(minimum: number): (value: string) => number {
+  return (value) => {
+    if (!/^-?\d+$/.test(value.trim()) || Number(value) < minimum)
+      throw new InvalidArgumentError(`expected an integer of at least ${minimum}`);
+    return Number(value);
+  };
+}
+
 /** Registers `docqa eval`. */
 export function registerEvalCommand(program: Command): void {
   program
     .command("eval")
     .description(
-      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl; or a questions .jsonl file with --documents)",
+      "evaluate retrieval (BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv) or answers (SQuAD folder: contexts.jsonl, questions.jsonl; a table set: questions.jsonl, tables/; or a questions .jsonl file with --documents)",
     )
     .argument("<folder>", "data set folder, or a question set file (.jsonl)")
     .option(
@@ -120,7 +145,12 @@ export function registerEvalCommand(program: Command): void {
       `retrieval configurations, comma-separated (${[serviceConfigurationName, ...retrievalConfigurations.map((configuration) => configuration.name)].join(", ")}; ${serviceConfigurationName} is the service's own configuration)`,
     )
     .option("--raptor", "also evaluate with RAPTOR summary nodes (BEIR), or build them (SQuAD)", false)
-    .option("--limit <n>", "evaluate the first n queries only")
+    .option("--limit <n>", "evaluate the first n queries only (answers: of the sample, when --sample is given)", integerOption(1))
+    .option("--sample <n>", "answers: a fixed random sample of n questions (see --seed)", integerOption(0))
+    .option("--seed <s>", `answers: seed of --sample (default ${defaultSampleSeed}; ${sampleMethod})`, integerOption(-(2 ** 31)))
+    .option("--split <name>", "table set: calibration (the tuning half), report (the reporting half) or all (default)")
+    .option("--results <file.jsonl>", "answers: append one line per answered question to this file; the report is computed from it")
+    .option("--resume", "answers: continue --results, skipping the questions it already holds", false)
     .option("--json", "print results as JSON", false)
     .option("--report <file>", "write an HTML report with a chart")
     .option(
@@ -133,7 +163,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--quiet", "do not show progress (same as --no-progress)", false)
     .action(async (folder: string, options: EvalOptions) => {
       const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "docqa-eval-"));
-      const limit = options.limit === undefined ? undefined : Number.parseInt(options.limit, 10);
+      const limit = options.limit;
       const progress = createEvaluationProgress(progressMode(options));
       const logger = createCliLogger(false);
       const services: RagService[] = [];
@@ -210,38 +240,32 @@ export function registerEvalCommand(program: Command): void {
             if (denseModelCheck.status === "failed") process.exitCode = 3;
           }
           if (options.report) writeFileSync(options.report, htmlReport("docqa retrieval evaluation", details, rows));
-        } else if (existsSync(join(folder, "contexts.jsonl")) && existsSync(join(folder, "questions.jsonl"))) {
-          const dataset = await loadSquadDataset(folder);
+        } else if (answerLayout(folder) !== undefined) {
+          const layout = answerLayout(folder) as AnswerSetLayout;
           const answerService = service(options.raptor);
-          const result = await evaluateAnswers(answerService, dataset, {
-            limit,
+          const run = await runAnswerEvaluation(answerService, {
+            layout,
+            path: folder,
+            documents: options.documents,
+            split: options.split,
+            sample: options.sample,
+            seed: options.seed,
+            limit: options.limit,
+            results: options.results,
+            resume: options.resume,
             onProgress: (phase, done, total) => progress.update(phase, done, total, phase === "ingest" ? "documents" : "questions"),
           });
           progress.stop();
-          const answerHealth = await answerService.health();
-          details.answerer = answerHealth.answerer;
-          details["embedding model"] = answerHealth.embeddings.status === "ready" ? answerHealth.embeddings.model : "none (BM25 only)";
-          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "squad", details, ...result }, null, 2)}\n`);
-          else process.stdout.write(answerTable(result));
-          if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
-        } else if (folder.endsWith(".jsonl") && existsSync(folder)) {
-          const answerService = service(options.raptor);
-          const result = await evaluateQuestionSet(answerService, folder, {
-            documents: options.documents ?? [],
-            limit,
-            onProgress: (phase, done, total) => progress.update(phase, done, total, phase === "ingest" ? "documents" : "questions"),
-          });
-          progress.stop();
-          const answerHealth = await answerService.health();
-          details.answerer = answerHealth.answerer;
-          details["embedding model"] = answerHealth.embeddings.status === "ready" ? answerHealth.embeddings.model : "none (BM25 only)";
-          details.documents = (options.documents ?? []).join(", ");
-          if (options.json) process.stdout.write(`${JSON.stringify({ layout: "questions", details, ...result }, null, 2)}\n`);
-          else process.stdout.write(answerTable(result));
-          if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", details, [], result));
+          const runDetails: Record<string, string> = { ...run.details, machine: details.machine as string, date: details.date as string };
+          if (options.json)
+            process.stdout.write(
+              `${JSON.stringify({ layout, details: runDetails, selection: run.selection, ...run.evaluation }, null, 2)}\n`,
+            );
+          else process.stdout.write(`${reportHeader(runDetails)}\n${answerTable(run.evaluation)}`);
+          if (options.report) writeFileSync(options.report, htmlReport("docqa answer evaluation", runDetails, [], run.evaluation));
         } else {
           throw new Error(
-            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl) nor a question set (.jsonl)`,
+            `${folder} is neither a BEIR folder (corpus.jsonl, queries.jsonl, qrels/) nor a SQuAD folder (contexts.jsonl, questions.jsonl) nor a table set (questions.jsonl, tables/) nor a question set (.jsonl)`,
           );
         }
       } finally {

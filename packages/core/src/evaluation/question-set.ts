@@ -30,36 +30,44 @@ const lineSchema = z.object({
 });
 
 /**
+ * The lines of a JSON Lines file parsed with `schema`, each with its line number (1-based); blank
+ * lines are skipped.
+ *
+ * @param shape - what a line should be, for the error message (`a question ({question, answers[]})`).
+ * @throws {DocqaError} `invalid_request` naming the file and line of the first malformed line.
+ */
+export async function readJsonLines<Schema extends z.ZodType>(
+  file: string,
+  schema: Schema,
+  shape: string,
+): Promise<{ line: number; value: z.infer<Schema> }[]> {
+  const parsed: { line: number; value: z.infer<Schema> }[] = [];
+  for (const [index, line] of (await readFile(file, "utf8")).split("\n").entries()) {
+    if (line.trim() === "") continue;
+    try {
+      parsed.push({ line: index + 1, value: schema.parse(JSON.parse(line)) });
+    } catch (error) {
+      throw new DocqaError("invalid_request", `${file} line ${index + 1} is not ${shape}: ${(error as Error).message}`, {
+        component: "evaluation",
+        cause: error,
+      });
+    }
+  }
+  return parsed;
+}
+
+/**
  * Loads a JSONL question set.
  *
  * @throws {DocqaError} `invalid_request` naming the line of a malformed question.
  */
 export async function loadQuestionSet(file: string): Promise<EvaluationQuestion[]> {
-  const lines = (await readFile(file, "utf8")).split("\n");
-  const questions: EvaluationQuestion[] = [];
-  lines.forEach((line, index) => {
-    if (line.trim() === "") return;
-    let parsed: z.infer<typeof lineSchema>;
-    try {
-      parsed = lineSchema.parse(JSON.parse(line));
-    } catch (error) {
-      throw new DocqaError(
-        "invalid_request",
-        `${file} line ${index + 1} is not a question ({question, answers[], answerable}): ${(error as Error).message}`,
-        {
-          component: "evaluation",
-          cause: error,
-        },
-      );
-    }
-    const documents = parsed.document === undefined ? [] : Array.isArray(parsed.document) ? parsed.document : [parsed.document];
-    questions.push({
-      id: parsed.id === undefined ? String(index + 1) : String(parsed.id),
-      question: parsed.question,
-      answers: parsed.answers,
-      answerable: parsed.answerable ?? parsed.answers.length > 0,
-      goldDocuments: documents,
-    });
-  });
-  return questions;
+  const lines = await readJsonLines(file, lineSchema, "a question ({question, answers[], answerable})");
+  return lines.map(({ line, value }) => ({
+    id: value.id === undefined ? String(line) : String(value.id),
+    question: value.question,
+    answers: value.answers,
+    answerable: value.answerable ?? value.answers.length > 0,
+    goldDocuments: value.document === undefined ? [] : Array.isArray(value.document) ? value.document : [value.document],
+  }));
 }

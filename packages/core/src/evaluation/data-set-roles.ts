@@ -1,0 +1,70 @@
+/**
+ * Which shared evaluation sets are for tuning and which for reporting, so every `docqa eval`
+ * report says which kind of figure it is. Source: `../shared/data/README.md` (the calibration
+ * and test folders, the halves of `wikitablequestions-150`) and `docs/answering.md` (the sets the
+ * abstention thresholds and the answer selection were chosen on).
+ */
+
+/**
+ * - `tuning`: settings may be chosen on it (a calibration split);
+ * - `reporting`: report only, never tune on it;
+ * - `earlier-tuning`: settings were chosen on it in earlier work, so its figures are optimistic;
+ * - `mixed`: both halves of a set whose halves differ (no `--split`);
+ * - `unlisted`: not in the table.
+ */
+export type DataSetRole = "tuning" | "reporting" | "earlier-tuning" | "mixed" | "unlisted";
+
+/** The role of a set (or of one split of it) and why. */
+export interface DataSetRoleEntry {
+  role: DataSetRole;
+  note: string;
+}
+
+/** The sets the abstention thresholds and the answer selection were chosen on (docs/answering.md). */
+const earlierTuning: DataSetRoleEntry = {
+  role: "earlier-tuning",
+  note: "used in earlier tuning (abstention thresholds, answer selection): its figures are optimistic",
+};
+
+/**
+ * The table, by the set's folder or file name; a set with halves lists each split (`all` is the
+ * whole set). Sets with one split list `all` only.
+ */
+export const dataSetRoles: Readonly<Record<string, Readonly<Record<string, DataSetRoleEntry>>>> = {
+  "squad-v2-dev-calibration": {
+    all: { role: "tuning", note: "SQuAD 2.0 dev, 15 articles: the calibration split (tune thresholds, prompts, abstention here)" },
+  },
+  "squad-v2-dev-test": {
+    all: { role: "reporting", note: "SQuAD 2.0 dev, 15 other articles: FOR REPORTING ONLY, do not tune on it" },
+  },
+  "wikitablequestions-150": {
+    calibration: { role: "tuning", note: "the 75 tables whose file name sorts first (to tables/203-740.csv): tune here" },
+    report: { role: "reporting", note: "the other 75 tables (from tables/203-772.csv): FOR REPORTING ONLY, do not tune on it" },
+    all: { role: "mixed", note: "both halves (calibration: tuning, report: reporting); choose one with --split" },
+  },
+  "xquad-en": { all: earlierTuning },
+  "squad-v2-dev-2articles": { all: earlierTuning },
+  "example-corpus.jsonl": { all: earlierTuning },
+  "shared-documents.jsonl": {
+    all: { role: "earlier-tuning", note: "written after the thresholds were chosen, then used to fix the answer selection: optimistic" },
+  },
+  "out-of-corpus-general.jsonl": { all: earlierTuning },
+  "out-of-corpus-workplace.jsonl": { all: earlierTuning },
+  "out-of-corpus-heldout.jsonl": {
+    all: { role: "reporting", note: "held out: never used to choose a setting" },
+  },
+};
+
+/**
+ * The role of the set at `path` (a folder or a question file; its last path component is looked
+ * up) for `split` (default `all`).
+ */
+export function dataSetRole(path: string, split = "all"): DataSetRoleEntry {
+  const name =
+    path
+      .replace(/[\\/]+$/, "")
+      .split(/[\\/]/)
+      .pop() ?? "";
+  const entry = dataSetRoles[name]?.[split];
+  return entry ?? { role: "unlisted", note: `${name} is not in the table of tuning and reporting sets (evaluation/data-set-roles.ts)` };
+}
