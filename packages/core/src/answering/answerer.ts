@@ -4,7 +4,7 @@
  */
 import type { Answer } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
-import type { AbstentionReason } from "./decide-answerable.js";
+import type { AbstentionCheck, AbstentionReason } from "./decide-answerable.js";
 import type { Evidence } from "./rank-evidence.js";
 
 /** Input of {@link Answerer.answer}. */
@@ -30,6 +30,11 @@ export interface AnswerRequest {
    * pipeline. Default none: the extractive answerer ranks and decides itself.
    */
   evidence?: Evidence | undefined;
+  /**
+   * Embeds texts as passages with the service's embedding model (through its cache), for the
+   * dense part of grounding a model's answer (`groundAnswer`); default none (lexical only).
+   */
+  embedPassages?: ((texts: string[]) => Promise<number[][]>) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -49,6 +54,11 @@ export interface GeneratedAnswer {
    * answered. A model that abstains reports `not_answerable`.
    */
   abstentionReason?: AbstentionReason | null | undefined;
+  /**
+   * The check that decided the answerer's own abstention, when it abstained (`model_declined`: a
+   * chat model answered that the sources hold no answer); the pipeline reports it as `abstention_check`.
+   */
+  abstentionCheck?: AbstentionCheck | null | undefined;
   /** Model generation settings for PERF lines; null when not applicable. */
   numPredict: number | null;
   numCtx: number | null;

@@ -11,9 +11,11 @@ import { DocqaError } from "../errors/docqa-error.js";
 import { PROMPT_VERSION } from "../prompts/prompts.js";
 import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
 import { createModelAnswerer } from "./create-model-answerer.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
+import { rankEvidence } from "./rank-evidence.js";
 import { resolveCitations } from "./resolve-citations.js";
 
 let server: OpenAIWireServer;
@@ -57,6 +59,7 @@ describe("createModelAnswerer", () => {
       model: "gpt-4o-mini",
       abstained: false,
       abstentionReason: null,
+      abstentionCheck: null,
       numPredict: null,
       numCtx: null,
       fallbackReason: null,
@@ -64,6 +67,7 @@ describe("createModelAnswerer", () => {
       repairs: [],
       promptVersion: PROMPT_VERSION,
       attempts: 1,
+      grounding: null,
     });
     const resolved = resolveCitations(generated.answer, context.sources);
     expect(resolved.answer).toEqual(good);
@@ -183,7 +187,36 @@ describe("createModelAnswerer", () => {
     server.enqueueChat({ type: "output", text: JSON.stringify(abstention) });
     const generated = await answerer().answer({ question: "What is the pension plan?", context });
     expect([generated.mode, generated.abstained, generated.answer]).toEqual(["model", true, emptyContextAnswer()]);
+    expect(generated.abstentionCheck).toBe("model_declined");
     expect(resolveCitations(generated.answer, context.sources).sources).toEqual({});
+  });
+
+  it("reads a decline in the model's own words as a typed abstention", async () => {
+    server.enqueueChat({
+      type: "output",
+      text: JSON.stringify({ ...good, callout_answer: "The provided sources do not mention a pension plan." }),
+    });
+    const generated = await answerer().answer({ question: "What is the pension plan?", context });
+    expect(generated).toMatchObject({ abstained: true, abstentionReason: "not_answerable", abstentionCheck: "model_declined" });
+    expect(generated.answer).toEqual(emptyContextAnswer());
+  });
+
+  it("grounds the answer in the evidence: an uncited sentence gets the citation of the passage that states it", async () => {
+    const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
+    server.enqueueChat({
+      type: "output",
+      text: JSON.stringify({ ...good, callout_answer: "Employees receive 25 vacation days per year.", positive_list: [] }),
+    });
+    const generated = await answerer().answer({ ...request, evidence });
+    expect(generated.answer.callout_answer).toBe("Employees receive 25 vacation days per year. [Source: doc_1]");
+    expect(generated.grounding).toEqual({ attached: 1, dropped: 0 });
+  });
+
+  it("falls back to the extractive answer when no sentence of the callout is supported by the context", async () => {
+    const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
+    server.enqueueChat({ type: "output", text: JSON.stringify({ ...good, callout_answer: "Staff get a company car and a gym pass." }) });
+    const generated = await answerer().answer({ ...request, evidence });
+    expect(generated).toMatchObject({ mode: "extractive-fallback", fallbackReason: "unsupported_answer" });
   });
 
   it("retries a 429 after its Retry-After, then succeeds", async () => {

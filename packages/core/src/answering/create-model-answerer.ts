@@ -8,8 +8,13 @@
  * - `mode: "model"`: the model's answer, repaired if needed (`repairs` lists how). When the
  *   model says the sources do not answer the question, the answer is the spec's empty-context
  *   answer and `abstained` is true.
+ * - The model's answer is grounded in the context when the request carries the ranked evidence
+ *   ({@link groundAnswer}): a decline ("the sources do not say") is a typed abstention
+ *   (`abstentionCheck: "model_declined"`), uncited sentences get the citation of the passage that
+ *   supports them or are dropped, repeats and restatements leave the lists.
  * - `mode: "extractive-fallback"` with `fallbackReason`: the model answered but its output was
- *   unusable: `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` (with
+ *   unusable: `empty_output`, `unparseable_output`, `empty_answer`, `unsupported_answer` (no
+ *   sentence of the callout is supported by the context), `no_valid_citation` (with
  *   `requireCitation`, an answer citing no key of the context: every citation was invented or
  *   missing), or `stream_interrupted` (a streamed reply that broke off, by a cut connection or a
  *   timeout, after tokens were sent: it cannot be retried, and the client already has a 200
@@ -27,11 +32,14 @@ import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputM
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { answerJsonSchema, answerMessages, PROMPT_VERSION } from "../prompts/prompts.js";
-import { type Answer, emptyContextAnswer, noInformationSentence } from "./answer.js";
+import type { Analyzer } from "../text/analyzer.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { type Answer, emptyContextAnswer } from "./answer.js";
 import type { Answerer } from "./answerer.js";
 import { citedKeys } from "./citations.js";
 import type { AbstentionReason } from "./decide-answerable.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
+import { groundAnswer, isDecline } from "./ground-answer.js";
 import type { ModelAnswerer, ModelAnswerRequest, ModelFallbackReason, ModelGeneratedAnswer } from "./model-answerer.js";
 import { type AnswerRepair, repairAnswer } from "./repair-answer.js";
 import { streamAnswerEvents } from "./stream-model-answer.js";
@@ -56,6 +64,8 @@ export interface ModelAnswererSettings {
   resilience?: Partial<ResiliencePolicy>;
   /** Fall back when a non-abstaining answer cites no key of the context; default true. */
   requireCitation?: boolean;
+  /** Analyzer of the grounding's alignment; default {@link createEnglishAnalyzer}. */
+  analyzer?: Analyzer;
   logger?: Logger;
 }
 
@@ -79,6 +89,7 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
   const policy = resiliencePolicy(settings.resilience);
   const requireCitation = settings.requireCitation ?? true;
   const logger = settings.logger ?? silentLogger;
+  const analyzer = settings.analyzer ?? createEnglishAnalyzer();
 
   const base = (
     answer: Answer,
@@ -86,12 +97,15 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
     repairs: AnswerRepair[],
     abstained: boolean,
     abstentionReason: AbstentionReason | null = abstained ? "not_answerable" : null,
+    grounding: ModelGeneratedAnswer["grounding"] = null,
   ): ModelGeneratedAnswer => ({
     answer,
     mode: "model",
     model: modelName,
     abstained,
     abstentionReason,
+    abstentionCheck: null,
+    grounding,
     numPredict: settings.numPredict ?? null,
     numCtx: settings.numCtx ?? null,
     fallbackReason: null,
@@ -182,9 +196,30 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
       if (next.ok) outcome = next;
     }
     if (!outcome.ok) return fallBack(request, outcome.reason, outcome.detail, output.attempts, outcome.repairs);
-    if (isAbstention(outcome.answer)) return base(emptyContextAnswer(), output.attempts, outcome.repairs, true);
+    const declined = () => ({
+      ...base(emptyContextAnswer(), output.attempts, outcome.repairs, true),
+      abstentionCheck: "model_declined" as const,
+    });
+    if (isDecline(outcome.answer.callout_answer)) return declined();
+    let answer = outcome.answer;
+    let grounding: ModelGeneratedAnswer["grounding"] = null;
+    if (request.evidence) {
+      const grounded = await groundAnswer(answer, request.context, request.evidence, { analyzer, embedPassages: request.embedPassages });
+      if (grounded.declined) return declined();
+      grounding = { attached: grounded.attached, dropped: grounded.dropped };
+      if (grounded.answer.callout_answer === "") {
+        return fallBack(
+          request,
+          "unsupported_answer",
+          "no sentence of the model's callout is supported by the context",
+          output.attempts,
+          outcome.repairs,
+        );
+      }
+      answer = grounded.answer;
+    }
     if (requireCitation) {
-      const cited = citedKeys(answerText(outcome.answer));
+      const cited = citedKeys(answerText(answer));
       if (!cited.some((key) => Object.hasOwn(request.context.sources, key))) {
         const detail =
           cited.length === 0
@@ -196,7 +231,7 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
     if (outcome.repairs.length > 0) {
       logger.info("model output repaired", { component: name, model: modelName, repairs: outcome.repairs });
     }
-    return base(outcome.answer, output.attempts, outcome.repairs, false);
+    return base(answer, output.attempts, outcome.repairs, false, null, grounding);
   };
 
   return {
@@ -204,17 +239,6 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
     answer: (request) => generate(request),
     stream: (request) => streamAnswerEvents(request, generate),
   };
-}
-
-/** True when the answer is the model's way of saying the sources do not contain the answer. */
-function isAbstention(answer: Answer): boolean {
-  const normalize = (text: string) =>
-    text
-      .replace(/\[\s*Source\s*:[^\]]*\]/gi, "")
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, " ")
-      .trim();
-  return normalize(answer.callout_answer) === normalize(noInformationSentence);
 }
 
 function answerText(answer: Answer): string {

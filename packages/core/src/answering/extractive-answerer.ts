@@ -1,68 +1,59 @@
 /**
- * The extractive answerer: answers with the one sentence of the retrieved chunks that best
- * answers the question, with no language model. It is the default when no model is configured,
- * and the fallback when a model's output cannot be repaired.
+ * The extractive answerer: answers with the answer unit of the retrieved context that most
+ * probably holds the answer ({@link rankEvidence}), with no language model. It is the default
+ * when no model is configured, and the fallback when a model's output cannot be repaired.
  *
- * Method (answer-sentence selection, as in the sentence-retrieval stage of open-domain QA; see
- * Yih et al., 2013, "Question Answering Using Enhanced Lexical Semantic Models"):
- * 1. The sentences of the context are ranked by {@link rankEvidence}: idf-weighted coverage of the
- *    question's content terms (the sentence's BM25 score relative to the question's maximum), the
- *    dense similarity when an embedding model is loaded, and question-type cues (who, when, how
- *    many → an entity, a date, a number that the question does not state). The pipeline passes
- *    the ranking its `decide-answerable` stage computed; called on its own, the answerer ranks
- *    lexically and applies {@link decideAnswerable} itself.
- * 2. The callout is the best sentence alone (followed by the next sentence only when it is a
- *    lead-in ending with a colon), cited `[Source: doc_n]`.
- * 3. `positive_list` holds other sentences only when they add an answer-bearing fact: the best
- *    sentence for each sub-query of a compound question (when the pipeline passes `subqueries`)
- *    that states at least half of it; then sentences nearly as good as the callout (score at least
- *    0.75 of it), covering the question well and every question term the callout covers (so
- *    "full-time employees receive 25 days" does not support an answer about new employees),
- *    offering an answer of the expected type when one is expected, and not repeating a sentence
- *    already used.
- * 4. `negative_list` holds a sentence only when it qualifies the answer: it has a caveat cue
- *    (negation, exception, limitation), comes from the callout's document, and is on the same
- *    subject (it shares a question term with the callout and sits next to it, or covers the
- *    question at least half as well). Otherwise it is empty.
- * 5. `info_list` holds at most one sentence of another document that answers nearly as well.
+ * Method (answer selection over units, as in the answer-sentence selection stage of open-domain
+ * QA, Yih et al., 2013, "Question Answering Using Enhanced Lexical Semantic Models", extended to
+ * table cells and commands):
+ * 1. The callout is the best unit, cited `[Source: doc_n]`:
+ *    - a sentence as written (a lead-in ending with a colon is followed by the command or
+ *      sentence it introduces);
+ *    - a cell as `<entity>: <column> <value>` ("France: wine_servings 370"), the entity being the
+ *      row's cell the question names, or the record's name;
+ *    - a command with its lead-in ("Run the following command: `rustup update`"), the shell
+ *      prompt removed.
+ * 2. `positive_list`: for a cell, the rest of its row or record (the unit that answers); for a
+ *    sentence or command, other units of the same chunk that more probably than not hold the
+ *    answer too ({@link supportProbability}) and state every question term the callout states
+ *    (the same question: "full-time employees receive 25 days" does not support an answer about
+ *    new employees).
+ * 3. `negative_list`: sentences next to the callout in its chunk that qualify it (a caveat cue:
+ *    negation, exception, limitation).
+ * 4. `info_list`: the best unit of another document, when it more probably than not holds the
+ *    answer too, labelled with its document's title.
+ *
+ * The pipeline's `decide-answerable` stage decides whether to answer at all; called on its own
+ * (without `evidence`), the answerer ranks and applies the same decision (`decideAnswerable`).
  */
-
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
+import { subjectText } from "./answer-units.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { formatCitation } from "./citations.js";
 import { type AbstentionReason, decideAnswerable } from "./decide-answerable.js";
-import { type EvidenceSentence, rankEvidence } from "./rank-evidence.js";
+import { type EvidenceUnit, keyWords, rankEvidence } from "./rank-evidence.js";
 
 /** Settings of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererSettings {
-  /** Analyzer for matching question and sentences; default {@link createEnglishAnalyzer}. */
+  /** Analyzer for matching question and units; default {@link createEnglishAnalyzer}. */
   analyzer?: Analyzer;
-  /**
-   * Best-sentence coverage below which the answerer abstains when it decides alone
-   * (`EXTRACTIVE_MIN_COVERAGE`); default 0.15.
-   */
-  minimumCoverage?: number;
-  /** Best passage coverage below which it abstains with `low_relevance` when it decides alone (`ABSTAIN_MIN_PASSAGE_COVERAGE`); default 0.3. */
-  minimumPassageCoverage?: number;
-  /** Best passage coverage below which a question asking for a number that no best sentence offers abstains, when it decides alone (`ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`); default 0.45. */
-  minimumTypedPassageCoverage?: number;
   /** Maximum items of `positive_list` and `negative_list`; default 2. */
   maximumListItems?: number;
 }
 
-/** Score share of the callout's a supporting sentence needs. */
-const supportScoreShare = 0.75;
-/** Score share of the callout's another document's sentence needs for `info_list`. */
-const infoScoreShare = 0.85;
-/** Sentences this close in terms (Jaccard) to a used one repeat it. */
-const duplicateSimilarity = 0.8;
-/** Share of a sub-query its best sentence must state to answer that part of a compound question. */
-const subqueryCoverage = 0.5;
-/** Positions apart within one chunk that still count as next to the callout. */
-const neighbourhood = 2;
-
+/**
+ * Probability (of holding the answer, under the fitted unit scorer) from which another unit
+ * supports the callout or adds information: more probably than not. A calibrated probability
+ * needs no other cut-off.
+ */
+export const supportProbability = 0.5;
+/** Positions apart within one chunk that still count as next to the callout: the sentences just before and after it. */
+const neighbourhood = 1;
+/** Most cells of a row or record listed in `positive_list`: enough to identify the row, short enough to read. */
+const maximumRowCells = 8;
+/** Caveat cues of English: negation, exception, limitation, condition. */
 const caveatPattern =
   /\b(however|but|except|excluding|unless|not|never|cannot|can't|won't|only if|only when|limited|limitation|although|though|must not|may not|restricted|prohibited|warning|note that)\b/i;
 const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
@@ -70,9 +61,6 @@ const wordPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 /** Creates the extractive answerer. */
 export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = {}): Answerer {
   const analyzer = settings.analyzer ?? createEnglishAnalyzer();
-  const minimumCoverage = settings.minimumCoverage ?? 0.15;
-  const minimumPassageCoverage = settings.minimumPassageCoverage ?? 0.3;
-  const minimumTypedPassageCoverage = settings.minimumTypedPassageCoverage ?? 0.45;
   const maximumListItems = settings.maximumListItems ?? 2;
 
   const result = (answer: Answer, abstentionReason: AbstentionReason | null): GeneratedAnswer => ({
@@ -87,113 +75,117 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
 
   return {
     name: "extractive",
-    async answer({ question, context, evidence: given, subqueries, signal }: AnswerRequest): Promise<GeneratedAnswer> {
+    async answer({ question, context, evidence: given, signal }: AnswerRequest): Promise<GeneratedAnswer> {
       const evidence = given ?? (await rankEvidence(question, context, { analyzer, signal }));
       if (!given) {
-        const decision = decideAnswerable(
-          question,
-          evidence,
-          {
-            minPassageCoverage: minimumPassageCoverage,
-            minTypedPassageCoverage: minimumTypedPassageCoverage,
-            minDense: 0,
-            minSentenceCoverage: minimumCoverage,
-          },
-          analyzer,
-        );
+        const decision = decideAnswerable(evidence);
         if (!decision.answerable) return result(emptyContextAnswer(), decision.reason);
       }
-      const ranked = evidence.sentences;
+      const ranked = evidence.units;
       const best = ranked[0];
-      if (!best || best.coverage === 0) return result(emptyContextAnswer(), best ? "not_answerable" : "no_documents");
-
-      const cite = (sentence: EvidenceSentence) => `${sentence.text} ${formatCitation([sentence.entry.key])}`;
-      const used = new Set<EvidenceSentence>([best]);
-      let callout = best.text;
-      if (best.field) {
-        // A record's field is read with the line that names the record: `name: Oxygen; discoverer: Priestley`.
-        const identity = ranked.find((sentence) => sentence.entry === best.entry && sentence.field && sentence.valueStated);
-        if (identity && identity !== best) {
-          callout = `${identity.text}; ${callout}`;
-          used.add(identity);
-        }
-      }
-      if (best.text.endsWith(":")) {
-        const next = ranked.find((sentence) => sentence.entry === best.entry && sentence.position === best.position + 1);
-        if (next) {
-          callout = `${callout} ${next.text}`;
-          used.add(next);
-        }
-      }
-      const isRepeat = (sentence: EvidenceSentence) =>
-        [...used].some((other) => jaccard(sentence.terms, other.terms) > duplicateSimilarity);
-      const questionTerms = new Set(evidence.questionTerms.map(({ term }) => term));
-      const calloutSubject = new Set([...best.terms].filter((term) => questionTerms.has(term)));
-      const sameSubject = (sentence: EvidenceSentence) => [...sentence.terms].some((term) => calloutSubject.has(term));
-
-      const negative: string[] = [];
-      for (const sentence of ranked) {
-        if (negative.length >= maximumListItems) break;
-        if (used.has(sentence) || sentence.fragment || !caveatPattern.test(sentence.text) || isRepeat(sentence)) continue;
-        if (sentence.entry.chunk.docId !== best.entry.chunk.docId || !sameSubject(sentence)) continue;
-        const adjacent = sentence.entry === best.entry && Math.abs(sentence.position - best.position) <= neighbourhood;
-        if (!adjacent && sentence.coverage < best.coverage / 2) continue;
-        negative.push(cite(sentence));
-        used.add(sentence);
-      }
-
-      const positive: string[] = [];
-      for (const subquery of subqueries ?? []) {
-        const part = (await rankEvidence(subquery, context, { analyzer, signal })).sentences.find(
-          (sentence) => !sentence.fragment && sentence.coverage >= subqueryCoverage,
-        );
-        const chosen = part && ranked.find((sentence) => sentence.entry === part.entry && sentence.position === part.position);
-        if (!chosen || used.has(chosen) || isRepeat(chosen)) continue;
-        positive.push(cite(chosen));
-        used.add(chosen);
-      }
-      const supportCoverage = Math.max(minimumCoverage, best.coverage / 2);
-      const positiveLimit = positive.length + maximumListItems;
-      for (const sentence of ranked) {
-        if (positive.length >= positiveLimit) break;
-        if (sentence.score < best.score * supportScoreShare) break;
-        if (used.has(sentence) || sentence.fragment || caveatPattern.test(sentence.text) || isRepeat(sentence)) continue;
-        if (sentence.coverage < supportCoverage || sentence.offersAnswer === false) continue;
-        // A record's other fields support the answer only when their key names part of the question.
-        if (sentence.field && sentence.keyCoverage === 0) continue;
-        // The same question: every question term the callout holds ("new employees", not "full-time employees").
-        if (![...calloutSubject].every((term) => sentence.terms.has(term))) continue;
-        positive.push(cite(sentence));
-        used.add(sentence);
-      }
-
-      const info: string[] = [];
-      const citedDocuments = new Set([...used].map((sentence) => sentence.entry.chunk.docId));
-      for (const sentence of ranked) {
-        if (sentence.score < best.score * infoScoreShare) break;
-        if (used.has(sentence) || sentence.fragment || citedDocuments.has(sentence.entry.chunk.docId) || isRepeat(sentence)) continue;
-        if (sentence.coverage < supportCoverage || sentence.offersAnswer === false) continue;
-        info.push(`${sentence.entry.chunk.title}: ${cite(sentence)}`);
-        used.add(sentence);
-        break;
-      }
-
+      if (!best) return result(emptyContextAnswer(), "no_documents");
+      const answer = composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems);
       const weights = new Map(evidence.questionTerms.map(({ term, weight }) => [term, weight]));
-      const answer: Answer = {
-        callout_answer: `${callout} ${formatCitation([best.entry.key])}`,
-        positive_list: positive,
-        negative_list: negative,
-        info_list: info,
-        keywords: keywordsOf(question, [...used].map((sentence) => sentence.text).join(" "), weights, analyzer),
-      };
+      answer.keywords = keywordsOf(question, [answer.callout_answer, ...answer.positive_list].join(" "), weights, analyzer);
       return result(answer, null);
     },
   };
 }
 
+/**
+ * The answer built around the best unit (see the module comment); `keywords` is left empty.
+ *
+ * @param questionTerms - the question's analysed content terms (`Evidence.questionTerms`).
+ */
+export function composeAnswer(
+  best: EvidenceUnit,
+  ranked: readonly EvidenceUnit[],
+  questionTerms: ReadonlySet<string>,
+  maximumListItems = 2,
+): Answer {
+  const cite = (unit: EvidenceUnit, text: string) => `${text} ${formatCitation([unit.entry.key])}`;
+  const sameEntry = ranked.filter((unit) => unit.entry === best.entry);
+  const byPosition = new Map(sameEntry.map((unit) => [unit.position, unit]));
+  const used = new Set<EvidenceUnit>([best]);
+
+  let callout: string;
+  if (best.kind === "cell" && best.row && best.cell) {
+    // The entity: the record's name, else the row's cell the question names ("France: wine_servings 370"); a number is read with its key ("Hospital beds 6: Name …").
+    const named = best.row.name === undefined ? best.subject : undefined;
+    const subject = named && /^[\d.,%$€£\s-]+$/.test(named.value) ? `${named.key} ${named.value}` : subjectText(best.row, named);
+    callout = `${subject ?? best.entry.chunk.title}: ${best.cell.key} ${best.cell.value}`;
+  } else if (best.kind === "command") {
+    callout = commandText(best);
+  } else {
+    callout = best.text;
+    const next = byPosition.get(best.position + 1);
+    if (best.text.endsWith(":") && next && next.kind !== "heading") {
+      callout = next.kind === "command" ? commandText({ ...next, leadIn: best.text }) : `${best.text} ${next.text}`;
+      used.add(next);
+    }
+  }
+
+  const calloutSubject = [...best.terms].filter((term) => questionTerms.has(term));
+  const positive: string[] = [];
+  if (best.kind === "cell" && best.row) {
+    const row = best.row;
+    const cells = row.cells.filter((cell) => cell !== best.cell).slice(0, maximumRowCells);
+    if (cells.length > 0) {
+      const name = row.name ?? (row.tableRow ? undefined : best.entry.chunk.title);
+      positive.push(cite(best, `${name ? `${name}: ` : ""}${cells.map((cell) => `${cell.key}: ${cell.value}`).join("; ")}`));
+    }
+    for (const unit of sameEntry) if (unit.row === row) used.add(unit);
+  } else {
+    for (const unit of sameEntry) {
+      if (positive.length >= maximumListItems) break;
+      if (used.has(unit) || unit.kind === "heading" || unit.score < supportProbability || caveatPattern.test(unit.text)) continue;
+      if (!calloutSubject.every((term) => unit.terms.has(term))) continue;
+      positive.push(cite(unit, unit.kind === "command" ? commandText(unit) : unit.text));
+      used.add(unit);
+    }
+  }
+
+  const negative: string[] = [];
+  for (const unit of sameEntry) {
+    if (negative.length >= maximumListItems) break;
+    if (used.has(unit) || unit.kind !== "sentence" || !caveatPattern.test(unit.text)) continue;
+    if (Math.abs(unit.position - best.position) > neighbourhood) continue;
+    negative.push(cite(unit, unit.text));
+    used.add(unit);
+  }
+
+  const info: string[] = [];
+  const other = ranked.find((unit) => unit.entry.chunk.docId !== best.entry.chunk.docId && unit.kind !== "heading");
+  if (other && other.score >= supportProbability) {
+    const text =
+      other.kind === "cell" && other.row && other.cell
+        ? `${other.cell.key}: ${other.cell.value}`
+        : other.kind === "command"
+          ? commandText(other)
+          : other.text;
+    info.push(`${other.entry.chunk.title}: ${cite(other, text)}`);
+  }
+
+  return {
+    callout_answer: cite(best, callout),
+    positive_list: positive,
+    negative_list: negative,
+    info_list: info,
+    keywords: [],
+  };
+}
+
+/** A command with its lead-in: `Run this: \`rustup update\``; the shell prompt removed, lines joined with ` && `-free line breaks. */
+function commandText(unit: Pick<EvidenceUnit, "text" | "leadIn" | "heading">): string {
+  const lines = unit.text.split("\n").map((line) => line.replace(/^\s*(\$|PS>|C:\\>)\s?/, "").trim());
+  const command = lines.length === 1 ? `\`${lines[0]}\`` : `\n${lines.join("\n")}`;
+  const intro = unit.leadIn ?? (unit.heading ? `${unit.heading}:` : undefined);
+  return intro ? `${intro} ${command}`.trim() : command.trim();
+}
+
 /** Question words (surface forms) whose terms occur in the cited text, most specific first; at most 8. */
 function keywordsOf(question: string, citedText: string, weights: Map<string, number>, analyzer: Analyzer): string[] {
-  const citedTerms = new Set(analyzer.analyze(citedText));
+  const citedTerms = new Set([...analyzer.analyze(citedText), ...analyzer.analyze(keyWords(citedText))]);
   const keywords = new Map<string, { word: string; weight: number }>();
   for (const match of question.matchAll(wordPattern)) {
     const word = match[0].toLowerCase();
@@ -206,11 +198,4 @@ function keywordsOf(question: string, citedText: string, weights: Map<string, nu
     .sort((left, right) => right.weight - left.weight)
     .slice(0, 8)
     .map(({ word }) => word);
-}
-
-function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
-  let shared = 0;
-  for (const term of left) if (right.has(term)) shared++;
-  const union = left.size + right.size - shared;
-  return union === 0 ? 0 : shared / union;
 }

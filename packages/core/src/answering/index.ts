@@ -58,6 +58,21 @@ export {
   isSingleClause,
   splitQuestion,
 } from "../query-planning/decompose-question.js";
+export {
+  type AnswerabilityFeatureName,
+  type AnswerabilityFeatures,
+  answerabilityFeatureNames,
+  type FittedConfiguration,
+  type FittedWeights,
+  type LogisticModel,
+  lexicalModels,
+  modelsFor,
+  predict,
+  type UnitFeatureName,
+  type UnitFeatures,
+  unitFeatureNames,
+} from "./answer-model.js";
+export { type AnswerUnit, answerUnits, type RecordCell, type RecordRow, type UnitKind } from "./answer-units.js";
 export { type AnswerContext, buildContext, type ContextEntry, type ContextLimits } from "./build-context.js";
 export { type CitationCheckSettings, checkCitations, type UnsupportedCitation } from "./check-citations.js";
 export { citedKeys, formatCitation, replaceCitations, stripCitations } from "./citations.js";
@@ -67,9 +82,9 @@ export {
   type AbstentionSettings,
   type AnswerabilityDecision,
   type AnswerabilitySignals,
+  answerabilityFeatures,
   decideAnswerable,
 } from "./decide-answerable.js";
-export { defaultDenseThreshold } from "./dense-thresholds.js";
 export {
   type AnswerType,
   contradiction,
@@ -82,7 +97,7 @@ export {
 export {
   contentWords,
   type Evidence,
-  type EvidenceSentence,
+  type EvidenceUnit,
   type RankEvidenceOptions,
   rankEvidence,
   type WeightedTerm,

@@ -6,7 +6,7 @@ import type { AnswerRepair, UnrepairableReason } from "./repair-answer.js";
 import type { ResolvedCitations } from "./resolve-citations.js";
 
 /** Why a model answer was replaced by the extractive answer; see `createModelAnswerer`. */
-export type ModelFallbackReason = UnrepairableReason | "no_valid_citation" | "stream_interrupted";
+export type ModelFallbackReason = UnrepairableReason | "no_valid_citation" | "unsupported_answer" | "stream_interrupted";
 
 /** A request to the model answerer: the {@link AnswerRequest} plus conversation and sub-queries. */
 export interface ModelAnswerRequest extends AnswerRequest {
@@ -28,6 +28,8 @@ export interface ModelGeneratedAnswer extends GeneratedAnswer {
   promptVersion: string;
   /** Model calls made, retries included. */
   attempts: number;
+  /** Sentences and list items `groundAnswer` gave a citation by alignment, and those it dropped; null when it did not run. */
+  grounding: { attached: number; dropped: number } | null;
 }
 
 /** An event of {@link ModelAnswerer.stream}. */

@@ -10,6 +10,7 @@ import {
   isNegated,
   offersAnswerType,
   questionConstraints,
+  questionFocus,
   statesCount,
   substitution,
 } from "./question-cues.js";
@@ -143,16 +144,17 @@ describe("countedNoun and statesCount", () => {
   });
 });
 
-describe("constraintsOf with abbreviated years", () => {
-  const analyzer = createEnglishAnalyzer();
-  const met = (question: string, text: string) =>
-    constraintsOf(question, (value) => analyzer.analyze(value)).map((constraint) => constraint.met(new Set(analyzer.analyze(text)), text));
+describe("questionFocus", () => {
+  it("is the noun phrase after what, which or how many/much, at most three words", () => {
+    expect(questionFocus("What city has a radio station called the Wolf?")).toEqual(["city"]);
+    expect(questionFocus("What is the boiling point of ethanol?")).toEqual(["boiling", "point"]);
+    expect(questionFocus("How many countries had at least $1 billion in box office?")).toEqual(["countries"]);
+    expect(questionFocus("Which of the teams in the league has a new coach?")).toEqual(["teams"]);
+  });
 
-  it("meets a year by its last two digits in a field name or after an apostrophe, not as a bare number", () => {
-    const question = "How many fatal accidents did Aeroflot have from 1985 to 1999?";
-    expect(met(question, "airline: Aeroflot*; fatal_accidents_85_99: 14")).toEqual([true, true, true]);
-    expect(met(question, "Aeroflot had 85 incidents and 99 fatalities.")).toEqual([true, false, false]);
-    expect(met("What happened in 1985?", "the class of '85")).toEqual([true]);
+  it("is undefined for questions without one", () => {
+    expect(questionFocus("Who wrote the report?")).toBeUndefined();
+    expect(questionFocus("When does the office open?")).toBeUndefined();
   });
 });
 

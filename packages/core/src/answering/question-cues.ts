@@ -234,12 +234,7 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
     const written = original.get(word) ?? word;
     const digits = /^\d/.test(word) ? word.replace(/['\u2019]?s$/, "").replace(/(st|nd|rd|th)$/, "") : numberWordDigits[word];
     if (digits !== undefined) {
-      const abbreviatedYear = /^(1[5-9]|20)\d\d$/.test(digits) ? shortYearPattern(digits.slice(2)) : undefined;
-      return {
-        word,
-        met: (terms, text) =>
-          terms.has(word) || [...terms].some((term) => term.startsWith(digits)) || (abbreviatedYear?.test(text) ?? false),
-      };
+      return { word, met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)) };
     }
     if (/^\p{Lu}{2,6}$/u.test(written)) {
       return {
@@ -253,15 +248,6 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
       met: (terms) => wanted.every((term) => terms.has(term) || [...terms].some((candidate) => resembles(term, candidate))),
     };
   });
-}
-
-/**
- * A year written with its last two digits where a reader would still read it as a year: `'85`, or
- * joined to a column or field name by underscores (`fatal_accidents_85_99`, `sales_85`), as CSV
- * headers and JSON keys abbreviate year ranges.
- */
-function shortYearPattern(lastTwo: string): RegExp {
-  return new RegExp(`(?:['\u2019]${lastTwo}|_${lastTwo}|\\b${lastTwo}_)(?![\\p{N}])`, "u");
 }
 
 /** The initials of each run of capitalised words of `text` ("the United Nations Council" → "UNC"). */
@@ -413,4 +399,44 @@ export function asksProcedure(question: string): boolean {
 /** Whether `line` is a shell command as documentation prints one: after a `$`, `PS>` or `C:\>` prompt. */
 export function isCommandLine(line: string): boolean {
   return /^(\$|PS>|C:\\>)\s?\S/.test(line.trim());
+}
+
+/** Words that end the focus phrase of a question: prepositions, auxiliaries and verbs' particles. */
+const focusPhraseEnd = new Set(
+  "of in on at for to from by with about as than that which who whom whose when where do does did is are was were be been has have had can could will would shall should must may might".split(
+    " ",
+  ),
+);
+/** Words skipped before the focus phrase starts ("what is the", "which of the"). */
+const focusLead = new Set("is are was were the a an of".split(" "));
+
+/**
+ * The question's focus: the noun phrase after "what", "which" or "how many/much" that names the
+ * kind of thing asked for ("city" in "What city has a radio station called the Wolf?", "boiling
+ * point" in "What is the boiling point of ethanol?", "countries" in "How many countries …"), at
+ * most three words; undefined for other questions ("who", "when", "why", yes/no). The focus names
+ * the column of a table or the key of a record that holds the answer (the question focus of Li &
+ * Roth, 2002, "Learning Question Classifiers", and Moldovan et al., 2000).
+ *
+ * @example
+ * ```ts
+ * questionFocus("What is the Rotten Tomatoes score of Mad Max: Fury Road?"); // ["rotten", "tomatoes", "score"]
+ * ```
+ */
+export function questionFocus(question: string): string[] | undefined {
+  const words = [...question.matchAll(lowerWordPattern)].map((match) => match[0].toLowerCase());
+  let start = words.findIndex((word) => word === "what" || word === "which");
+  if (start >= 0) start += 1;
+  else {
+    const how = words.findIndex((word, index) => word === "how" && (words[index + 1] === "many" || words[index + 1] === "much"));
+    if (how < 0) return undefined;
+    start = how + 2;
+  }
+  while (start < words.length && focusLead.has(words[start] as string)) start++;
+  const focus: string[] = [];
+  for (const word of words.slice(start)) {
+    if (focusPhraseEnd.has(word) || focus.length === 3) break;
+    focus.push(word);
+  }
+  return focus.length > 0 ? focus : undefined;
 }

@@ -294,11 +294,6 @@ const retrievalSchema = z.object({
 /** Answering: the context, the extractive answerer, abstention, citation checks, the empty-context rule. */
 const answeringSchema = z.object({
   /**
-   * `EXTRACTIVE_MIN_COVERAGE`, default 0.15: the extractive answerer abstains when no sentence
-   * covers at least this IDF-weighted share of the question's content terms.
-   */
-  extractiveMinCoverage: setting("EXTRACTIVE_MIN_COVERAGE", fraction(0.15)),
-  /**
    * `ABSTENTION_CHECKS`, default `auto`: which abstention checks run before the answerer
    * (`decideAnswerable`). `all`: relevance (`low_relevance`) and answer (`not_answerable`) checks;
    * `relevance`: only the relevance checks; `off`: none (only an empty context abstains);
@@ -307,40 +302,18 @@ const answeringSchema = z.object({
    */
   abstentionChecks: setting("ABSTENTION_CHECKS", z.enum(["auto", "all", "relevance", "off"]).default("auto")),
   /**
-   * `ABSTAIN_MIN_PASSAGE_COVERAGE`, default 0.25: without an embedding model (BM25 only), the
-   * answer abstains with `low_relevance` when no retrieved chunk (text and title) holds this
-   * idf-weighted share of the question's content terms. Chosen together with
-   * `ABSTAIN_MIN_PASSAGE_SPECIFICITY` on the shared SQuAD v2 and XQuAD sets and the out-of-corpus
-   * question sets (docs/answering.md); 0.3 before that check existed.
+   * `ABSTAIN_MIN_RELEVANCE`: the answer abstains with `low_relevance` when the relevance model's
+   * P(the context is about the question) is below it. Default: the threshold fitted with the
+   * model on the calibration splits (`scripts/calibrate-answering.mjs`, docs/answering.md), for
+   * BM25 only or for the embedding model's family. 0 turns the check off.
    */
-  abstainMinPassageCoverage: setting("ABSTAIN_MIN_PASSAGE_COVERAGE", fraction(0.25)),
+  abstainMinRelevance: setting("ABSTAIN_MIN_RELEVANCE", z.coerce.number().min(0).max(1).optional()),
   /**
-   * `ABSTAIN_MIN_PASSAGE_SPECIFICITY`, default 0.3: without an embedding model (BM25 only), the
-   * answer abstains with `low_relevance` when the best retrieved chunk shares too little specific
-   * information with the question and holds less than 0.65 of its weighted content terms. The
-   * specific information is Σ max(0, b(w) − 0.45) over the question's words the chunk holds, b(w)
-   * the word's background weight in general English (SUBTLEX-US), 1 for a name or number of the
-   * question: common words ("day", "new", "time") add nothing, one word used at most about twice
-   * per million words (b ≥ 0.75) or two used about 24 times (0.6) reach 0.3. 0 turns the check
-   * off. Chosen on the shared SQuAD v2 and XQuAD sets and the out-of-corpus question sets
-   * (docs/answering.md).
+   * `ABSTAIN_MIN_ANSWERABILITY`: the answer abstains with `not_answerable` when the answerability
+   * model's P(the best passage answers the question) is below it. Default: the fitted threshold
+   * (docs/answering.md). 0 turns the check off. Not applied before a chat model (`ABSTENTION_CHECKS`).
    */
-  abstainMinPassageSpecificity: setting("ABSTAIN_MIN_PASSAGE_SPECIFICITY", z.coerce.number().min(0).default(0.3)),
-  /**
-   * `ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE`, default 0.45: without an embedding model, a question that
-   * asks for a number ("how many", "how long", "what percentage") abstains with `low_relevance`
-   * when its best passage holds less than this share of its weighted content terms and its best
-   * sentence offers no number. 0 turns the check off. Chosen on the out-of-corpus question sets
-   * and the shared SQuAD v2 and XQuAD sets (docs/answering.md).
-   */
-  abstainTypedMinPassageCoverage: setting("ABSTAIN_TYPED_MIN_PASSAGE_COVERAGE", fraction(0.45)),
-  /**
-   * `ABSTAIN_MIN_DENSE`: with an embedding model, the answer abstains with `low_relevance` when
-   * no sentence's dense signal (cosine with the question, relative to the question's own) reaches
-   * it. Default: the value measured for the model's family (`defaultDenseThreshold`: 0.5 for
-   * all-MiniLM, 0.67 for bge), 0.5 for other models.
-   */
-  abstainMinDense: setting("ABSTAIN_MIN_DENSE", z.coerce.number().min(-1).max(1).optional()),
+  abstainMinAnswerability: setting("ABSTAIN_MIN_ANSWERABILITY", z.coerce.number().min(0).max(1).optional()),
   /**
    * `DENSE_CACHE_ENTRIES`, default 20,000: passage vectors of the dense signal kept per process
    * (`PassageVectorCache`), keyed by model identity, organisation and sentence text, so that a

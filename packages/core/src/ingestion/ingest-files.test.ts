@@ -254,7 +254,7 @@ const knownSentences = [
     question: "Aer Lingus incidents fatal accidents",
     phrase: "airline: Aer Lingus; avail_seat_km_per_week: 320906734; incidents_85_99: 2",
     docId: "csv/airline_safety.csv",
-    location: { rows: "2-6" },
+    location: { rows: "2" },
   },
 ];
 

@@ -51,9 +51,9 @@ export interface RagEndEvent {
   /** docqa addition: `no_documents`, `low_relevance` or `not_answerable` when it abstained, else null. */
   abstention_reason?: string | null;
   /**
-   * docqa addition: the check that decided the abstention (`no_context`, `passage_coverage`, `passage_specificity`,
-   * `answer_type`, `dense`, `missing_constraint`, `record_subject`, `negation`, `contradiction`, `substitution`,
-   * `sentence_coverage`, or `answerer` when the answerer itself abstained), else null.
+   * docqa addition: the check that decided the abstention (`no_context`, `relevance`, `answerability`,
+   * `model_declined` when a chat model said the sources hold no answer, or `answerer` when the
+   * answerer itself abstained), else null.
    */
   abstention_check?: string | null;
   /** docqa addition: number of cited statements their cited chunk does not support. */

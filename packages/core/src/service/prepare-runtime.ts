@@ -108,11 +108,7 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   const structuredOutputMethod = structuredOutputMethods[config.models.structuredOutput];
   const auxiliaryTimeoutMs = Math.min(10_000, config.models.timeoutMs);
   const analyzer = createEnglishAnalyzer();
-  const extractiveAnswerer = createExtractiveAnswerer({
-    minimumCoverage: config.answering.extractiveMinCoverage,
-    minimumPassageCoverage: config.answering.abstainMinPassageCoverage,
-    minimumTypedPassageCoverage: config.answering.abstainTypedMinPassageCoverage,
-  });
+  const extractiveAnswerer = createExtractiveAnswerer({ analyzer });
   let stores: DocumentStores | undefined =
     parts.stores === undefined ? undefined : "visible" in parts.stores ? parts.stores : transactionalDocumentStores(parts.stores);
   let embeddings: EmbeddingState | undefined;

@@ -1,10 +1,11 @@
 /**
  * CSV loading with `papaparse`. The delimiter (comma, semicolon, tab, pipe) is sniffed so that the
  * header and the rows agree; the first row is the header. Each row is rendered with its column
- * names (`Film: Avengers: Age of Ultron (2015); RottenTomatoes: 74`), so that any chunk reads on
- * its own, and rows are grouped into sections of at most `CHUNK_SIZE` characters. Section
- * metadata gives the row range, counting the header as row 1 (`rows: "2-41"`). A file truncated
- * inside its last row keeps its complete rows, with a warning.
+ * names (`Film: Avengers: Age of Ultron (2015); RottenTomatoes: 74`), so that it reads on its own,
+ * and each row is a section of its own, indexed as one chunk (a row longer than `CHUNK_SIZE` is
+ * split like text): the row is the unit a question about one entity retrieves and the answer
+ * quotes (docs/ingestion.md). Section metadata gives the row's number, counting the header as
+ * row 1 (`rows: "2"`). A file truncated inside its last row keeps its complete rows, with a warning.
  */
 import Papa from "papaparse";
 import { DocqaError } from "../../errors/docqa-error.js";
@@ -21,13 +22,12 @@ const sniffRows = 200;
 /**
  * Loads a `.csv` file.
  *
- * @param chunkSize - target characters per section (`CHUNK_SIZE`).
  * @throws {DocqaError} `empty_file`, `invalid_encoding`, `file_too_large`; `csv_ragged_rows` when
  *   a row has more or fewer fields than the header (a short last row of a file that does not end
  *   with a line break is a truncation instead: dropped, with a warning); `corrupt_file` for a
  *   malformed quote inside the file, or an unterminated quote that leaves no complete data row.
  */
-export async function loadCsv(file: FileInput, limits: LoaderLimits, chunkSize: number): Promise<LoadedFile> {
+export async function loadCsv(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
   const { text, encoding, warnings } = decodeChecked(file, limits);
   const parsed = parseWithSniffedDelimiter(text);
   const delimiter = parsed.meta.delimiter;
@@ -46,10 +46,7 @@ export async function loadCsv(file: FileInput, limits: LoaderLimits, chunkSize: 
     );
   }
   const names = header.map((cell, index) => oneLine(cell) || `Column ${index + 1}`);
-  const sections = groupRows(
-    rows.map((row) => renderRow(names, row)),
-    chunkSize,
-  );
+  const sections = rowSections(rows.map((row) => renderRow(names, row)));
   if (sections.length === 0) sections.push({ text: `Columns: ${names.join("; ")}`, metadata: { rows: "1" }, preChunked: true });
   return {
     documents: [
@@ -178,29 +175,7 @@ function renderRow(names: readonly string[], row: readonly string[]): string {
     .join("; ");
 }
 
-/** Groups rendered rows (row 2 onwards) into sections of at most `chunkSize` characters; a longer row is a section of its own. */
-function groupRows(rendered: readonly string[], chunkSize: number): LoadedSection[] {
-  const sections: LoadedSection[] = [];
-  let group: string[] = [];
-  let first = 2;
-  let last = 2;
-  let size = 0;
-  const flush = () => {
-    if (group.length > 0) {
-      sections.push({ text: group.join("\n"), metadata: { rows: first === last ? `${first}` : `${first}-${last}` }, preChunked: true });
-    }
-    group = [];
-    size = 0;
-  };
-  rendered.forEach((line, index) => {
-    if (line === "") return;
-    const row = index + 2;
-    if (group.length > 0 && size + 1 + line.length > chunkSize) flush();
-    if (group.length === 0) first = row;
-    last = row;
-    group.push(line);
-    size += (group.length > 1 ? 1 : 0) + line.length;
-  });
-  flush();
-  return sections;
+/** One section per rendered row (row 2 onwards), numbered as in the file (the header is row 1); empty rows are skipped. */
+function rowSections(rendered: readonly string[]): LoadedSection[] {
+  return rendered.flatMap((line, index) => (line === "" ? [] : [{ text: line, metadata: { rows: `${index + 2}` }, preChunked: true }]));
 }

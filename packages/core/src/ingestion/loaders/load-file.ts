@@ -21,7 +21,7 @@ export interface LoadFileOptions {
 }
 
 /** Version of the loaders' output; part of a file's content hash, so a loader change re-ingests. */
-export const loaderVersion = "3";
+export const loaderVersion = "4";
 
 /**
  * Loads a file into documents with sections.
@@ -54,7 +54,7 @@ export async function loadFile(file: FileInput, options: LoadFileOptions): Promi
       case "json":
         return loadJson(file, options.limits, options.json);
       case "csv":
-        return loadCsv(file, options.limits, options.chunkSize);
+        return loadCsv(file, options.limits);
       case "txt":
         return loadPlainText(file, options.limits);
     }

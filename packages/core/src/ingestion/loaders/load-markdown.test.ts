@@ -51,7 +51,7 @@ describe("markdownSections", () => {
     ]);
   });
 
-  it("keeps indented code, HTML blocks, tables and quotes verbatim, and opens sections only at top-level headings", () => {
+  it("keeps indented code, HTML blocks and quotes verbatim, makes each table row a section, and opens sections only at top-level headings", () => {
     const markdown = [
       "# Reference",
       "Example:",
@@ -79,7 +79,14 @@ describe("markdownSections", () => {
         heading: "Reference",
         level: 1,
         path: "Reference",
-        text: markdown.slice(0, markdown.indexOf("\n\n### ")),
+        text: markdown.slice(0, markdown.indexOf("\n\n| a ")),
+      },
+      { heading: "Reference", level: 1, path: "Reference", text: "a: 1; b: 2", row: 2 },
+      {
+        heading: "Reference",
+        level: 1,
+        path: "Reference",
+        text: markdown.slice(markdown.indexOf("> # a quoted"), markdown.indexOf("\n\n### ")),
       },
       { heading: "The fast path", level: 3, path: "Reference > The fast path", text: "### The *fast* path\nText." },
     ]);
@@ -87,6 +94,20 @@ describe("markdownSections", () => {
 });
 
 describe("loadMarkdown", () => {
+  it("indexes each table row as its own chunk, with its header's names and its section", async () => {
+    const loaded = await loadMarkdown(
+      markdownFile(
+        "# Settings\n\nThe service reads these.\n\n| Setting | Default | Meaning |\n|---|---|---|\n| `MAX_USERS` | 50 | Seats |\n| TIMEOUT | | Seconds |\n",
+      ),
+      limits,
+    );
+    expect(loaded.documents[0]?.sections).toEqual([
+      { text: "# Settings\n\nThe service reads these.", metadata: { section: "Settings" } },
+      { text: "Setting: MAX_USERS; Default: 50; Meaning: Seats", metadata: { section: "Settings", row: 2 }, preChunked: true },
+      { text: "Setting: TIMEOUT; Meaning: Seconds", metadata: { section: "Settings", row: 3 }, preChunked: true },
+    ]);
+  });
+
   it("takes the title from YAML front matter and never indexes the front matter", async () => {
     const loaded = await loadMarkdown(markdownFile("---\ntitle: Leave policy\nowner: hr\n---\n\n# Overview\nStaff get 25 days.\n"), limits);
     expect(loaded.documents).toEqual([

@@ -2,8 +2,10 @@
  * Markdown loading with `unified` + `remark-parse` (CommonMark), `remark-gfm` (tables, task lists,
  * strikethrough) and `remark-frontmatter`: one section per top-level heading (ATX or setext),
  * whose `section` metadata is the heading path ("Chapter > Topic"). A section's text is the
- * Markdown source of its blocks, verbatim (heading line, indented and fenced code, HTML blocks,
- * tables). YAML or TOML front matter is never indexed as text, nor are link reference
+ * Markdown source of its blocks, verbatim (heading line, indented and fenced code, HTML blocks),
+ * except tables: each row of a table is a section of its own, rendered with its header like a CSV
+ * row (`Setting: MAX_UPLOAD_BYTES; Default: 50 MB`), indexed as one chunk, so that a question about
+ * one row retrieves it and the answer reads its cells. YAML or TOML front matter is never indexed as text, nor are link reference
  * definitions (`[label]: url`) that end a section; the title is the front matter's
  * `title`, else the first level-1 heading, else the file name.
  */
@@ -40,7 +42,11 @@ export async function loadMarkdown(file: FileInput, limits: LoaderLimits): Promi
         title,
         metadata: { encoding },
         sections: sections.map(
-          ({ text: sectionText, path }): LoadedSection => ({ text: sectionText, metadata: path ? { section: path } : {} }),
+          ({ text: sectionText, path, row }): LoadedSection => ({
+            text: sectionText,
+            metadata: { ...(path ? { section: path } : {}), ...(row === undefined ? {} : { row }) },
+            ...(row === undefined ? {} : { preChunked: true }),
+          }),
         ),
       },
     ],
@@ -56,8 +62,13 @@ export interface MarkdownSection {
   level: number;
   /** Headings from the top level down to this one, joined with ` > `; `""` before the first heading. */
   path: string;
-  /** Markdown source of the section, heading line included, trimmed. */
+  /**
+   * Markdown source of the section, heading line included, trimmed; for a table row, the row's
+   * cells with their header (`Header: value; Header: value`, empty cells left out).
+   */
   text: string;
+  /** For a table row: its number in its table, the header being row 1; undefined for text. */
+  row?: number | undefined;
 }
 
 /** A parsed Markdown text: its sections and the `title` of its YAML front matter, if any. */
@@ -82,11 +93,31 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
   let frontMatterError: string | undefined;
   let current: Omit<MarkdownSection, "text"> = { heading: "", level: 0, path: "" };
   let blocks: RootContent[] = [];
-  const flush = () => {
-    const first = blocks[0]?.position?.start.offset;
-    const last = blocks.at(-1)?.position?.end.offset;
+  const flushText = (run: RootContent[]) => {
+    const first = run[0]?.position?.start.offset;
+    const last = run.at(-1)?.position?.end.offset;
     const text = first === undefined || last === undefined ? "" : markdown.slice(first, last).trim();
     if (text !== "") sections.push({ ...current, text });
+  };
+  const flush = () => {
+    let run: RootContent[] = [];
+    for (const block of blocks) {
+      if (block.type !== "table") {
+        run.push(block);
+        continue;
+      }
+      flushText(run);
+      run = [];
+      const [header, ...rows] = block.children.map((row) => row.children.map((cell) => plainText(cell).replace(/\s+/g, " ").trim()));
+      const names = (header ?? []).map((name, column) => name || `Column ${column + 1}`);
+      rows.forEach((cells, index) => {
+        const text = cells
+          .flatMap((value, column) => (value === "" ? [] : [`${names[column] ?? `Column ${column + 1}`}: ${value}`]))
+          .join("; ");
+        if (text !== "") sections.push({ ...current, text, row: index + 2 });
+      });
+    }
+    flushText(run);
     blocks = [];
   };
   for (const node of tree.children) {

@@ -17,6 +17,11 @@ const documents = {
   },
 };
 
+/** The runtime with some answering settings changed. */
+function withAnswering(runtime: Runtime, answering: Partial<Runtime["config"]["answering"]>): Runtime {
+  return { ...runtime, config: { ...runtime.config, answering: { ...runtime.config.answering, ...answering } } };
+}
+
 /** Runs the predict stages up to and including `decide-answerable`. */
 async function decide(runtime: Runtime, question: string) {
   const stages = defaultPredictStages.slice(0, defaultPredictStages.findIndex((stage) => stage.name === "decide-answerable") + 1);
@@ -35,15 +40,17 @@ describe("decide-answerable stage", () => {
     await Promise.all([test.close(), bm25Only.close()]);
   });
 
-  it("ranks the context's sentences and lets an answerable question through, with the dense signal when a model is loaded", async () => {
+  it("ranks the context's units and lets an answerable question through, with the dense signal when a model is loaded", async () => {
     const state = await decide(test.runtime, "How many vacation days do new employees get?");
-    expect(state.evidence?.sentences[0]?.text).toBe("New employees receive 20 vacation days in their first year.");
+    expect(state.evidence?.units[0]?.text).toBe("New employees receive 20 vacation days in their first year.");
     expect(state.evidence?.denseUsed).toBe(true);
     expect(state.answerability).toMatchObject({ answerable: true, reason: null, check: null });
-    expect(state.answerability?.signals.dense).not.toBeNull();
+    expect(state.answerability?.signals.features?.denseMax).toBeGreaterThan(0);
     const lexical = await decide(bm25Only.runtime, "How many vacation days do new employees get?");
     expect(lexical.evidence?.denseUsed).toBe(false);
-    expect(lexical.answerability?.signals.dense).toBeNull();
+    expect(lexical.evidence?.scorer).toBe("lexical");
+    expect(lexical.answerability?.signals.features?.denseMax).toBe(0);
+    expect(lexical.answerability?.signals.relevance).toBeGreaterThan(0);
   });
 
   it("reuses retrieval's query vector only when retrieval embedded the question with the dense signal's model", async () => {
@@ -58,7 +65,7 @@ describe("decide-answerable stage", () => {
       return state;
     };
     const reference = await decide(test.runtime, question);
-    const denseOf = (state: Awaited<ReturnType<typeof prepared>>) => state.evidence?.sentences.map((sentence) => sentence.dense);
+    const denseOf = (state: Awaited<ReturnType<typeof prepared>>) => state.evidence?.units.map((unit) => unit.dense);
     // A vector from another model (an index that still holds another model's vectors): embedded again.
     const other = await prepared();
     const retrieval = other.retrievals[0] as NonNullable<(typeof other.retrievals)[0]>;
@@ -82,14 +89,19 @@ describe("decide-answerable stage", () => {
     const nothing = createPredictState(test.runtime, { orgId: "org", principal: ann, query: "anything" });
     await decideAnswerable.run(nothing, test.runtime);
     expect(nothing.answerability).toMatchObject({ answerable: false, reason: "no_documents", check: "no_context" });
-    expect((await decide(test.runtime, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
+    expect((await decide(bm25Only.runtime, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
       reason: "low_relevance",
+      check: "relevance",
     });
-    expect((await decide(test.runtime, "What is the least common vacation request?")).answerability).toMatchObject({
+    // ABSTAIN_MIN_ANSWERABILITY above every probability: the answerability model decides.
+    const strict = withAnswering(bm25Only.runtime, { abstainMinAnswerability: 1 });
+    expect((await decide(strict, "How many vacation days do new employees get?")).answerability).toMatchObject({
       reason: "not_answerable",
-      check: "contradiction",
-      detail: "least",
+      check: "answerability",
     });
+    // ABSTAIN_MIN_RELEVANCE 0 turns the relevance check off.
+    const lenient = withAnswering(bm25Only.runtime, { abstainMinRelevance: 0 });
+    expect((await decide(lenient, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({ answerable: true });
   });
 
   it("runs only the relevance checks before a model answerer, and none with ABSTENTION_CHECKS=off", async () => {
@@ -99,15 +111,12 @@ describe("decide-answerable stage", () => {
     };
     expect(effectiveChecks({ config: test.runtime.config, answerer: model })).toBe("relevance");
     expect(effectiveChecks(test.runtime)).toBe("all");
-    const beforeModel = { ...test.runtime, answerer: model };
-    expect((await decide(beforeModel, "What is the least common vacation request?")).answerability).toMatchObject({ answerable: true });
+    const beforeModel = { ...withAnswering(bm25Only.runtime, { abstainMinAnswerability: 1 }), answerer: model };
+    expect((await decide(beforeModel, "How many vacation days do new employees get?")).answerability).toMatchObject({ answerable: true });
     expect((await decide(beforeModel, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
       reason: "low_relevance",
     });
-    const off = {
-      ...test.runtime,
-      config: { ...test.runtime.config, answering: { ...test.runtime.config.answering, abstentionChecks: "off" as const } },
-    };
+    const off = withAnswering(bm25Only.runtime, { abstentionChecks: "off" });
     expect((await decide(off, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({ answerable: true });
   });
 });
@@ -132,7 +141,7 @@ describe("decide-answerable stage with the dense-signal cache (DENSE_CACHE_ENTRI
     expect(uncached.runtime.passageVectors).toBeUndefined();
     const before = model.documentBatches.length;
     const first = await decide(cached.runtime, question);
-    const sentences = first.evidence?.sentences.map((sentence) => sentence.text) ?? [];
+    const sentences = first.evidence?.units.map((unit) => unit.text) ?? [];
     expect(sentences).toHaveLength(2);
     expect(model.documentBatches.slice(before)).toEqual([[question, ...sentences]]);
     const second = await decide(cached.runtime, question);
@@ -141,7 +150,7 @@ describe("decide-answerable stage with the dense-signal cache (DENSE_CACHE_ENTRI
     await decide(cached.runtime, other);
     expect(model.documentBatches.slice(before + 1)).toEqual([[other]]);
 
-    const dense = (state: typeof first) => state.evidence?.sentences.map((sentence) => [sentence.text, sentence.dense]);
+    const dense = (state: typeof first) => state.evidence?.units.map((unit) => [unit.text, unit.dense]);
     const reference = await decide(uncached.runtime, question);
     expect(dense(first)).toEqual(dense(reference));
     expect(dense(second)).toEqual(dense(reference));
@@ -156,8 +165,6 @@ describe("decide-answerable stage with the dense-signal cache (DENSE_CACHE_ENTRI
     // The other organisation's context holds the same text (given, as it holds no documents).
     state.context = (await decide(cached.runtime, question)).context;
     await decideAnswerable.run(state, cached.runtime);
-    expect(model.documentBatches.slice(before)).toEqual([
-      [question, ...(state.evidence?.sentences.map((sentence) => sentence.text) ?? [])],
-    ]);
+    expect(model.documentBatches.slice(before)).toEqual([[question, ...(state.evidence?.units.map((unit) => unit.text) ?? [])]]);
   });
 });

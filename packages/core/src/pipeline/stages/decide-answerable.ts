@@ -1,14 +1,14 @@
 /**
- * Stage `decide-answerable` (between `build-context` and `generate`): ranks the context's
- * sentences against the question (`rankEvidence`: BM25 term weights, the dense model when one is
- * loaded, question-type cues) and decides from absolute signals whether the context answers the
- * question at all (`decideAnswerable`). When it does not, `generate` returns the spec's
+ * Stage `decide-answerable` (between `build-context` and `generate`): ranks the context's answer
+ * units (sentences, table and record cells, commands) against the question (`rankEvidence`: one
+ * fitted scorer over general features, with the dense signal when a model is loaded) and decides
+ * with the fitted relevance and answerability models whether the context answers the question at
+ * all (`decideAnswerable`). When it does not, `generate` returns the spec's
  * empty-context answer with `abstained: true` and the reason (`no_documents`, `low_relevance`,
  * `not_answerable`), without calling the answerer. `ABSTENTION_CHECKS` chooses the checks.
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { decideAnswerable as decide } from "../../answering/decide-answerable.js";
-import { defaultDenseThreshold } from "../../answering/dense-thresholds.js";
 import { rankEvidence } from "../../answering/rank-evidence.js";
 import { sameModel } from "../../embeddings/organisation-index-models.js";
 import { vectorIdentityOf } from "../../embeddings/prepare-embeddings.js";
@@ -33,44 +33,41 @@ export const decideAnswerable: Stage<PredictState> = {
       retrieved?.queryModel !== undefined &&
       sameModel(retrieved.queryModel, runtime.embeddings.model);
     const queryVector = sameSpace && retrieved?.query.text === state.query ? retrieved.queryVector : undefined;
+    const modelId = runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined;
     state.evidence = await rankEvidence(state.query, state.context, {
       analyzer,
       embeddings,
+      embeddingModel: modelId,
       queryVector,
-      embedPassages: embeddings ? passageEmbedder(runtime, embeddings, state.orgId) : undefined,
+      embedPassages: passageEmbedder(runtime, state.orgId),
       signal: state.signal,
     });
     const checks = effectiveChecks(runtime);
-    const relevance = checks !== "off";
     state.answerability = decide(
-      state.query,
       state.evidence,
       {
-        minPassageCoverage: relevance ? config.abstainMinPassageCoverage : 0,
-        minPassageSpecificity: relevance ? config.abstainMinPassageSpecificity : 0,
-        minTypedPassageCoverage: relevance ? config.abstainTypedMinPassageCoverage : 0,
-        minDense: !relevance
-          ? -1
-          : (config.abstainMinDense ?? (runtime.embeddings.status === "ready" ? defaultDenseThreshold(runtime.embeddings.model.id) : -1)),
-        minSentenceCoverage: config.extractiveMinCoverage,
+        minRelevance: checks === "off" ? 0 : config.abstainMinRelevance,
+        minAnswerability: config.abstainMinAnswerability,
         checkAnswer: checks === "all",
       },
-      analyzer,
+      modelId,
     );
   },
 };
 
 /**
- * The dense signal's passage embedder: through the service's `PassageVectorCache`, keyed by the
- * model's vector identity and the organisation; the model itself when the cache is off.
+ * The service's passage embedder (the dense signal, grounding): through its `PassageVectorCache`,
+ * keyed by the model's vector identity and the organisation; the model itself when the cache is
+ * off; undefined without an embedding model.
  */
-function passageEmbedder(
+export function passageEmbedder(
   runtime: Pick<Runtime, "embeddings" | "passageVectors">,
-  embeddings: EmbeddingsInterface,
   organisation: string,
 ): ((texts: string[]) => Promise<number[][]>) | undefined {
+  if (runtime.embeddings.status !== "ready") return undefined;
+  const embeddings: EmbeddingsInterface = runtime.embeddings.embeddings;
   const cache = runtime.passageVectors;
-  if (!cache || runtime.embeddings.status !== "ready") return undefined;
+  if (!cache) return (texts) => embeddings.embedDocuments(texts);
   const model = vectorIdentityOf(runtime.embeddings.model, runtime.embeddings.identity);
   return (texts) => cache.embedDocuments(embeddings, texts, { model, organisation });
 }

@@ -14,6 +14,7 @@ import { DocqaError } from "../../errors/docqa-error.js";
 import { condenseHistory } from "../../prompts/prompts.js";
 import type { PredictState } from "../request-state.js";
 import type { Stage } from "../stage.js";
+import { passageEmbedder } from "./decide-answerable.js";
 
 /** Writes `generated`. */
 export const generateAnswer: Stage<PredictState> = {
@@ -42,6 +43,7 @@ export const generateAnswer: Stage<PredictState> = {
       evidence: state.evidence,
       history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
       subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
+      embedPassages: passageEmbedder(runtime, state.orgId),
       signal: state.signal,
     };
     const onToken = state.request.onToken;
@@ -49,6 +51,15 @@ export const generateAnswer: Stage<PredictState> = {
     state.generated = generated.abstained
       ? { ...generated, abstentionReason: generated.abstentionReason ?? (empty ? "no_documents" : "not_answerable") }
       : { ...generated, abstentionReason: null };
+    // The answerer's own abstention (a model that declined) is the request's decision.
+    if (generated.abstained && decision && generated.abstentionCheck) {
+      state.answerability = {
+        ...decision,
+        answerable: false,
+        reason: state.generated.abstentionReason ?? "not_answerable",
+        check: generated.abstentionCheck,
+      };
+    }
   },
 };
 

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import type { Answer } from "./answer.js";
+import { noInformationSentence } from "./answer.js";
+import { groundAnswer, isDecline } from "./ground-answer.js";
+import { rankEvidence } from "./rank-evidence.js";
+
+const analyzer = createEnglishAnalyzer();
+const context = handbookContext();
+const answer = (fields: Partial<Answer>): Answer => ({
+  callout_answer: "",
+  positive_list: [],
+  negative_list: [],
+  info_list: [],
+  keywords: [],
+  ...fields,
+});
+const ground = async (fields: Partial<Answer>, embedPassages?: (texts: string[]) => Promise<number[][]>) =>
+  groundAnswer(answer(fields), context, await rankEvidence(handbookQuestion, context, { analyzer }), { analyzer, embedPassages });
+
+describe("groundAnswer", () => {
+  it("attaches the citation of the supporting passage to an uncited sentence, and drops an unsupported one", async () => {
+    const outcome = await ground({
+      callout_answer: "Employees receive 25 vacation days per year. Managers also get a company car.",
+    });
+    expect(outcome.answer.callout_answer).toBe("Employees receive 25 vacation days per year. [Source: doc_1]");
+    expect(outcome).toMatchObject({ declined: false, attached: 1, dropped: 1 });
+  });
+
+  it("keeps a cited sentence as it is (checkCitations judges it later)", async () => {
+    const outcome = await ground({ callout_answer: "Employees receive 25 vacation days per year [Source: doc_2]." });
+    expect(outcome.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_2].");
+    expect(outcome.attached).toBe(0);
+  });
+
+  it("moves a leading citation behind its statement and gives a pointer sentence's citation to the sentence before it", async () => {
+    const leading = await ground({ callout_answer: "According to [Source: doc_1], employees receive 25 vacation days per year." });
+    expect(leading.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
+    const pointer = await ground({
+      callout_answer: "Unused vacation days expire on March 31. This can be found in [Source: doc_1].",
+    });
+    expect(pointer.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
+  });
+
+  it("drops repeats, restatements of the callout and decline sentences from the lists", async () => {
+    const outcome = await ground({
+      callout_answer: "Employees receive 25 vacation days per year. [Source: doc_1]",
+      positive_list: [
+        "Employees receive 25 vacation days per year [Source: doc_1]",
+        "Unused vacation days expire on March 31 of the following year. [Source: doc_1]",
+        "Unused vacation days expire on March 31 of the following year. [Source: doc_1]",
+      ],
+      negative_list: [noInformationSentence],
+    });
+    expect(outcome.answer.positive_list).toEqual(["Unused vacation days expire on March 31 of the following year. [Source: doc_1]"]);
+    expect(outcome.answer.negative_list).toEqual([]);
+    expect(outcome.dropped).toBe(3);
+  });
+
+  it("reads a decline as such", async () => {
+    expect((await ground({ callout_answer: noInformationSentence })).declined).toBe(true);
+    expect((await ground({ callout_answer: "The context does not say how many vacation days contractors get." })).declined).toBe(true);
+  });
+
+  it("chooses among supporting passages the one closest by the embedding model", async () => {
+    // Both chunks state "receipts within 30 days"-like words? Only doc_2 does; the vectors must not override lexical support.
+    const embed = async (texts: string[]) => texts.map((text) => (text.includes("Travel") || text.includes("travel") ? [1, 0] : [0, 1]));
+    const outcome = await ground({ callout_answer: "Travel expenses must be submitted within 30 days." }, embed);
+    expect(outcome.answer.callout_answer).toBe("Travel expenses must be submitted within 30 days. [Source: doc_2]");
+  });
+});
+
+describe("isDecline", () => {
+  it("recognises declines that name the sources, not negations about the world", () => {
+    expect(isDecline("No information about contractors is given.")).toBe(true);
+    expect(isDecline("The documents do not contain the number of parking spaces.")).toBe(true);
+    expect(isDecline("The answer cannot be determined from the sources.")).toBe(true);
+    expect(isDecline("Integer types do not contain decimals. [Source: doc_1]")).toBe(false);
+    expect(isDecline("Unused days are not carried over. [Source: doc_1]")).toBe(false);
+  });
+});

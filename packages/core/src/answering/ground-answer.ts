@@ -1,0 +1,280 @@
+/**
+ * Grounding of a model's answer in the retrieved context: what small models get wrong, handled
+ * by the pipeline rather than by the prompt alone.
+ *
+ * 1. A decline: a callout that says the sources hold no answer (the spec's empty-context sentence,
+ *    or one of {@link declinePatterns}) is a typed abstention (`model_declined`).
+ * 2. Citation phrasing: "According to [Source: doc_5], X" becomes "X [Source: doc_5]"; a
+ *    sentence that only points at a source ("This can be found in [Source: doc_1].") is dropped
+ *    and its citation given to the sentence before it.
+ * 3. Every sentence of the callout and every list item without a citation gets the citation of
+ *    the context unit that best supports it, or is dropped. Support is alignment of the sentence
+ *    to the unit: the idf-weighted share of the sentence's content terms that the unit (with its
+ *    heading or row) states ({@link lexicalSupport}); lexical overlap and embedding similarity
+ *    are the automatic attribution measures of Rashkin et al., 2023, "Measuring Attribution in
+ *    Natural Language Generation Models", section 5. A sentence is supported when a unit states
+ *    at least {@link minimumSupport} of it; among the units that do, an embedding model (when one
+ *    is loaded) chooses the one whose passage vector is closest to the sentence's. Cosines are
+ *    not used to decide support itself: their scale differs by model (unrelated texts sit near
+ *    0.2 with all-MiniLM and near 0.5 with bge-small), and no attribution data is at hand to fit
+ *    a threshold per model.
+ * 4. Repetition: a sentence or list item that repeats an earlier one (Jaccard similarity of their
+ *    content terms at least {@link repeatSimilarity}) is dropped; lists hold no restatement of the
+ *    callout and no decline sentence.
+ *
+ * Citations to keys outside the context are left for `resolveCitations`, and whether a cited
+ * unit supports its statement for `checkCitations`.
+ */
+import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
+import type { Analyzer } from "../text/analyzer.js";
+import { type Answer, noInformationSentence } from "./answer.js";
+import type { AnswerContext } from "./build-context.js";
+import { citedKeys, formatCitation, stripCitations } from "./citations.js";
+import type { Evidence, EvidenceUnit } from "./rank-evidence.js";
+
+/**
+ * Share of a sentence's content weight one context unit must state for the sentence to count as
+ * supported by it: more than half, the sentence's main content. Chosen, not fitted: no labelled
+ * attribution data is at hand; docs/answering.md reports how often it attaches and drops.
+ */
+export const minimumSupport = 0.5;
+/** Jaccard similarity of content terms from which a sentence repeats another (near-duplicates differ by a word or two). */
+export const repeatSimilarity = 0.8;
+
+/**
+ * English phrases by which a model says that the sources do not answer: "no information", "the
+ * sources do not contain …", "… is not mentioned in the context", "cannot be determined". A
+ * negation about the world ("integer types do not contain decimals") is not one: the phrases
+ * name the sources, or say that the answer cannot be found.
+ */
+export const declinePatterns: readonly RegExp[] = [
+  /\bno (relevant |specific |such )?information\b/i,
+  /\b(sources?|context|documents?|passages?|provided (text|information))\b[^.]*\b(do|does|did) not\b/i,
+  /\bnot (mentioned|provided|specified|stated|given|found|available|covered|included)\b[^.]*\b(sources?|context|documents?|passages?)\b/i,
+  /\b(cannot|can ?not|could not|unable to) (be )?(find|found|determine|determined|answer|answered|locate|located)\b/i,
+];
+
+/** Citation lead-ins that put the source before the statement: "According to [Source: doc_5], …". */
+const leadingCitation =
+  /^(?:according to|as (?:stated|mentioned|noted|described|shown|explained|listed) in|based on|per|from|in)\s+(\[\s*Source\s*:[^\]]*\])\s*,?\s*/i;
+/** A sentence that only points at a source: "This can be found in [Source: doc_1].", "(See [Source: doc_2].)". */
+const pointerSentence =
+  /^\(?\s*(?:see|refer to|(?:this|that|it|the answer|the information|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed)\s+in)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
+
+const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
+
+/** What {@link groundAnswer} did. */
+export interface GroundingOutcome {
+  answer: Answer;
+  /** The model said the sources hold no answer. */
+  declined: boolean;
+  /** Sentences and list items given a citation by alignment. */
+  attached: number;
+  /** Sentences and list items dropped: unsupported, repeated, pointers, restatements. */
+  dropped: number;
+}
+
+/** Options of {@link groundAnswer}. */
+export interface GroundingOptions {
+  analyzer: Analyzer;
+  /**
+   * Embeds texts as passages (the service's embedding model, through its cache) for the dense
+   * part of the alignment; default none (lexical alignment only).
+   */
+  embedPassages?: ((texts: string[]) => Promise<number[][]>) | undefined;
+}
+
+/** Whether `text` says that the sources hold no answer. */
+export function isDecline(text: string): boolean {
+  const plain = stripCitations(text);
+  const normalize = (value: string) =>
+    value
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, " ")
+      .trim();
+  return normalize(plain) === normalize(noInformationSentence) || declinePatterns.some((pattern) => pattern.test(plain));
+}
+
+/**
+ * Grounds `answer` in `context` (see the module comment).
+ *
+ * @param evidence - the context's ranked units (`rankEvidence`), whose terms are aligned with.
+ */
+export async function groundAnswer(
+  answer: Answer,
+  context: AnswerContext,
+  evidence: Evidence,
+  options: GroundingOptions,
+): Promise<GroundingOutcome> {
+  const { analyzer } = options;
+  if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0 };
+  const units = evidence.units.filter((unit) => Object.hasOwn(context.sources, unit.entry.key));
+  const idf = inverseDocumentFrequencies(units, analyzer);
+  let attached = 0;
+  let dropped = 0;
+  const kept: ReadonlySet<string>[] = [];
+
+  const repeats = (terms: ReadonlySet<string>) => kept.some((other) => jaccard(terms, other) >= repeatSimilarity);
+  const ground = async (sentences: string[]): Promise<string[]> => {
+    const result: string[] = [];
+    const texts = sentences.map(normaliseCitation);
+    // Pointer sentences give their citation to the sentence before them.
+    for (let index = 0; index < texts.length; index++) {
+      const pointer = pointerSentence.exec(texts[index] as string);
+      if (!pointer) continue;
+      if (index > 0) texts[index - 1] = `${stripTrailingCitation(texts[index - 1] as string)} ${pointer[1]}`;
+      texts[index] = "";
+      dropped++;
+    }
+    const pending = texts.filter((text) => text !== "");
+    const vectors = await denseVectors(pending, units, options);
+    for (const [index, text] of pending.entries()) {
+      const terms = new Set(analyzer.analyze(stripCitations(text)));
+      if (terms.size === 0 || repeats(terms) || isDecline(text)) {
+        dropped++;
+        continue;
+      }
+      if (citedKeys(text).length > 0) {
+        result.push(text);
+        kept.push(terms);
+        continue;
+      }
+      const support = bestSupport(
+        terms,
+        units,
+        (unit) => unitTerms(unit, analyzer),
+        idf,
+        vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
+      );
+      if (!support || support.value < minimumSupport) {
+        dropped++;
+        continue;
+      }
+      result.push(`${text.replace(/\s+$/, "")} ${formatCitation([support.unit.entry.key])}`);
+      kept.push(terms);
+      attached++;
+    }
+    return result;
+  };
+
+  const callout = (await ground(sentencesOf(answer.callout_answer))).join(" ");
+  const lists = async (items: readonly string[]) => ground(items.flatMap((item) => (item.trim() === "" ? [] : [item.trim()])));
+  const grounded: Answer = {
+    callout_answer: callout,
+    positive_list: await lists(answer.positive_list),
+    negative_list: await lists(answer.negative_list),
+    info_list: await lists(answer.info_list),
+    keywords: answer.keywords,
+  };
+  return { answer: grounded, declined: false, attached, dropped };
+}
+
+/** "According to [Source: doc_5], X" → "X [Source: doc_5]". */
+function normaliseCitation(sentence: string): string {
+  const match = leadingCitation.exec(sentence);
+  if (!match) return sentence.trim();
+  const rest = sentence.slice(match[0].length).trim();
+  const body = rest.charAt(0).toUpperCase() + rest.slice(1);
+  return /[.!?]$/.test(body) ? `${body.slice(0, -1)} ${match[1]}${body.slice(-1)}` : `${body} ${match[1]}`;
+}
+
+function stripTrailingCitation(sentence: string): string {
+  return sentence.replace(/\s*\[\s*Source\s*:[^\]]*\]\s*([.!?]?)\s*$/i, "$1");
+}
+
+/** Sentences of a callout (Unicode sentence segmentation); a citation after a full stop stays with its sentence. */
+function sentencesOf(text: string): string[] {
+  const sentences: string[] = [];
+  for (const { segment } of segmenter.segment(text.trim())) {
+    const sentence = segment.trim();
+    if (sentence === "") continue;
+    if (/^\[\s*Source\s*:[^\]]*\]\s*\.?$/i.test(sentence) && sentences.length > 0) sentences[sentences.length - 1] += ` ${sentence}`;
+    else sentences.push(sentence);
+  }
+  return sentences;
+}
+
+/** Idf of every term over the units' local texts (BM25's idf, as `rankEvidence`). */
+function inverseDocumentFrequencies(units: readonly EvidenceUnit[], analyzer: Analyzer): (term: string) => number {
+  const frequencies = new Map<string, number>();
+  for (const unit of units) for (const term of unitTerms(unit, analyzer)) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+  const count = Math.max(units.length, 20);
+  return (term) => {
+    const frequency = frequencies.get(term) ?? 0;
+    return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
+  };
+}
+
+const termCache = new WeakMap<EvidenceUnit, ReadonlySet<string>>();
+/** A unit's terms with its heading's and, for a cell, its row's. */
+function unitTerms(unit: EvidenceUnit, analyzer: Analyzer): ReadonlySet<string> {
+  let terms = termCache.get(unit);
+  if (!terms) {
+    const parts = [unit.text, unit.heading ?? "", unit.leadIn ?? ""];
+    if (unit.row) parts.push(unit.row.name ?? "", ...unit.row.cells.map((cell) => `${cell.key} ${cell.value}`));
+    terms = new Set(analyzer.analyze(parts.join(" ")));
+    termCache.set(unit, terms);
+  }
+  return terms;
+}
+
+/**
+ * The unit that best supports a sentence and how much of it it states: the highest lexical
+ * support; among units at or above {@link minimumSupport}, the closest by passage vector when
+ * vectors are given.
+ */
+function bestSupport(
+  terms: ReadonlySet<string>,
+  units: readonly EvidenceUnit[],
+  termsOf: (unit: EvidenceUnit) => ReadonlySet<string>,
+  idf: (term: string) => number,
+  dense: { sentence: number[]; units: Map<EvidenceUnit, number[]> } | undefined,
+): { unit: EvidenceUnit; value: number } | undefined {
+  let best: { unit: EvidenceUnit; value: number; closeness: number } | undefined;
+  for (const unit of units) {
+    if (unit.kind === "heading") continue;
+    const value = lexicalSupport(terms, termsOf(unit), idf);
+    const vector = dense?.units.get(unit);
+    const closeness = dense && vector && value >= minimumSupport ? cosineSimilarity(dense.sentence, vector) : 0;
+    if (!best || closeness > best.closeness || (closeness === best.closeness && value > best.value)) best = { unit, value, closeness };
+  }
+  return best;
+}
+
+/** The idf-weighted share of `sentence`'s terms that `unit` holds. */
+export function lexicalSupport(sentence: ReadonlySet<string>, unit: ReadonlySet<string>, idf: (term: string) => number): number {
+  let total = 0;
+  let held = 0;
+  for (const term of sentence) {
+    const weight = idf(term);
+    total += weight;
+    if (unit.has(term)) held += weight;
+  }
+  return total === 0 ? 0 : held / total;
+}
+
+/** Passage vectors of the sentences and of the units; undefined without an embedding model, with nothing to align, or when it fails. */
+async function denseVectors(
+  sentences: readonly string[],
+  units: readonly EvidenceUnit[],
+  options: GroundingOptions,
+): Promise<{ sentences: number[][]; units: Map<EvidenceUnit, number[]> } | undefined> {
+  const uncited = sentences.filter((sentence) => citedKeys(sentence).length === 0);
+  if (!options.embedPassages || uncited.length === 0 || units.length === 0) return undefined;
+  try {
+    const vectors = await options.embedPassages([...sentences.map(stripCitations), ...units.map((unit) => unit.text)]);
+    return {
+      sentences: vectors.slice(0, sentences.length),
+      units: new Map(units.map((unit, index) => [unit, vectors[sentences.length + index] as number[]])),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+function jaccard(left: ReadonlySet<string>, right: ReadonlySet<string>): number {
+  let shared = 0;
+  for (const term of left) if (right.has(term)) shared++;
+  const union = left.size + right.size - shared;
+  return union === 0 ? 0 : shared / union;
+}

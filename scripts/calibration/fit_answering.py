@@ -1,0 +1,347 @@
+"""Fits docqa's answering models on feature dumps of the calibration splits.
+
+Reads JSON Lines written by dump-features.mjs and fits, with scikit-learn's L2-regularised
+logistic regression (lbfgs):
+
+1. the unit scorer: P(unit holds a gold answer | its features), on the units of every question
+   whose context holds a gold answer (table questions: lookups only, see AGGREGATION_CUES), each
+   question weighing the same (its units share its weight);
+2. the relevance model: P(the question's source is in the index), on each question asked with
+   its source in the index (1) and without it (0, out of corpus), the two sets weighing the same;
+3. the answerability model: P(the question is answerable | its source is in the index), on the
+   in-corpus questions (SQuAD 2.0's unanswerable ones are 0).
+
+Thresholds are chosen by the rules printed with them (see choose_thresholds). Writes one JSON
+object with the weights, thresholds and calibration figures to the --out file.
+
+Usage: python fit_answering.py --name lexical --out fitted.json --in squad.jsonl wtq.jsonl --ooc squad-ooc.jsonl wtq-ooc.jsonl
+"""
+
+import argparse
+import json
+import math
+import re
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+ANSWERABILITY_FEATURES = [
+    "bestScore",
+    "scoreMargin",
+    "bestCoverage",
+    "bestLocalCoverage",
+    "passageCoverage",
+    "contextCoverage",
+    "specificity",
+    "constraintsMissing",
+    "missingLocal",
+    "missingPassage",
+    "focusKey",
+    "typeMissing",
+    "typeOffered",
+    "negationMismatch",
+    "contradicted",
+    "substituted",
+    "bestCell",
+    "bestCommand",
+    "denseMax",
+]
+
+# The relevance model reads how much of the question the context states, and how specifically:
+# the best unit's and the best chunk's coverage, the specific words shared, the heaviest question
+# word and the names and numbers the best unit lacks, the dense signal. Features of a unit's kind
+# (cell, command) are left out: over the calibration sets they say which data set a question
+# comes from (tables or prose), not whether the context is about it.
+RELEVANCE_FEATURES = [
+    "bestCoverage",
+    "bestLocalCoverage",
+    "passageCoverage",
+    "contextCoverage",
+    "specificity",
+    "constraintsMissing",
+    "missingLocal",
+    "denseMax",
+]
+
+# Regularisation strength of every fit: scikit-learn's default (C = 1), no tuning.
+C = 1.0
+
+# Questions over a table that ask for an operation over its rows (a superlative, a count, an
+# order, a comparison, a sum) rather than one cell of one row. A cell is the answer only to a
+# lookup, so the unit scorer is fitted on table lookups only: over aggregation questions the
+# answer's row is the one the operation selects, not the one the question names, which would
+# teach the scorer that naming the row does not matter. English cue words (the operations of
+# Pasupat & Liang, 2015, "Compositional Semantic Parsing on Semi-Structured Tables", table 1).
+AGGREGATION_CUES = re.compile(
+    r"\b(how many|total|sum|average|most|least|highest|lowest|largest|smallest|biggest|longest|shortest|oldest|youngest|"
+    r"earliest|latest|first|last|next|previous|before|after|more|less|fewer|greater|difference|top|bottom|best|worst|"
+    r"only|same|consecutive|combined|number of|count|times|than|above|below|over|under|majority|each|every)\b",
+    re.IGNORECASE,
+)
+
+
+def read(paths):
+    questions = []
+    for path in paths:
+        with open(path) as handle:
+            for line in handle:
+                if line.strip():
+                    questions.append(json.loads(line))
+    return questions
+
+
+def sigmoid(value):
+    return 1.0 / (1.0 + math.exp(-value))
+
+
+def unit_score(model, features):
+    return sigmoid(model["intercept"] + sum(model["weights"].get(name, 0.0) * value for name, value in features.items()))
+
+
+def fit(rows, labels, weights, names, name):
+    model = LogisticRegression(C=C, max_iter=5000)
+    model.fit(np.array(rows), np.array(labels), sample_weight=np.array(weights))
+    return {
+        "name": name,
+        "intercept": round(float(model.intercept_[0]), 4),
+        "weights": {feature: round(float(weight), 4) for feature, weight in zip(names, model.coef_[0])},
+    }
+
+
+def fit_scorer(questions, name):
+    names = questions[0]["features"]
+    per_set = {}
+    for question in questions:
+        if question["set"].startswith("wtq") and AGGREGATION_CUES.search(question["question"]):
+            continue
+        if any(unit["label"] for unit in question["units"]):
+            per_set.setdefault(question["set"], []).append(question)
+    rows, labels, weights = [], [], []
+    for members in per_set.values():
+        for question in members:
+            share = 1.0 / len(question["units"])
+            for unit in question["units"]:
+                if unit.get("echo"):
+                    continue
+                rows.append(unit["f"])
+                labels.append(unit["label"])
+                weights.append(share)
+    total = sum(weights)
+    weights = [weight * len(weights) / total for weight in weights]
+    model = fit(rows, labels, weights, names, name)
+    return model, {key: len(value) for key, value in per_set.items()}
+
+
+def question_features(question, scorer):
+    """The answerability features of a question under `scorer` (as answerabilityFeatures in TypeScript)."""
+    names = question["features"]
+    units = question["units"]
+    if not units:
+        return None, None
+    scored = []
+    for index, unit in enumerate(units):
+        features = dict(zip(names, unit["f"]))
+        scored.append((0.0 if unit.get("echo") else unit_score(scorer, features), -index, features, unit))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    best_score, _, best, unit = scored[0]
+    second = scored[1][0] if len(scored) > 1 else 0.0
+    dense = max([item[2]["dense"] for item in scored] + [0.0])
+    features = {
+        "bestScore": best_score,
+        "scoreMargin": best_score - second,
+        "bestCoverage": best["coverage"],
+        "bestLocalCoverage": best["localCoverage"],
+        "passageCoverage": question["passageCoverage"],
+        "contextCoverage": question["contextCoverage"],
+        "specificity": min(1.0, question["specificity"] / 2),
+        "constraintsMissing": best["constraintsMissing"],
+        "missingLocal": best["missingLocal"],
+        "missingPassage": best["missingPassage"],
+        "focusKey": best["focusKey"],
+        "typeMissing": best["typeMissing"],
+        "typeOffered": best["typeOffered"],
+        "negationMismatch": 1.0 if question["questionNegated"] and not unit["negated"] else 0.0,
+        "contradicted": float(unit["contradicted"]),
+        "substituted": float(unit["substituted"]),
+        "bestCell": best["cell"],
+        "bestCommand": best["command"],
+        "denseMax": dense if question["denseUsed"] else 0.0,
+    }
+    return features, unit
+
+
+def balanced(groups):
+    """Sample weights giving each group the same total weight, normalised to a mean of 1."""
+    weights = []
+    for members in groups:
+        weights.extend([1.0 / len(members)] * len(members))
+    total = sum(weights)
+    return [weight * len(weights) / total for weight in weights]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--in", dest="inside", nargs="+", required=True)
+    parser.add_argument("--ooc", nargs="+", required=True)
+    parser.add_argument("--report-in", nargs="*", default=[], help="dumps of report splits, in corpus (never fitted on)")
+    parser.add_argument("--report-ooc", nargs="*", default=[], help="dumps of report splits, out of corpus (never fitted on)")
+    arguments = parser.parse_args()
+
+    inside = read(arguments.inside)
+    outside = read(arguments.ooc)
+    scorer, scorer_questions = fit_scorer(inside, arguments.name)
+
+    # Question-level features under the fitted scorer.
+    def featured(questions):
+        result = []
+        for question in questions:
+            features, best = question_features(question, scorer)
+            result.append((question, features, best))
+        return result
+
+    all_inside = featured(inside)
+    all_outside = featured(outside)
+    inside_featured = [item for item in all_inside if item[1] is not None]
+    outside_featured = [item for item in all_outside if item[1] is not None]
+
+    # Relevance: in-corpus (1) against out-of-corpus (0), per set, each (set, condition) group weighing the same.
+    groups = {}
+    for question, features, _ in inside_featured + outside_featured:
+        groups.setdefault((question["set"], question["condition"]), []).append((question, features))
+    ordered = list(groups.values())
+    rows = [[features[name] for name in RELEVANCE_FEATURES] for members in ordered for _, features in members]
+    labels = [1 if question["condition"] == "in" else 0 for members in ordered for question, _ in members]
+    relevance = fit(rows, labels, balanced(ordered), RELEVANCE_FEATURES, f"{arguments.name}-relevance")
+
+    # Answerability: in-corpus questions, answerable (1) against unanswerable (0), each (set, label) group weighing the same.
+    groups = {}
+    for question, features, _ in inside_featured:
+        groups.setdefault((question["set"], question["answerable"]), []).append((question, features))
+    ordered = list(groups.values())
+    rows = [[features[name] for name in ANSWERABILITY_FEATURES] for members in ordered for _, features in members]
+    labels = [question["answerable"] for members in ordered for question, _ in members]
+    answerability = fit(rows, labels, balanced(ordered), ANSWERABILITY_FEATURES, f"{arguments.name}-answerability")
+
+    thresholds, table = choose_thresholds(inside_featured, outside_featured, relevance, answerability)
+    relevance["threshold"] = thresholds["relevance"]
+    answerability["threshold"] = thresholds["answerability"]
+    result = {
+        "scorer": scorer,
+        "relevance": relevance,
+        "answerability": answerability,
+        "calibration": {"scorerQuestions": scorer_questions, "table": table, "figures": figures(all_inside, all_outside, relevance, answerability)},
+    }
+    if arguments.report_in:
+        result["report"] = figures(featured(read(arguments.report_in)), featured(read(arguments.report_ooc)), relevance, answerability)
+    with open(arguments.out, "w") as handle:
+        json.dump(result, handle, indent=1)
+    print(json.dumps(result["calibration"], indent=1))
+
+
+# Out-of-corpus questions the relevance threshold must decline on every calibration set: the
+# product target (docs/answering.md: "out-of-corpus sets >= 90 % declined"), with 5 points of
+# margin for sets that were not calibrated on.
+OOC_DECLINE_TARGET = 0.90
+# Abstention precision the answerability threshold must keep on the calibration questions: the
+# target of 0.8 (SQuAD 2.0 test split), with 5 points of margin.
+PRECISION_TARGET = 0.85
+
+
+def outcome(question, best, relevant, answerable):
+    correct = best is not None and best["label"] == 1
+    return {"relevant": relevant, "answerable": answerable, "correct": correct}
+
+
+def choose_thresholds(inside, outside, relevance, answerability):
+    """Relevance: the highest threshold (most permissive is lowest) that still declines
+    OOC_DECLINE_TARGET of the out-of-corpus questions of every calibration set, searched on a
+    0.01 grid. Answerability: the threshold that maximises gold answers in the callout plus
+    unanswerable questions declined, among those whose abstention precision on the calibration
+    questions is at least PRECISION_TARGET."""
+    grid = [step / 100 for step in range(1, 100)]
+
+    def probabilities(items, model, names):
+        return [unit_score({"intercept": model["intercept"], "weights": model["weights"]}, {name: f[name] for name in names}) for _, f, _ in items]
+
+    rel_in = probabilities(inside, relevance, RELEVANCE_FEATURES)
+    rel_out = probabilities(outside, relevance, RELEVANCE_FEATURES)
+    ans_in = probabilities(inside, answerability, ANSWERABILITY_FEATURES)
+    sets = sorted({question["set"] for question, _, _ in outside})
+    chosen_relevance = grid[0]
+    for threshold in grid:
+        ok = True
+        for name in sets:
+            values = [p for (question, _, _), p in zip(outside, rel_out) if question["set"] == name]
+            if values and sum(1 for p in values if p < threshold) / len(values) < OOC_DECLINE_TARGET:
+                ok = False
+        if ok:
+            chosen_relevance = threshold
+            break
+
+    table = {"relevance": chosen_relevance, "ooc_declined": {}, "answerability_grid": []}
+    for name in sets:
+        values = [p for (question, _, _), p in zip(outside, rel_out) if question["set"] == name]
+        table["ooc_declined"][name] = round(sum(1 for p in values if p < chosen_relevance) / len(values), 4)
+
+    best_threshold, best_value = 0.0, -1.0
+    for threshold in [0.0] + grid:
+        stats = evaluate(inside, rel_in, ans_in, chosen_relevance, threshold)
+        table["answerability_grid"].append({"threshold": threshold, **stats})
+        value = stats["goldInCallout"] * stats["answerable"] + stats["abstentionRecall"] * stats["unanswerable"]
+        if stats["abstentionPrecision"] >= PRECISION_TARGET and value > best_value:
+            best_threshold, best_value = threshold, value
+    table["answerability"] = best_threshold
+    table["chosen"] = evaluate(inside, rel_in, ans_in, chosen_relevance, best_threshold)
+    table["answerability_grid"] = [row for row in table["answerability_grid"] if round(row["threshold"] * 100) % 5 == 0]
+    return {"relevance": chosen_relevance, "answerability": best_threshold}, table
+
+
+def figures(inside, outside, relevance, answerability):
+    """Per set: gold answer in the best unit among answerable questions, abstention precision and
+    recall over unanswerable ones, and the share of out-of-corpus questions declined. A question
+    whose context is empty counts as declined (`no_documents`)."""
+    def probability(model, names, features):
+        return 0.0 if features is None else unit_score(model, {key: features[key] for key in names})
+
+    result = {}
+    for name in sorted({question["set"] for question, _, _ in inside + outside}):
+        members = [item for item in inside if item[0]["set"] == name]
+        rel_in = [probability(relevance, RELEVANCE_FEATURES, f) for _, f, _ in members]
+        ans_in = [probability(answerability, ANSWERABILITY_FEATURES, f) for _, f, _ in members]
+        stats = evaluate(members, rel_in, ans_in, relevance["threshold"], answerability["threshold"]) if members else {}
+        away = [item for item in outside if item[0]["set"] == name]
+        if away:
+            declined = sum(1 for _, f, _ in away if probability(relevance, RELEVANCE_FEATURES, f) < relevance["threshold"])
+            stats["outOfCorpusDeclined"] = round(declined / len(away), 4)
+            stats["outOfCorpus"] = len(away)
+        result[name] = stats
+    return result
+
+
+def evaluate(inside, rel_in, ans_in, relevance_threshold, answerability_threshold):
+    answerable = unanswerable = correct = abstained_unanswerable = abstained = 0
+    for (question, _, best), rel, ans in zip(inside, rel_in, ans_in):
+        abstain = rel < relevance_threshold or ans < answerability_threshold
+        if question["answerable"]:
+            answerable += 1
+            if not abstain and best is not None and best["label"] == 1:
+                correct += 1
+        else:
+            unanswerable += 1
+            if abstain:
+                abstained_unanswerable += 1
+        if abstain:
+            abstained += 1
+    return {
+        "answerable": answerable,
+        "unanswerable": unanswerable,
+        "goldInCallout": round(correct / answerable, 4) if answerable else 0,
+        "abstentionPrecision": round(abstained_unanswerable / abstained, 4) if abstained else 1.0,
+        "abstentionRecall": round(abstained_unanswerable / unanswerable, 4) if unanswerable else 0,
+    }
+
+
+if __name__ == "__main__":
+    main()
