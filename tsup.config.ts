@@ -33,7 +33,7 @@ const packages: PackageEntry[] = [
       "model-worker": "src/threads/model-worker.ts",
     },
   },
-  { folder: "http", entry: { index: "src/index.ts" } },
+  { folder: "http", entry: { index: "src/index.ts", "testing/index": "src/testing/index.ts" } },
   { folder: "milvus", entry: { index: "src/index.ts" } },
   { folder: "elasticsearch", entry: { index: "src/index.ts" } },
   { folder: "redis", entry: { index: "src/index.ts" } },

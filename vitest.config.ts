@@ -32,6 +32,7 @@ const alias = {
   "@docqa/core/stores": source("./packages/core/src/stores/index.ts"),
   "@docqa/core/telemetry": source("./packages/core/src/telemetry/index.ts"),
   "@docqa/core": source("./packages/core/src/index.ts"),
+  "@docqa/http/testing": source("./packages/http/src/testing/index.ts"),
   "@docqa/http": source("./packages/http/src/index.ts"),
   "@docqa/milvus": source("./packages/milvus/src/index.ts"),
   "@docqa/elasticsearch": source("./packages/elasticsearch/src/index.ts"),

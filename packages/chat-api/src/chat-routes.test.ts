@@ -17,13 +17,13 @@ import {
 } from "@docqa/core";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { type RateLimitPolicy, resolveServerConfig, type ServerConfig } from "@docqa/http";
+import { responseProblems } from "@docqa/http/testing";
 import { predictRoutes } from "@docqa/predict-api";
 import { createRateLimiter } from "@docqa/redis";
 import { Hono } from "hono";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import packageJson from "../package.json" with { type: "json" };
 import { type ChatPredictRequest, chatRoutes } from "./chat-routes.js";
-import { responseProblems } from "./testing/openapi-schema-problems.js";
 
 const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";
@@ -428,6 +428,47 @@ describe("POST /api/ingest and GET /api/ingest/{jobId}", () => {
     expect(readdirSync(join(h.service.config.stores.dataDir, "uploads"))).toEqual([]);
   });
 
+  it("400 for metadata /upsert refuses (an acl that is a list, a number or null), as /upsert answers it; nothing is ingested", async () => {
+    const h = harness();
+    const token = await tokenFor("ann@a.example");
+    for (const [acl, received] of [
+      [["|user:_all_|"], "array"],
+      [5, "number"],
+      [null, "null"],
+    ] as const) {
+      for (const query of ["", "?wait=false"]) {
+        const response = await upload(h.app, [{ name: "shared.txt", content: "A shared memo." }], token, {
+          metadata: JSON.stringify({ acl }),
+          query,
+        });
+        const error = await expectError(response, 400, "invalid_request");
+        expect(error.message).toBe(`metadata.acl: Invalid input: expected string, received ${received}`);
+      }
+    }
+    const owner = await expectError(
+      await upload(h.app, [{ name: "a.txt", content: "A" }], token, { metadata: '{"owner_id": 7}' }),
+      400,
+      "invalid_request",
+    );
+    expect(owner.message).toBe("metadata.owner_id: Invalid input: expected string, received number");
+    expect(
+      (await h.service.listDocuments({ orgId: orgA, principal: { userName: "ann@a.example", roles: ["admin"], groups: [] } })).documents,
+    ).toEqual([]);
+    expect(readdirSync(join(h.service.config.stores.dataDir, "uploads"))).toEqual([]);
+  });
+
+  it("stores ACL entries and owners normalised (NFKC, no default-ignorable code points, lower-cased)", async () => {
+    const h = harness();
+    const token = await tokenFor("Ann@A.example");
+    const metadata = JSON.stringify({ acl: "|user:_all_|deny:ｂｏｂ\u200B@A.example|group:H\u00ADR|" });
+    expect((await upload(h.app, [{ name: "memo.txt", content: "A memo." }], token, { metadata })).status).toBe(200);
+    const shown = (await (await h.app.request("/api/documents/memo.txt", { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+      owner: string;
+      acl: string;
+    };
+    expect(shown).toMatchObject({ owner: "ann@a.example", acl: "|user:_all_|deny:bob@a.example|group:hr|" });
+  });
+
   it("400 json_too_deep for a metadata field nested deeper than MAX_JSON_DEPTH", async () => {
     const h = harness({ config: { ingestion: { maxJsonDepth: 8 } } });
     const deep = `{"a":${"[".repeat(20)}${"]".repeat(20)}}`;
@@ -496,8 +537,8 @@ describe("POST /api/search", () => {
       total: number;
     };
     expectConforms("post", "/api/search", 200, body);
-    expect(body.total).toBe(body.results.length);
-    // A CSV file is one chunk per row: its rows are results of their own.
+    // A CSV file is one chunk per row: its two rows are results of their own.
+    expect(body.total).toBe(5);
     expect([...new Set(body.results.map((result) => result.metadata.filename))].sort()).toEqual([
       "old-travel.txt",
       "travel-guide.md",
@@ -538,7 +579,7 @@ describe("POST /api/search", () => {
     expect(await search({ created_at: { lte: "2023-07-01" } })).toEqual(["old-travel.txt"]);
   });
 
-  it("limit defaults to 10 and caps the results", async () => {
+  it("limit defaults to 10 and caps the results; total counts every match, not only those returned", async () => {
     h = harness();
     ann = await tokenFor("ann@a.example");
     const files = Array.from({ length: 12 }, (_, index) => ({
@@ -551,17 +592,51 @@ describe("POST /api/search", () => {
       total: number;
     };
     expect(all.results).toHaveLength(10);
-    expect(all.total).toBe(10);
+    expect(all.total).toBe(12);
     const three = (await (await postJson(h.app, "/api/search", { query: "parking garage", limit: 3 }, ann)).json()) as {
       results: unknown[];
       total: number;
     };
     expect(three.results).toHaveLength(3);
-    expect(three.total).toBe(3);
+    expect(three.total).toBe(12);
+    const one = (await (
+      await postJson(h.app, "/api/search", { query: "parking garage", limit: 1, filters: { type: "txt" } }, ann)
+    ).json()) as {
+      results: unknown[];
+      total: number;
+    };
+    expect(one).toMatchObject({ results: [expect.anything()], total: 12 });
+    // Only what the user may read counts: Bob reads none of Ann's memos.
+    const bob = await tokenFor("bob@a.example");
+    expect(await (await postJson(h.app, "/api/search", { query: "parking garage", limit: 1 }, bob)).json()).toEqual({
+      results: [],
+      total: 0,
+    });
     const hundred = (await (await postJson(h.app, "/api/search", { query: "parking garage", limit: 100 }, ann)).json()) as {
       results: unknown[];
     };
     expect(hundred.results).toHaveLength(12);
+  });
+
+  it("deny: holds against a token whose e-mail differs only by invisible or compatibility characters", async () => {
+    h = harness();
+    ann = await tokenFor("ann@a.example");
+    // Stored before docqa normalised ACLs (written to the store directly), and through the API.
+    await h.service.upsert({
+      orgId: orgA,
+      principal: { userName: "ann@a.example", roles: [], groups: [] },
+      documents: {
+        "plan.txt": { title: "Plan", content: "The secret merger plan.", metadata: { acl: "|user:_all_|deny:bob@a.example|" } },
+      },
+    });
+    for (const email of ["bob\u200B@a.example", "b\u200Dob@a.example", "bo\u00ADb@a.example", "ｂｏｂ@a.example", "BOB@A.EXAMPLE"]) {
+      const body = await (await postJson(h.app, "/api/search", { query: "merger plan" }, await tokenFor(email))).json();
+      expect(body, email).toEqual({ results: [], total: 0 });
+    }
+    const carol = (await (await postJson(h.app, "/api/search", { query: "merger plan" }, await tokenFor("carol@a.example"))).json()) as {
+      total: number;
+    };
+    expect(carol.total).toBe(1);
   });
 
   it("never returns documents the user may not read, nor another organisation's", async () => {
@@ -606,6 +681,46 @@ describe("POST /api/search", () => {
     await expectError(await postJson(h.app, "/api/search", { query: "q", filters: { page: { gt: 3 } } }, ann), 400, "invalid_request");
     const json = await expectError(await postJson(h.app, "/api/search", '{"query": ', ann), 400, "invalid_json");
     expect(json.message).toBe("the request body is not valid JSON");
+  });
+
+  it("400 invalid_request, never 500, for a filter key outside the key grammar (backslash, NUL, quote, space, JSON path syntax)", async () => {
+    h = harness();
+    ann = await tokenFor("ann@a.example");
+    await upload(h.app, [{ name: "memo.txt", content: "A memo about the parking garage." }], ann);
+    for (const key of ["a\\b", "a\u0000b", 'a"b', "a'b", "a b", "$.x", "a[0]", "", "k".repeat(129), "größe"]) {
+      const response = await postJson(h.app, "/api/search", { query: "parking", filters: { [key]: "x" } }, ann);
+      const error = await expectError(response, 400, "invalid_request");
+      expect(error.message, JSON.stringify(key)).toContain("a filter key is 1 to 128 ASCII letters");
+    }
+    // The service refuses them too, whoever calls it.
+    const principal = { userName: "ann@a.example", roles: [], groups: [] };
+    for (const key of ["a\\b", "a\u0000b", 'a"b']) {
+      await expect(
+        h.service.search({ orgId: orgA, principal, query: "parking", metadata: [{ key, op: "eq", value: "x" }] }),
+      ).rejects.toMatchObject({ code: "invalid_request" });
+    }
+  });
+
+  it("400 invalid_request, never 500, for more than 32 filter keys (998 keys once made SQLite's expression tree too deep)", async () => {
+    h = harness();
+    ann = await tokenFor("ann@a.example");
+    await upload(h.app, [{ name: "memo.txt", content: "A memo about the parking garage." }], ann);
+    const filters = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`key${index}`, "x"]));
+    expect((await postJson(h.app, "/api/search", { query: "parking", filters: filters(32) }, ann)).status).toBe(200);
+    for (const count of [33, 998, 5000]) {
+      const error = await expectError(
+        await postJson(h.app, "/api/search", { query: "parking", filters: filters(count) }, ann),
+        400,
+        "invalid_request",
+      );
+      expect(error.message).toContain(`${count} filter keys; at most 32 are allowed`);
+    }
+    const principal = { userName: "ann@a.example", roles: [], groups: [] };
+    const conditions = Array.from({ length: 998 }, (_, index) => ({ key: `key${index}`, op: "eq" as const, value: "x" }));
+    await expect(h.service.search({ orgId: orgA, principal, query: "parking", metadata: conditions })).rejects.toMatchObject({
+      code: "invalid_request",
+      message: expect.stringContaining("998 conditions; at most 64 are allowed"),
+    });
   });
 });
 

@@ -19,6 +19,7 @@ import {
   type Logger,
   type PredictRequest,
   type PrincipalResolver,
+  parseDocumentMetadata,
   type RagService,
 } from "@docqa/core";
 import { formatFromName } from "@docqa/core/ingestion";
@@ -31,9 +32,12 @@ import {
   defaultJsonContentType,
   defaultRateLimitPolicy,
   loadServerConfig,
+  modelErrorResponses,
   type RateLimitPolicy,
   type RateLimitSetting,
   receiveUpload,
+  requestIdHeadersSchema,
+  retryAfterHeaders,
   type ServerConfig,
 } from "@docqa/http";
 import { createRoute, type z } from "@hono/zod-openapi";
@@ -119,11 +123,13 @@ const errors = {
   500: errorContent("Server error (`internal_error`)."),
   503: {
     ...errorContent(
-      "`JWT_SECRET` is not configured (`auth_not_configured`), a store or model is unavailable, or `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+      "`JWT_SECRET` is not configured (`auth_not_configured`), a store is unavailable (`store_unavailable`), the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), or `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
     ),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy`: seconds to wait." } },
+    headers: retryAfterHeaders,
   },
 };
+/** The chat model's failures (`POST /api/chat`). */
+const modelErrors = modelErrorResponses(errorContent);
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
 const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
@@ -170,6 +176,13 @@ function ingestResponse(job: IngestionJob, queued: boolean) {
   };
 }
 
+/**
+ * The form field `metadata`: a JSON object, validated with `/upsert`'s metadata schema
+ * (`parseDocumentMetadata`: `acl`, `owner_id` and `source` strings, `created_at` a date), so an
+ * `acl` given as a list, a number or null is refused, never dropped.
+ *
+ * @throws {DocqaError} `invalid_request`; `json_too_deep`.
+ */
 function parseMetadata(text: string | undefined, maxJsonDepth: number): Record<string, unknown> | undefined {
   if (text === undefined || text.trim() === "") return undefined;
   let value: unknown;
@@ -182,7 +195,7 @@ function parseMetadata(text: string | undefined, maxJsonDepth: number): Record<s
     throw new DocqaError("invalid_request", "the form field metadata must be a JSON object", { component: "chat-api" });
   }
   assertJsonDepth(value, maxJsonDepth, "the form field metadata", "chat-api");
-  return value as Record<string, unknown>;
+  return parseDocumentMetadata(value, "metadata");
 }
 
 /**
@@ -218,6 +231,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     },
     logger: options.logger,
     middleware: options.middleware,
+    dataDirectory: () => service.config.stores.dataDir,
   });
   app.openAPIRegistry.register("IngestForm", ingestFormSchema);
   app.use("/api/chat", defaultJsonContentType());
@@ -248,8 +262,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       description:
         "Answers `message` from the organisation's documents the user may read, with numbered citations. `sessionId` names the conversation; `context` carries previous messages.",
       ...authenticated,
-      request: { body: jsonBody(chatRequestSchema) },
-      responses: { 200: jsonResponse(chatResponseSchema, "The answer, the cited files and a confidence."), ...errors },
+      request: { headers: requestIdHeadersSchema, body: jsonBody(chatRequestSchema) },
+      responses: { 200: jsonResponse(chatResponseSchema, "The answer, the cited files and a confidence."), ...errors, ...modelErrors },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -289,7 +303,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       description:
         "Hybrid search (vector and BM25, fused) over the chunks the user may read, without answering. `filters` narrows by type, `created_at` range, source or any metadata key.",
       ...authenticated,
-      request: { body: jsonBody(searchRequestSchema) },
+      request: { headers: requestIdHeadersSchema, body: jsonBody(searchRequestSchema) },
       responses: { 200: jsonResponse(searchResponseSchema, "Matching chunks, best first."), ...errors },
     }),
     async (c) => {
@@ -318,6 +332,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       ...authenticated,
       request: {
         query: ingestQuerySchema,
+        headers: requestIdHeadersSchema,
         // A reference, not the zod schema: the body is streamed to disk by the handler, never parsed whole by a validator.
         body: { content: { "multipart/form-data": { schema: { $ref: "#/components/schemas/IngestForm" } } }, required: true },
       },
@@ -452,7 +467,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       description:
         "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
       ...authenticated,
-      request: { query: documentListQuerySchema },
+      request: { query: documentListQuerySchema, headers: requestIdHeadersSchema },
       responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...errors },
     }),
     async (c) => {
@@ -504,7 +519,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       description:
         "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
       ...authenticated,
-      request: { params: documentParamsSchema },
+      request: { params: documentParamsSchema, headers: requestIdHeadersSchema },
       responses: {
         200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
         403: errorContent("The user neither owns the document nor holds an administrative role (`forbidden`; nothing deleted)."),

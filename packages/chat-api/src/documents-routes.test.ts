@@ -12,9 +12,9 @@ import {
 } from "@docqa/core";
 import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
+import { responseProblems } from "@docqa/http/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { chatRoutes } from "./chat-routes.js";
-import { responseProblems } from "./testing/openapi-schema-problems.js";
 
 const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";

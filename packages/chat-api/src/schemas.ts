@@ -4,10 +4,18 @@
  * says "not shown" (items of `context`, keys of `filters`, form field names, job states) the
  * shapes here are docqa's, documented in `docs/chat-api.md`.
  */
+import { maximumMetadataValues, metadataKeyPattern } from "@docqa/core/stores";
+import { documentCursorPattern, questionTextSchema } from "@docqa/http";
 import { z } from "@hono/zod-openapi";
 
 /** Largest `limit` of `POST /api/search`. */
 export const maximumSearchLimit = 100;
+
+/**
+ * Most keys in `filters` of `POST /api/search`. Each key is one condition, or two for a range
+ * (`{gte, lte}`), within the core's `maximumMetadataConditions` (64).
+ */
+export const maximumFilterKeys = 32;
 
 /** Most previous messages accepted in `context` of `POST /api/chat`. */
 export const maximumContextMessages = 50;
@@ -35,7 +43,7 @@ export const chatMessageSchema = z
 /** Body of `POST /api/chat` (spec "Chat request"). */
 export const chatRequestSchema = z
   .object({
-    message: z.string().min(1).openapi({ description: "The user's message.", example: "And for contractors?" }),
+    message: questionTextSchema("The user's message.", "And for contractors?"),
     sessionId: z.string().min(1).max(200).openapi({
       description: "Session identifier for continuity; used as the conversation's thread. Any string of 1 to 200 characters.",
       example: "session-7f3a",
@@ -90,7 +98,7 @@ export const chatResponseSchema = z
   .openapi("ChatResponse");
 
 const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
-const oneOrManySchema = <T extends z.ZodType>(schema: T) => z.union([schema, z.array(schema).min(1).max(100)]);
+const oneOrManySchema = <T extends z.ZodType>(schema: T) => z.union([schema, z.array(schema).min(1).max(maximumMetadataValues)]);
 const dateSchema = z
   .union([z.iso.date(), z.iso.datetime({ offset: true })])
   .openapi({ description: "ISO 8601 date (`2024-05-01`) or date-time (`2024-05-01T12:00:00Z`).", example: "2024-05-01" });
@@ -99,7 +107,7 @@ const dateSchema = z
 export const metadataFilterValueSchema = z
   .union([
     scalarSchema,
-    z.array(scalarSchema).min(1).max(100),
+    z.array(scalarSchema).min(1).max(maximumMetadataValues),
     z
       .object({ gte: z.union([z.string(), z.number()]).optional(), lte: z.union([z.string(), z.number()]).optional() })
       .strict()
@@ -131,16 +139,33 @@ export const searchFiltersSchema = z
     }),
   })
   .catchall(metadataFilterValueSchema)
+  .superRefine((filters, context) => {
+    const keys = Object.keys(filters);
+    if (keys.length > maximumFilterKeys) {
+      context.addIssue({ code: "custom", message: `${keys.length} filter keys; at most ${maximumFilterKeys} are allowed` });
+    }
+    for (const key of keys) {
+      if (!metadataKeyPattern.test(key)) {
+        context.addIssue({
+          code: "custom",
+          path: [key],
+          message: 'a filter key is 1 to 128 ASCII letters, digits, "_", "-", ".", ":" or "@"',
+        });
+      }
+    }
+  })
   .openapi("SearchFilters", {
-    description:
-      'All given conditions must hold. Any other key filters on that metadata key, for example `{"department": "hr"}`, `{"filename": ["a.pdf", "b.pdf"]}` or `{"page": {"gte": 3, "lte": 5}}`.',
+    description: `All given conditions must hold. Any other key filters on that metadata key, for example \`{"department": "hr"}\`, \`{"filename": ["a.pdf", "b.pdf"]}\` or \`{"page": {"gte": 3, "lte": 5}}\`. At most ${maximumFilterKeys} keys, each 1 to 128 ASCII letters, digits, \`_\`, \`-\`, \`.\`, \`:\` or \`@\`; a list holds 1 to ${maximumMetadataValues} values.`,
     example: { type: "pdf", created_after: "2024-01-01", department: "hr" },
+    maxProperties: maximumFilterKeys,
+    // JSON Schema 2020-12 `propertyNames` (OpenAPI 3.1), which the metadata type does not list.
+    ...({ propertyNames: { type: "string", pattern: metadataKeyPattern.source } } as object),
   });
 
 /** Body of `POST /api/search` (spec "Search request"). */
 export const searchRequestSchema = z
   .object({
-    query: z.string().min(1).openapi({ description: "Search query.", example: "vacation days for new employees" }),
+    query: questionTextSchema("Search query.", "vacation days for new employees"),
     limit: z
       .number()
       .int()
@@ -181,7 +206,11 @@ export const searchResultSchema = z
 export const searchResponseSchema = z
   .object({
     results: z.array(searchResultSchema),
-    total: z.number().int().openapi({ description: "Number of results returned (at most `limit`).", example: 1 }),
+    total: z.number().int().min(0).openapi({
+      description:
+        "Total number of matches: the chunks the user may read that pass `filters` and contain a term of the query (as BM25 matches them), together with the results returned; at least the number of results, whatever `limit`. On Milvus, keyword matches beyond 16,384 are not counted.",
+      example: 12,
+    }),
   })
   .openapi("SearchResponse");
 
@@ -358,7 +387,7 @@ export const documentListQuerySchema = z.object({
   type: z.string().optional().openapi({ description: "Only documents of this type, for example `pdf`." }),
   owner: z.string().optional().openapi({ description: "Only documents owned by this e-mail (case-insensitive)." }),
   limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: "Page size, 1 to 1000; default 50.", example: 50 }),
-  cursor: z.string().optional().openapi({ description: "`nextCursor` of the previous page." }),
+  cursor: z.string().regex(documentCursorPattern).optional().openapi({ description: "`nextCursor` of the previous page (base64url)." }),
 });
 
 /** Response of `GET /api/documents`. */

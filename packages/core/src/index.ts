@@ -2,7 +2,7 @@
  * @docqa/core: question answering over an organisation's own documents, with citations and
  * per-document access control. Start with {@link createRagService}.
  */
-export { type AccessList, formatAccessList, parseAccessList } from "./acl/access-list.js";
+export { type AccessList, formatAccessList, normalizeAccessList, parseAccessList } from "./acl/access-list.js";
 export {
   authorizeWrite,
   defaultAdminRoles,
@@ -12,7 +12,7 @@ export {
   type WriteRule,
 } from "./acl/authorize-write.js";
 export { type AccessControlled, type AccessDecision, type AccessRule, canRead, evaluateAccess } from "./acl/evaluate-access.js";
-export { normalizePrincipal, type Principal } from "./acl/principal.js";
+export { normalizeAccessName, normalizePrincipal, type Principal } from "./acl/principal.js";
 export { type Answer, answerSchema, emptyContextAnswer, noInformationSentence, type Source } from "./answering/answer.js";
 export type { Answerer, AnswerMode, AnswerRequest, GeneratedAnswer } from "./answering/answerer.js";
 export { createModelAnswerer, type ModelAnswererSettings } from "./answering/create-model-answerer.js";
@@ -110,7 +110,14 @@ export {
 } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
 export type { SerializedError } from "./errors/serialized-error.js";
-export { type DocumentInput, documentIdSchema, documentInputSchema, documentMetadataSchema } from "./ingestion/document-input.js";
+export {
+  type DocumentInput,
+  documentIdPattern,
+  documentIdSchema,
+  documentInputSchema,
+  documentMetadataSchema,
+  parseDocumentMetadata,
+} from "./ingestion/document-input.js";
 export { assertJsonDepth, jsonDepth } from "./ingestion/json-depth.js";
 export { classifyIntent, type Intent, type IntentResult } from "./intent/classify-intent.js";
 export {

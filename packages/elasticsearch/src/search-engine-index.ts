@@ -9,7 +9,15 @@
  * registry (`search-engine-registry.ts`).
  */
 import { DocqaError, type Logger, silentLogger } from "@docqa/core";
-import type { ChunkRecord, DocumentVersion, ScoredChunk, SearchOptions, ServerKeywordStore, SweepableIndex } from "@docqa/core/stores";
+import type {
+  ChunkRecord,
+  CountOptions,
+  DocumentVersion,
+  ScoredChunk,
+  SearchOptions,
+  ServerKeywordStore,
+  SweepableIndex,
+} from "@docqa/core/stores";
 import {
   type BulkLimits,
   type BulkOperation,
@@ -25,7 +33,7 @@ import { type OrganisationIndexNames, organisationIndexNames, validateIndexBase 
 import { encodePathSegment, isMissingIndex, redactUrl, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
 import { createSearchEngineRegistry } from "./search-engine-registry.js";
 import { assertDeletedByQuery, createSearchEngineSweep } from "./search-engine-sweep.js";
-import { documentChunksBody, maximumResultWindow, pruneBodies, textSearchBody } from "./search-queries.js";
+import { documentChunksBody, maximumResultWindow, pruneBodies, textCountBody, textSearchBody } from "./search-queries.js";
 import { sendBulk } from "./send-bulk.js";
 
 /** Settings of {@link createSearchEngineIndex}. Each names its environment variable. */
@@ -139,6 +147,17 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
 
   const sweep = createSearchEngineSweep(connection, base);
 
+  /** The `_count` of the organisation's chunk index (of the chunks matching `body`'s query when given); 0 without an index. */
+  const countChunks = async (orgId: string, body?: object, signal?: AbortSignal): Promise<number> => {
+    const search = await connection();
+    const path = `/${encodePathSegment(organisationIndexNames(base, orgId).chunks)}/_count`;
+    const response = await search.request(body ? { method: "POST", path, body } : { method: "GET", path }, { allowStatus: [404], signal });
+    if (isMissingIndex(response)) return 0;
+    const count = (response.body as { count?: unknown }).count;
+    if (typeof count !== "number") throw unexpectedAnswer(search, "_count", response.body);
+    return count;
+  };
+
   const store: SearchEngineIndex = {
     get name() {
       return client?.engine ?? (engine === "auto" ? "search-engine" : engine);
@@ -147,14 +166,8 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
 
     indexNames: (orgId) => organisationIndexNames(base, orgId),
 
-    async count(orgId) {
-      const search = await connection();
-      const names = organisationIndexNames(base, orgId);
-      const response = await search.request({ method: "GET", path: `/${encodePathSegment(names.chunks)}/_count` }, { allowStatus: [404] });
-      if (isMissingIndex(response)) return 0;
-      const count = (response.body as { count?: unknown }).count;
-      if (typeof count !== "number") throw unexpectedAnswer(search, "_count", response.body);
-      return count;
+    count(orgId) {
+      return countChunks(orgId);
     },
 
     async searchByText(orgId, query, options: SearchOptions): Promise<ScoredChunk[]> {
@@ -175,6 +188,17 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
         const score = typeof hit._score === "number" ? hit._score : 0;
         return { chunk, score };
       });
+    },
+
+    /**
+     * One `_count` of the chunks matching `query` or in `options.include` under the filter
+     * (`textCountBody`). Exact over what the index holds: a document being rewritten at that
+     * moment may be counted in both versions until its old one is pruned.
+     */
+    async countByText(orgId, query, options: CountOptions): Promise<number> {
+      const body = textCountBody(query, options);
+      options.signal?.throwIfAborted();
+      return countChunks(orgId, body, options.signal);
     },
 
     async write(orgId, documents: readonly DocumentVersion[]) {

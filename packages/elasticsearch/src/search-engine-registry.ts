@@ -7,7 +7,7 @@
  * writes. Listings page through it by document id, filtered in the engine by principal (the
  * `grants`/`denied` tokens, as chunk searches are), source, type and owner.
  */
-import { canRead, normalizePrincipal } from "@docqa/core";
+import { canRead, normalizeAccessName, normalizePrincipal } from "@docqa/core";
 import {
   chunkAccessTokens,
   type DocumentPage,
@@ -204,7 +204,7 @@ export function createSearchEngineRegistry(context: SearchEngineRegistryContext)
               title: entry.info.title,
               source: entry.info.source,
               type: entry.info.type,
-              owner_id: entry.info.ownerId.toLowerCase(),
+              owner_id: normalizeAccessName(entry.info.ownerId),
               acl: entry.info.acl,
               grants,
               denied,

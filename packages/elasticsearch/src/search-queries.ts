@@ -7,12 +7,13 @@
  * fragments cannot change the shape of a query. Metadata keys in particular are values of the
  * `meta.key` field, not field paths.
  */
-import { DocqaError, type Principal } from "@docqa/core";
+import { DocqaError, normalizeAccessName, type Principal } from "@docqa/core";
 import {
   type ChunkFilter,
   type DocumentQuery,
   type MetadataCondition,
   principalAccessTokens,
+  principalDenyToken,
   summaryDocumentPrefix,
 } from "@docqa/core/stores";
 import { chunkSourceFields, documentVersionKey } from "./chunk-documents.js";
@@ -59,10 +60,10 @@ export function termsClause(field: string, values: readonly unknown[]): QueryCla
 /**
  * The ACL pre-filter of `principal` (see `@docqa/core` `access-tokens.ts`): the chunk's `grants`
  * share a token with `principalAccessTokens(principal)`, and its `denied` list does not hold the
- * user (trimmed, lower-cased; no deny check for an empty user name, as in the seven rules).
+ * user (`principalDenyToken`: normalised; no deny check for an empty user name, as in the seven rules).
  */
 export function accessClauses(principal: Principal): { filter: QueryClause[]; mustNot: QueryClause[] } {
-  const user = principal.userName.trim().toLowerCase();
+  const user = principalDenyToken(principal);
   return {
     filter: [termsClause("grants", principalAccessTokens(principal))],
     mustNot: user === "" ? [] : [{ term: { denied: user } }],
@@ -205,6 +206,23 @@ export function textSearchBody(query: string, options: TextSearchOptions): Query
   };
 }
 
+/**
+ * The `_count` body of `countByText`: chunks passing the filters (in filter context, as
+ * {@link textSearchBody}) that match `query` on `content` (any term, as the search matches) or
+ * whose `chunk_id` is one of `include`.
+ *
+ * @throws {DocqaError} `invalid_request` for a malformed metadata condition.
+ */
+export function textCountBody(query: string, options: { filter: ChunkFilter; include?: readonly string[] | undefined }): QueryClause {
+  const { filter, mustNot } = chunkFilterClauses(options.filter);
+  const should: QueryClause[] = [{ match: { content: { query } } }];
+  if (options.include && options.include.length > 0) should.push(termsClause("chunk_id", [...new Set(options.include)]));
+  const bool: QueryClause = { should, minimum_should_match: 1 };
+  if (filter.length > 0) bool.filter = filter;
+  if (mustNot.length > 0) bool.must_not = mustNot;
+  return { query: { bool } };
+}
+
 /** Largest number of documents one `_delete_by_query` of {@link pruneBodies} covers. */
 export const pruneBatchSize = 5_000;
 
@@ -259,7 +277,7 @@ export function documentListBody(query: DocumentQuery, sourceFields: readonly st
   const mustNot: QueryClause[] = [{ prefix: { doc_id: summaryDocumentPrefix } }];
   if (query.source !== undefined) filter.push({ term: { source: query.source } });
   if (query.type !== undefined) filter.push({ term: { type: query.type } });
-  if (query.ownerId !== undefined) filter.push({ term: { owner_id: query.ownerId.trim().toLowerCase() } });
+  if (query.ownerId !== undefined) filter.push({ term: { owner_id: normalizeAccessName(query.ownerId) } });
   if (query.after !== undefined) filter.push({ range: { doc_id: { gt: query.after } } });
   if (query.principal) {
     const access = accessClauses(query.principal);

@@ -8,6 +8,7 @@ import {
   type AccessTokenClaims,
   DocqaError,
   type JwtSettings,
+  normalizePrincipal,
   type Principal,
   type PrincipalResolver,
   principalFromClaims,
@@ -22,7 +23,9 @@ export interface AuthenticatedUser {
   orgId: string;
   /**
    * The token's user: `email`, and the roles and groups of the principal resolver (default
-   * `principalFromClaims`: roles from `role` and `roles`, groups from `groups`).
+   * `principalFromClaims`: roles from `role` and `roles`, groups from `groups`), each normalised
+   * once here (`normalizePrincipal`: NFKC, default-ignorable code points removed, lower-cased), so
+   * ACL entries, stored in the same form, compare with them as the reader sees them.
    */
   principal: Principal;
 }
@@ -70,7 +73,7 @@ export function bearerAuth(settings: () => JwtSettings, resolvePrincipal: Princi
     c.set("auth", {
       claims,
       orgId: claims.org_id,
-      principal: { userName: claims.email, roles: [...attributes.roles], groups: [...attributes.groups] },
+      principal: normalizePrincipal({ userName: claims.email, roles: attributes.roles, groups: attributes.groups }),
     });
     await next();
   });

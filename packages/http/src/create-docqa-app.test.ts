@@ -78,6 +78,20 @@ function testApp(options: Partial<DocqaAppOptions> = {}) {
   app.get("/busy", () => {
     throw new DocqaError("ingestion_busy", "16 ingestion requests are in progress", { component: "ingestion", retryAfterSeconds: 2.2 });
   });
+  app.get("/lazy-load", () => {
+    // What Node's module loader throws when a module is loaded with no descriptor left.
+    throw new Error("Cannot read package config /srv/app/node_modules/some-package/package.json: too many open files.");
+  });
+  app.get("/cannot-open", () => {
+    throw new DocqaError(
+      "store_unavailable",
+      "cannot open /srv/docqa-data/docs_collection_org1.sqlite: the process has run out of file descriptors (EMFILE)",
+      { component: "embedded-store" },
+    );
+  });
+  app.get("/bad-path", () => {
+    throw new DocqaError("invalid_request", "no file /srv/docqa-data/uploads/x.txt; see /api/documents/{id}", { component: "test-api" });
+  });
   app.delete("/status", (c) => c.body(null, 204));
   return { app, describeError };
 }
@@ -122,6 +136,50 @@ describe("createDocqaApp errors, in the set's own body shape", () => {
     expect(busy.status).toBe(503);
     expect(busy.headers.get("Retry-After")).toBe("3");
     expect(await busy.json()).toEqual({ problem: { code: "ingestion_busy", message: "16 ingestion requests are in progress" } });
+  });
+
+  it("answers an error of a process out of file descriptors (a module loaded on first use) 503 resource_exhausted, not 500", async () => {
+    const logger = recordingLogger();
+    const { app } = testApp({ logger });
+    const response = await app.request("/lazy-load");
+    expect(response.status).toBe(503);
+    expect(response.headers.get("Retry-After")).toBe("5");
+    expect(await response.json()).toEqual({
+      problem: { code: "resource_exhausted", message: "the server has run out of file descriptors (EMFILE); retry later" },
+    });
+    expect(logger.fields[0]).toMatchObject({ code: "resource_exhausted" });
+    const cause = new Error("open failed", {
+      cause: Object.assign(new Error("EMFILE: too many open files, open 'x'"), { code: "EMFILE" }),
+    });
+    expect(testApp().describeError(cause)).toMatchObject({ status: 503, code: "resource_exhausted" });
+  });
+
+  it("never shows the data directory in an error body, and no absolute path in a server error's", async () => {
+    const { app } = testApp({ dataDirectory: () => "/srv/docqa-data/" });
+    const open = (await (await app.request("/cannot-open")).json()) as { problem: { message: string } };
+    expect(open.problem.message).toBe(
+      "cannot open DATA_DIR/docs_collection_org1.sqlite: the process has run out of file descriptors (EMFILE)",
+    );
+    // A client error keeps route paths; the data directory is still hidden.
+    const bad = (await (await app.request("/bad-path")).json()) as { problem: { message: string } };
+    expect(bad.problem.message).toBe("no file DATA_DIR/uploads/x.txt; see /api/documents/{id}");
+    // Without a data directory, a server error's absolute paths are cut to their last segment.
+    const unconfigured = (await (await testApp().app.request("/cannot-open")).json()) as { problem: { message: string } };
+    expect(unconfigured.problem.message).toBe(
+      "cannot open docs_collection_org1.sqlite: the process has run out of file descriptors (EMFILE)",
+    );
+  });
+
+  it("answers an X-Request-Id that is not 1 to 200 visible ASCII characters 400 invalid_request, before authentication", async () => {
+    const { app } = testApp();
+    for (const requestId of ["has space", "x".repeat(201), "", "ünïcode"]) {
+      const response = await app.request("/echo", { method: "POST", headers: { "X-Request-Id": requestId }, body: "{}" });
+      expect(response.status, JSON.stringify(requestId)).toBe(400);
+      expect(await response.json()).toEqual({
+        problem: { code: "invalid_request", message: "X-Request-Id must be 1 to 200 visible ASCII characters (no spaces)" },
+      });
+    }
+    expect((await echo(app, '{"text": "hi"}', { "X-Request-Id": "7d5f2a9e-3c41-4b8e-a0f6-1e2d3c4b5a69" })).status).toBe(200);
   });
 
   it("answers 401 with WWW-Authenticate on an authenticated route without a token, and 503 without JWT_SECRET", async () => {

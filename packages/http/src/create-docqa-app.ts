@@ -8,6 +8,8 @@
  * - schema validation failures: 400 `invalid_request` in the set's validation body;
  * - unknown routes: 404 `not_found`, and 405 `method_not_allowed` with `Allow` for a known path
  *   asked with another method (RFC 9110, section 15.5.6), in the set's body shape;
+ * - `X-Request-Id`: 400 `invalid_request` unless it is {@link requestIdPattern} (it reaches logs,
+ *   traces and the audit trail);
  * - request limits: 413 `payload_too_large` for a body beyond `MAX_REQUEST_BYTES` (a multipart
  *   upload: `MAX_UPLOAD_REQUEST_BYTES`), and 400 `json_too_deep` for a JSON body nested deeper
  *   than `MAX_JSON_DEPTH` (checked iteratively on what the route's schema keeps, or on the whole
@@ -22,6 +24,8 @@
  * when you mount a set in your own app (`app.route("/qa", predictRoutes(service))`), your app
  * answers paths it does not know.
  */
+
+import { resolve } from "node:path";
 import {
   assertJsonDepth,
   DocqaError,
@@ -31,7 +35,7 @@ import {
   type PrincipalResolver,
   silentLogger,
 } from "@docqa/core";
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ZodError } from "zod";
@@ -40,6 +44,26 @@ import { type AuthVariables, bearerAuth } from "./bearer-auth.js";
 import { type DescribedError, type DescribeErrorSettings, describeError } from "./describe-error.js";
 import { type RateLimitSetting, rateLimit, rateLimitedMessage, rateLimitersFor } from "./rate-limit.js";
 import { mountReferencePages } from "./reference-pages.js";
+
+/**
+ * An `X-Request-Id` a request may carry: 1 to 200 visible ASCII characters (`!` to `~`, no
+ * spaces or control characters), enough for a UUID or a W3C trace id.
+ */
+export const requestIdPattern = /^[\x21-\x7E]{1,200}$/;
+
+/** The `X-Request-Id` header as a route's `request.headers`, so the OpenAPI document declares it. */
+export const requestIdHeadersSchema = z.object({
+  "x-request-id": z
+    .string()
+    .regex(requestIdPattern)
+    .optional()
+    .openapi({
+      param: { name: "x-request-id", in: "header" },
+      description:
+        "Correlation id of the request in docqa's logs, traces and audit trail: 1 to 200 visible ASCII characters; default a new UUID.",
+      example: "7d5f2a9e-3c41-4b8e-a0f6-1e2d3c4b5a69",
+    }),
+});
 
 /** The Hono environment of a docqa app: authenticated routes find the verified user in `c.var.auth`. */
 export interface DocqaEnv {
@@ -109,6 +133,12 @@ export interface DocqaAppOptions {
   referencePages?: ReferencePagesInfo | false | undefined;
   /** Where server errors and rate-limit store failures are logged; default silent. */
   logger?: Logger | undefined;
+  /**
+   * The data directory (`DATA_DIR`), read per error: shown as `DATA_DIR` in every error message
+   * a client receives, as configured and resolved. Default none (absolute paths are still cut
+   * from the messages of server errors).
+   */
+  dataDirectory?: (() => string) | undefined;
   /**
    * Middleware run first on every request of the app, in order, before the body limit,
    * authentication and the routes (so it also sees 401, 404, 413 and 429 answers): for example
@@ -190,11 +220,13 @@ async function countUploadBytes(c: Context, maxSize: number, tooLarge: () => Doc
 export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
   const { component, errors } = options;
   const logger = options.logger ?? silentLogger;
+  const dataDirectory = options.dataDirectory;
   const describeSettings: DescribeErrorSettings = {
     component,
     logger,
     unsupportedMediaTypeMessage: errors.unsupportedMediaTypeMessage,
     internalErrorMessage: errors.internalErrorMessage,
+    privateDirectories: dataDirectory && (() => [dataDirectory(), resolve(dataDirectory())]),
   };
   const respond = (c: Context, error: unknown, headers: Record<string, string> = {}): Response => {
     const described = describeError(error, describeSettings, c);
@@ -224,6 +256,13 @@ export function createDocqaApp(options: DocqaAppOptions): DocqaApp {
   });
 
   for (const handler of options.middleware ?? []) app.use("*", handler);
+  app.use("*", async (c, next) => {
+    const requestId = c.req.header("X-Request-Id");
+    if (requestId !== undefined && !requestIdPattern.test(requestId)) {
+      throw new DocqaError("invalid_request", "X-Request-Id must be 1 to 200 visible ASCII characters (no spaces)", { component });
+    }
+    await next();
+  });
   app.use("*", (c, next) => {
     const limits = options.limits();
     const upload = c.req.header("Content-Type")?.trim().toLowerCase().startsWith("multipart/form-data") === true;

@@ -1,9 +1,14 @@
 /**
  * The status, stable code and client-safe message of any error an HTTP adapter meets: a
  * `DocqaError` (status from the one table {@link errorStatus}), an `HTTPException` raised by Hono
- * or its validators (malformed JSON or form data, wrong `Content-Type`), or anything else (a bug:
- * 500 `internal_error`, logged with its message and stack, never returned). Each endpoint set
- * then renders these in its own body shape.
+ * or its validators (malformed JSON or form data, wrong `Content-Type`), a failure because the
+ * process ran out of file descriptors (503 `resource_exhausted`, whatever raised it, for example
+ * a module loaded on first use), or anything else (a bug: 500 `internal_error`, logged with its
+ * message and stack, never returned). Each endpoint set then renders these in its own body shape.
+ *
+ * Messages shown to clients never hold the server's directories: the data directory becomes
+ * `DATA_DIR` in every message, and any other absolute path in the message of a server error
+ * (status 500 and above) is cut to its last segment. Logs keep the full message.
  */
 import { DocqaError, type DocqaErrorCode, type Logger } from "@docqa/core";
 import type { Context } from "hono";
@@ -36,6 +41,47 @@ export interface DescribeErrorSettings {
   unsupportedMediaTypeMessage?: ((c: Context | undefined) => string) | undefined;
   /** The message of 500 `internal_error`; default `internal server error`. */
   internalErrorMessage?: string | undefined;
+  /**
+   * Directories replaced by `DATA_DIR` in every message shown to a client (the data directory as
+   * configured and resolved); read per error. Default none.
+   */
+  privateDirectories?: (() => readonly string[]) | undefined;
+}
+
+/** Seconds a client is asked to wait after `resource_exhausted` (descriptors free up as requests finish). */
+export const resourceExhaustedRetrySeconds = 5;
+
+/** System error codes of a process out of file descriptors (per process, and system-wide). */
+const descriptorErrorCodes = new Set(["EMFILE", "ENFILE"]);
+
+/**
+ * Whether `error` (or an error in its `cause` chain) is a failure to open a file or socket
+ * because the process or the system has run out of file descriptors. Node's module loader
+ * reports it in the message only ("too many open files").
+ */
+export function isOutOfDescriptors(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if ((code !== undefined && descriptorErrorCodes.has(code)) || /\b(EMFILE|ENFILE)\b|too many open files/i.test(current.message)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Absolute file-system paths: a `/` at the start or after a space, quote, bracket or `=`, then two or more segments. */
+const absolutePathPattern = /(?<=^|[\s"'`([=])\/(?:[^\s"'`()[\]/]+\/)+([^\s"'`()[\],;]*)/g;
+
+/**
+ * `message` as a client may see it: each of `directories` replaced by `DATA_DIR`, and, for a
+ * server error, any other absolute path cut to its last segment.
+ */
+export function redactPaths(message: string, directories: readonly string[], serverError: boolean): string {
+  let redacted = message;
+  for (const directory of [...directories].filter((entry) => entry.length > 1).sort((a, b) => b.length - a.length)) {
+    redacted = redacted.split(directory.replace(/\/+$/, "")).join("DATA_DIR");
+  }
+  return serverError ? redacted.replace(absolutePathPattern, (_path, last: string) => last) : redacted;
 }
 
 const defaultUnsupportedMediaTypeMessage = () => "the request body must be JSON (Content-Type: application/json)";
@@ -71,11 +117,18 @@ function logFields(component: string, code: DocqaErrorCode, error: unknown): Rec
  * Describes `error` for a response or a Server-Sent Events `error` event, and logs it with its
  * code, message and stack (and its cause's): failures of the server (status 500 and above, and
  * anything but a `DocqaError` or `HTTPException`) at `error`, client errors at `debug`. A
- * `DocqaError` with `retryAfterSeconds` gets a `Retry-After` header.
+ * `DocqaError` with `retryAfterSeconds`, and `resource_exhausted`, get a `Retry-After` header.
+ * The message is redacted by {@link redactPaths} (module documentation).
  *
  * @param c the request, when there is one (passed to `unsupportedMediaTypeMessage`).
  */
 export function describeError(error: unknown, settings: DescribeErrorSettings, c?: Context): DescribedError {
+  const described = describeUnredacted(error, settings, c);
+  const message = redactPaths(described.message, settings.privateDirectories?.() ?? [], described.status >= 500);
+  return message === described.message ? described : { ...described, message };
+}
+
+function describeUnredacted(error: unknown, settings: DescribeErrorSettings, c: Context | undefined): DescribedError {
   if (DocqaError.isInstance(error)) {
     const status = errorStatus[error.code];
     const fields = logFields(settings.component, error.code, error);
@@ -91,6 +144,15 @@ export function describeError(error: unknown, settings: DescribeErrorSettings, c
     return described;
   }
   const message = (error as Error | undefined)?.message ?? String(error);
+  if (isOutOfDescriptors(error)) {
+    settings.logger.error(`out of file descriptors: ${message}`, logFields(settings.component, "resource_exhausted", error));
+    return {
+      status: errorStatus.resource_exhausted,
+      code: "resource_exhausted",
+      message: "the server has run out of file descriptors (EMFILE); retry later",
+      headers: { "Retry-After": String(resourceExhaustedRetrySeconds) },
+    };
+  }
   settings.logger.error(`unhandled error: ${message}`, logFields(settings.component, "internal_error", error));
   return { status: 500, code: "internal_error", message: settings.internalErrorMessage ?? "internal server error", headers: {} };
 }

@@ -8,12 +8,16 @@
  * BM25-only retrieval or no reranking at start-up, so their failures do not reach clients.
  *
  * Overload: `ingestion_busy` is 503 Service Unavailable with `Retry-After` (RFC 9110 §15.6.4:
- * a temporary overload of the server, not of the client's budget, which is 429 `rate_limited`).
+ * a temporary overload of the server, not of the client's budget, which is 429 `rate_limited`),
+ * and so is `resource_exhausted` (the process ran out of file descriptors). A header section too
+ * large for the server is 431 Request Header Fields Too Large (RFC 6585 §5), `headers_too_large`.
  */
 import type { DocqaErrorCode } from "@docqa/core";
 
 /** HTTP status for each {@link DocqaErrorCode}. */
-export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 405 | 413 | 415 | 429 | 500 | 502 | 503 | 504>> = {
+export const errorStatus: Readonly<
+  Record<DocqaErrorCode, 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 429 | 431 | 500 | 502 | 503 | 504>
+> = {
   config_invalid: 500,
   invalid_request: 400,
   invalid_json: 400,
@@ -37,6 +41,9 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   ingestion_busy: 503,
   too_many_documents: 413,
   too_many_files: 413,
+  resource_exhausted: 503,
+  headers_too_large: 431,
+  request_timeout: 408,
   internal_error: 500,
   empty_file: 400,
   file_too_large: 413,

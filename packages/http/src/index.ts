@@ -6,6 +6,7 @@
  */
 export { allowedMethods } from "./allowed-methods.js";
 export { type AuthenticatedUser, type AuthVariables, bearerAuth } from "./bearer-auth.js";
+export { answerClientErrors, type ClientErrorSource, describeClientError } from "./client-errors.js";
 export {
   type AuthenticatedRoute,
   createDocqaApp,
@@ -15,11 +16,21 @@ export {
   type ErrorFormat,
   type ReferencePagesInfo,
   type RequestLimits,
+  requestIdHeadersSchema,
+  requestIdPattern,
 } from "./create-docqa-app.js";
-export { type DescribedError, type DescribeErrorSettings, describeError } from "./describe-error.js";
+export {
+  type DescribedError,
+  type DescribeErrorSettings,
+  describeError,
+  isOutOfDescriptors,
+  redactPaths,
+  resourceExhaustedRetrySeconds,
+} from "./describe-error.js";
 export { errorStatus } from "./error-status.js";
 export { defaultJsonContentType } from "./json-body-defaults.js";
 export { offlineReferencePages, referencePagesContentSecurityPolicy } from "./offline-reference-pages.js";
+export { modelErrorResponses, retryAfterHeaders } from "./openapi-responses.js";
 export {
   authenticatedUserKey,
   bearerTokenUserKey,
@@ -52,4 +63,10 @@ export {
   receiveUpload,
 } from "./receive-upload.js";
 export { mountReferencePages, type ReferencePagesSettings } from "./reference-pages.js";
+export {
+  defaultMaximumQueryCharacters,
+  documentCursorPattern,
+  meaningfulTextPattern,
+  questionTextSchema,
+} from "./request-text.js";
 export { loadServerConfig, resolveServerConfig, type ServerConfig, serverConfigSchema } from "./server-config.js";

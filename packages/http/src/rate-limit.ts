@@ -7,7 +7,7 @@
  * (draft-ietf-httpapi-ratelimit-headers-07, sections 4 and 5) and, on 429, `Retry-After`
  * (RFC 9110, section 10.2.3).
  */
-import { type JwtSettings, type Logger, silentLogger, verifyAccessToken } from "@docqa/core";
+import { type JwtSettings, type Logger, normalizeAccessName, silentLogger, verifyAccessToken } from "@docqa/core";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
@@ -200,10 +200,10 @@ export interface RateLimitOptions {
   logger?: Logger | undefined;
 }
 
-/** The default key: `<org_id>:<lower-cased e-mail>` of the verified token, or undefined before authentication. */
+/** The default key: `<org_id>:<e-mail>` of the verified token (normalised, `normalizeAccessName`), or undefined before authentication. */
 export function authenticatedUserKey(c: Context): string | undefined {
   const auth = (c as Context<{ Variables: Partial<AuthVariables> }>).get("auth");
-  return auth ? `${auth.orgId}:${auth.principal.userName.trim().toLowerCase()}` : undefined;
+  return auth ? `${auth.orgId}:${normalizeAccessName(auth.principal.userName)}` : undefined;
 }
 
 /**
@@ -218,7 +218,7 @@ export function bearerTokenUserKey(settings: () => JwtSettings) {
     if (!jwt.secret || !match) return undefined;
     try {
       const claims = await verifyAccessToken(match[1] as string, jwt);
-      return `${claims.org_id}:${claims.email.trim().toLowerCase()}`;
+      return `${claims.org_id}:${normalizeAccessName(claims.email)}`;
     } catch {
       return undefined;
     }

@@ -13,17 +13,20 @@
  *   feed), or as a number or boolean literal produced from a JavaScript number or boolean.
  *
  * Metadata keys cannot be parameters in Milvus (`metadata["key"]` is part of the expression), so
- * a key must match {@link metadataKeyPattern}; it is then also written as an escaped literal.
+ * a key must match `@docqa/core`'s `metadataKeyPattern` (checked by the service for every store,
+ * and again here); it is then also written as an escaped literal.
  *
  * Grammar reference: Milvus `internal/parser/planparserv2/Plan.g4` (`StringLiteral`,
  * `DoubleSChar`, `TemplateVariable`, `JSONIdentifier`).
  */
-import { DocqaError, type Principal } from "@docqa/core";
+import { DocqaError, normalizeAccessName, type Principal } from "@docqa/core";
 import {
+  assertMetadataKey,
   type ChunkFilter,
   type DocumentQuery,
   type MetadataCondition,
   principalAccessTokens,
+  principalDenyToken,
   summaryDocumentPrefix,
 } from "@docqa/core/stores";
 
@@ -40,12 +43,6 @@ export interface FilterExpression {
   /** Values of the `{name}` placeholders (template mode); empty in literal mode. */
   values: Record<string, ExpressionValue>;
 }
-
-/**
- * Metadata keys usable in filters: 1 to 256 Unicode letters, marks, digits, `_`, `-`, `.`, `:`
- * or `@`. Quotes, brackets, backslashes, spaces and operators are refused.
- */
-export const metadataKeyPattern = /^[\p{L}\p{M}\p{N}_.:@-]{1,256}$/u;
 
 /** Builds one expression, handing out placeholders or literals for user values. */
 export class ExpressionBuilder {
@@ -143,16 +140,10 @@ export function milvusNumberLiteral(value: number): string {
 /**
  * The Milvus path of a metadata key: `metadata["key"]`.
  *
- * @throws {DocqaError} `invalid_request` when `key` does not match {@link metadataKeyPattern}.
+ * @throws {DocqaError} `invalid_request` when `key` does not match `@docqa/core`'s `metadataKeyPattern`.
  */
 export function metadataKeyPath(key: string): string {
-  if (!metadataKeyPattern.test(key)) {
-    throw new DocqaError(
-      "invalid_request",
-      `metadata filter key ${JSON.stringify(key.slice(0, 80))} is not supported by the Milvus store: keys may contain only letters, digits, "_", "-", ".", ":" and "@" (at most 256)`,
-      { component: "milvus" },
-    );
-  }
+  assertMetadataKey(key, "milvus");
   return `metadata[${milvusStringLiteral(key)}]`;
 }
 
@@ -203,7 +194,7 @@ export function chunkFilterExpression(
  */
 function accessExpressions(principal: Principal, builder: ExpressionBuilder): string[] {
   const parts = [`array_contains_any(grants, ${builder.list(principalAccessTokens(principal))})`];
-  const user = principal.userName.trim().toLowerCase();
+  const user = principalDenyToken(principal);
   if (user !== "") parts.push(`not (array_contains(denied, ${builder.value(user)}))`);
   return parts;
 }
@@ -222,7 +213,7 @@ export function documentListExpression(query: Omit<DocumentQuery, "limit" | "aft
   const parts = [`doc_id < ${builder.value(prefix)} or doc_id >= ${builder.value(pastPrefix)}`];
   if (query.source !== undefined) parts.push(`source == ${builder.value(query.source)}`);
   if (query.type !== undefined) parts.push(`type == ${builder.value(query.type)}`);
-  if (query.ownerId !== undefined) parts.push(`owner_id == ${builder.value(query.ownerId.trim().toLowerCase())}`);
+  if (query.ownerId !== undefined) parts.push(`owner_id == ${builder.value(normalizeAccessName(query.ownerId))}`);
   if (query.principal) parts.push(...accessExpressions(query.principal, builder));
   return builder.build(conjunction(parts));
 }
@@ -288,6 +279,17 @@ export function afterPrimaryKey(base: FilterExpression, primaryKey: string, afte
   const bound = `${primaryKey} > ${builder.value(after)}`;
   const { values } = builder.build(bound);
   return { expression: base.expression === "" ? bound : `(${base.expression}) and ${bound}`, values: { ...base.values, ...values } };
+}
+
+/** `base` restricted to chunks whose `chunk_id` is one of `chunkIds` (a non-empty list); placeholders `{ids<n>}`. */
+export function withChunkIds(base: FilterExpression, chunkIds: readonly string[], mode: FilterValueMode): FilterExpression {
+  const builder = new ExpressionBuilder(mode, "ids");
+  const restriction = `chunk_id in ${builder.list(unique(chunkIds))}`;
+  const { values } = builder.build(restriction);
+  return {
+    expression: base.expression === "" ? restriction : `(${base.expression}) and ${restriction}`,
+    values: { ...base.values, ...values },
+  };
 }
 
 /** Joins expressions with `and`, parenthesising each; `""` for none. */

@@ -10,7 +10,6 @@ export {
   chunkFilterExpression,
   type FilterExpression,
   type FilterValueMode,
-  metadataKeyPattern,
   milvusStringLiteral,
 } from "./filter-expression.js";
 export { createMilvusStore, MilvusStore, type MilvusStoreSettings } from "./milvus-store.js";

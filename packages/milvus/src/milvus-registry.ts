@@ -8,7 +8,7 @@
  * Listings page through it in primary key (document id) order, filtered inside Milvus by
  * principal (`grants`/`denied`, as chunk searches are), source, type and owner.
  */
-import { canRead, DocqaError, normalizePrincipal } from "@docqa/core";
+import { canRead, DocqaError, normalizeAccessName, normalizePrincipal } from "@docqa/core";
 import {
   chunkAccessTokens,
   compareUtf8,
@@ -90,7 +90,7 @@ export class MilvusRegistry {
         title: truncateUtf8(info.title, maximumVarCharBytes),
         source: truncateUtf8(info.source, maximumVarCharBytes),
         type: info.type,
-        owner_id: info.ownerId.toLowerCase(),
+        owner_id: normalizeAccessName(info.ownerId),
         acl: info.acl,
         grants,
         denied,

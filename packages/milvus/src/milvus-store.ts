@@ -18,6 +18,7 @@ import { type Analyzer, createEnglishAnalyzer } from "@docqa/core/retrieval";
 import {
   type ChunkFilter,
   type ChunkRecord,
+  type CountOptions,
   compareUtf8,
   type DocumentPage,
   type DocumentQuery,
@@ -47,6 +48,7 @@ import {
   type FilterExpression,
   type FilterValueMode,
   pruneExpression,
+  withChunkIds,
 } from "./filter-expression.js";
 import { MilvusCapabilities } from "./milvus-capabilities.js";
 import { type ChunkCollection, MilvusCollections } from "./milvus-collections.js";
@@ -277,6 +279,46 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
   }
 
   /**
+   * The number of chunks matching `query` (a BM25 search under the filter expression, reading
+   * only `chunk_id`) or in `options.include` under the same filter (one query). Milvus returns at
+   * most 16,384 results per search (`maximumTopK`), so more keyword matches than that are counted
+   * as 16,384.
+   */
+  async countByText(orgId: string, query: string, options: CountOptions): Promise<number> {
+    return this.collections.withChunkCollection(orgId, 0, async (collection) => {
+      const mode = await this.capabilities.filterValueMode(collection.name);
+      const expression = chunkFilterExpression(options.filter, mode);
+      if (!expression) return 0;
+      const matched = new Set<string>();
+      const text = this.bm25Query(collection, query);
+      if (text.trim() !== "") {
+        const sign = await this.capabilities.bm25ScoreSign();
+        const rows = await this.searchRows(
+          "count text matches",
+          collection.name,
+          expression,
+          options.signal,
+          { anns_field: "bm25_sparse", data: text, limit: maximumTopK, metric_type: "BM25" },
+          ["chunk_id"],
+        );
+        // A chunk sharing no term with the query scores 0 (or is not returned at all).
+        for (const row of rows) if (sign * Number(row.score) > 0) matched.add(String(row.chunk_id));
+      }
+      const others = [...new Set(options.include ?? [])].filter((id) => !matched.has(id));
+      if (others.length === 0) return matched.size;
+      const included = await queryRows(
+        this.connection,
+        collection.name,
+        withChunkIds(expression, others, mode),
+        ["chunk_id"],
+        others.length,
+        "count included chunks",
+      );
+      return matched.size + included.length;
+    });
+  }
+
+  /**
    * One search of a chunk collection with `expression` as filter: the chunk fields, strong
    * consistency, the store's time limit; `request` gives the field, query data, limit and metric.
    */
@@ -286,6 +328,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     expression: FilterExpression,
     signal: AbortSignal | undefined,
     request: { anns_field: string; data: number[] | string; limit: number; metric_type: string; params?: Record<string, number> },
+    outputFields: readonly string[] = chunkOutputFields,
   ): Promise<Record<string, unknown>[]> {
     const response = await this.connection.call(
       operation,
@@ -296,7 +339,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
             collection_name: collectionName,
             ...request,
             ...filterRequest(expression),
-            output_fields: chunkOutputFields,
+            output_fields: [...outputFields],
             consistency_level: ConsistencyLevelEnum.Strong,
             timeout,
           }),

@@ -304,7 +304,7 @@ describe("principal resolution", () => {
       real_name: "",
       org_id: orgA,
       current_roles: ["reader"],
-      current_groups: ["Finance"],
+      current_groups: ["finance"],
     });
     // The directory, not the token, makes root an administrator.
     const root = await tokenFor("root@a.example");

@@ -476,7 +476,7 @@ describe("authentication and bad input", () => {
       400,
       "invalid_request",
     );
-    expect(empty.detail).toBe("documents must contain at least one document");
+    expect(empty.detail).toEqual([{ type: "custom", loc: ["body", "documents"], msg: "documents must contain at least one document" }]);
     await expectRejected(
       await post(
         h.app,
@@ -489,11 +489,16 @@ describe("authentication and bad input", () => {
     );
   });
 
-  it("400 for an empty or whitespace query", async () => {
+  it("400 for an empty or whitespace query, as the OpenAPI document's pattern says, also inside a mapping", async () => {
     const token = await tokenFor("ann@a.example", orgA);
-    const response = await post(h.app, "/predict", { query: "   ", user_info: { user_name: "ann@a.example" } }, token);
-    expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ detail: "the query is empty", code: "invalid_request" });
+    for (const query of ["   ", "\u0001\t", "\u3000\u00a0", { text: " " }, { query: "ok", text: "" }, {}, { other: "x" }]) {
+      const response = await post(h.app, "/predict", { query, user_info: { user_name: "ann@a.example" } }, token);
+      expect(response.status, JSON.stringify(query)).toBe(400);
+      expect(((await response.json()) as { code: string }).code).toBe("invalid_request");
+    }
+    expect(
+      (await post(h.app, "/predict", { query: { text: "vacation days?" }, user_info: { user_name: "ann@a.example" } }, token)).status,
+    ).toBe(200);
   });
 
   it("403 when the body names another user than the token", async () => {

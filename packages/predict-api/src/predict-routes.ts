@@ -11,6 +11,7 @@ import {
   DocqaError,
   type DocumentSummary,
   type Logger,
+  normalizeAccessName,
   type PredictResult,
   type Principal,
   type PrincipalResolver,
@@ -23,7 +24,10 @@ import {
   type DocqaAppOptions,
   defaultJsonContentType,
   loadServerConfig,
+  modelErrorResponses,
   type RateLimitSetting,
+  requestIdHeadersSchema,
+  retryAfterHeaders,
   type ServerConfig,
 } from "@docqa/http";
 import { createRoute, type z } from "@hono/zod-openapi";
@@ -41,7 +45,9 @@ import {
   intentResponseSchema,
   predictRequestSchema,
   predictResponseSchema,
+  predictTokenEventSchema,
   storedDocumentSchema,
+  streamEventJsonSchema,
   testPredictRequestSchema,
   testPredictResponseSchema,
   upsertRequestSchema,
@@ -97,30 +103,34 @@ const authErrors = {
   413: errorContent(
     "Request body larger than `MAX_REQUEST_BYTES` (`payload_too_large`); for `/upsert`, more documents than `MAX_UPSERT_DOCUMENTS` (`too_many_documents`) or a document longer than `MAX_EXTRACTED_CHARS` (`payload_too_large`).",
   ),
+  415: errorContent("A body that is not JSON (`Content-Type` other than `application/json`; `unsupported_media_type`)."),
+  429: {
+    ...errorContent("Rate limit exceeded (`rate_limited`; only with `RATE_LIMIT_SET_A=true`): wait `Retry-After` seconds."),
+    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." } },
+  },
   500: errorContent("Server error."),
   503: {
     ...errorContent(
-      "`JWT_SECRET` is not configured, a store is unavailable, or (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+      "`JWT_SECRET` is not configured, a store is unavailable, the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), or (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
     ),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy`: seconds to wait." } },
+    headers: retryAfterHeaders,
   },
 };
-const modelErrors = {
-  502: errorContent(
-    "`model_unavailable`: the chat model stays down, keeps failing, rate-limits beyond the retry budget, or rejects the request.",
-  ),
-  504: errorContent("`model_timeout`: the chat model did not answer within `RAG_LLM_TIMEOUT_MS`."),
-};
-const predictionContent = (schema: z.ZodType, description: string) => ({
+const modelErrors = modelErrorResponses(errorContent);
+/**
+ * The 200 response of a prediction route: the JSON body, or Server-Sent Events, whose `schema`
+ * describes one event (`streamEventJsonSchema`; OpenAPI 3.1 has no `itemSchema`).
+ */
+const predictionContent = (schema: z.ZodType, eventSchemaName: "PredictStreamEvent" | "TestPredictStreamEvent", description: string) => ({
   content: {
     "application/json": { schema },
     "text/event-stream": {
-      schema: { type: "string" as const },
+      schema: { $ref: `#/components/schemas/${eventSchemaName}` },
       example:
-        'event: token\ndata: {"text":"{\\"callout_answer\\": \\"New"}\n\nevent: final\ndata: {"answer":{...},"sources":{...},"thread_id":"..."}\n\n',
+        'event: token\ndata: {"text":"{\\"callout_answer\\": \\"New"}\n\nevent: final\ndata: {"answer":{"callout_answer":"New employees get 20 days. [Source: doc_1]","positive_list":[],"negative_list":[],"info_list":[],"keywords":[]},"sources":{},"thread_id":"0b9e5c2a-6f1d-4e8b-9a3c-7d2e1f4b5a60"}\n\n',
     },
   },
-  description: `${description} With \`Accept: text/event-stream\` or \`"stream": true\`: Server-Sent Events, \`token\` events (\`{"text": ...}\`, a preview of the model's output) then one \`final\` event whose data is the JSON body; an error after the first event is an \`error\` event (\`{"detail", "code"}\`).`,
+  description: `${description} With \`Accept: text/event-stream\` or \`"stream": true\`: Server-Sent Events, \`token\` events (\`{"text": ...}\`, a preview of the model's output) then one \`final\` event whose data is the JSON body; an error after the first event is an \`error\` event (\`{"detail", "code"}\`). Each event is \`${eventSchemaName}\`.`,
 });
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
 const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -144,14 +154,15 @@ export function extractQuery(query: string | Record<string, unknown>): string {
   );
 }
 
-/** The principal for a request: the token's, after checking the body names the same user. */
+/** The principal for a request: the token's, after checking the body names the same user (both compared in `normalizeAccessName` form). */
 function principalFor(
   config: Pick<ServerConfig, "trustUserInfo">,
   tokenPrincipal: Principal,
   userName: string,
   realName?: string,
 ): Principal {
-  if (!config.trustUserInfo && userName.trim().toLowerCase() !== tokenPrincipal.userName.trim().toLowerCase()) {
+  const named = normalizeAccessName(userName);
+  if (!config.trustUserInfo && named !== normalizeAccessName(tokenPrincipal.userName)) {
     throw new DocqaError(
       "principal_mismatch",
       "user_info.user_name must be the token's email (set TRUST_USER_INFO=true to act on behalf of other users)",
@@ -160,7 +171,7 @@ function principalFor(
       },
     );
   }
-  return { ...tokenPrincipal, userName: config.trustUserInfo ? userName : tokenPrincipal.userName, realName };
+  return { ...tokenPrincipal, userName: config.trustUserInfo ? named : tokenPrincipal.userName, realName };
 }
 
 /** A document of the documents API in set A's field names. */
@@ -233,12 +244,16 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
     },
     logger: options.logger,
     middleware: options.middleware,
+    dataDirectory: () => service.config.stores.dataDir,
   });
   const errorEvent = (error: unknown) => {
     const { code, message } = describeError(error);
     return setAErrors.body(code, message);
   };
   app.use("*", defaultJsonContentType());
+  app.openAPIRegistry.register("PredictTokenEvent", predictTokenEventSchema);
+  app.openAPIRegistry.registerComponent("schemas", "PredictStreamEvent", streamEventJsonSchema("PredictResponse"));
+  app.openAPIRegistry.registerComponent("schemas", "TestPredictStreamEvent", streamEventJsonSchema("TestPredictResponse"));
 
   app.openapi(
     createRoute({
@@ -294,8 +309,12 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       description:
         "Answers a question from the organisation's documents the user may read, with citations `[Source: doc_n]` resolved in `sources`. Streams as Server-Sent Events when asked.",
       ...authenticated,
-      request: { body: jsonBody(predictRequestSchema) },
-      responses: { 200: predictionContent(predictResponseSchema, "The answer and its cited sources."), ...authErrors, ...modelErrors },
+      request: { headers: requestIdHeadersSchema, body: jsonBody(predictRequestSchema) },
+      responses: {
+        200: predictionContent(predictResponseSchema, "PredictStreamEvent", "The answer and its cited sources."),
+        ...authErrors,
+        ...modelErrors,
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");
@@ -346,7 +365,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       description:
         "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `doc_id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
       ...authenticated,
-      request: { query: documentListQuerySchema },
+      request: { query: documentListQuerySchema, headers: requestIdHeadersSchema },
       responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...authErrors },
     }),
     async (c) => {
@@ -399,7 +418,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
       description:
         "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
       ...authenticated,
-      request: { params: documentParamsSchema },
+      request: { params: documentParamsSchema, headers: requestIdHeadersSchema },
       responses: {
         200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
         404: errorContent("No such document (`not_found`)."),
@@ -433,11 +452,13 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
           "For development only: answers without checking a token, as the user named in `user_info` (no roles or groups), from the one development organisation (`TESTPREDICT_ORG_ID`; a body naming another gets 403 `forbidden`), without conversation memory (nothing read or written; `thread_id` is echoed). Same body limits as `/predict`. Served only when `ENABLE_TESTPREDICT=true`, never with `NODE_ENV=production`.",
         request: { body: jsonBody(testPredictRequestSchema) },
         responses: {
-          200: predictionContent(testPredictResponseSchema, "The answer, its sources and the time taken."),
+          200: predictionContent(testPredictResponseSchema, "TestPredictStreamEvent", "The answer, its sources and the time taken."),
           400: authErrors[400],
           403: errorContent("`forbidden`: `org_id` names another organisation than `TESTPREDICT_ORG_ID`."),
           413: authErrors[413],
+          415: authErrors[415],
           500: authErrors[500],
+          503: authErrors[503],
           ...modelErrors,
         },
       }),

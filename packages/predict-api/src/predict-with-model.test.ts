@@ -24,6 +24,7 @@ import { PROMPT_VERSION } from "@docqa/core/answering";
 import type { PerfEvent } from "@docqa/core/telemetry";
 import { type OllamaWireServer, type OpenAIWireServer, startOllamaWireServer, startOpenAIWireServer } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
+import { eventStreamProblems, parseEventStream } from "@docqa/http/testing";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -190,22 +191,22 @@ interface ServerSentEvent {
   data: unknown;
 }
 
-/** Reads a whole `text/event-stream` body into its events. */
+/** The OpenAPI document of set A, read once. */
+let openApi: Record<string, unknown> | undefined;
+
+/**
+ * Reads a whole `text/event-stream` body into its events, after checking that every event
+ * conforms to the event schema the OpenAPI document declares for it (`PredictStreamEvent`).
+ */
 async function readEvents(response: Response): Promise<ServerSentEvent[]> {
   expect(response.headers.get("Content-Type")).toBe("text/event-stream");
   const text = await response.text();
-  return text
-    .split("\n\n")
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const event = lines.find((line) => line.startsWith("event: "))?.slice("event: ".length) ?? "message";
-      const data = lines
-        .filter((line) => line.startsWith("data: "))
-        .map((line) => line.slice("data: ".length))
-        .join("\n");
-      return { event, data: JSON.parse(data) };
-    });
+  openApi ??= (await (await harness({ models: { provider: "extractive" } }).app.request("/openapi.json")).json()) as Record<
+    string,
+    unknown
+  >;
+  expect(eventStreamProblems(openApi, "post", "/predict", 200, text)).toEqual([]);
+  return parseEventStream(text).map(({ event, data }) => ({ event, data: JSON.parse(data) }));
 }
 
 describe("/predict with an OpenAI-compatible server", () => {

@@ -2,6 +2,8 @@
  * Request and response schemas of endpoint set A, field for field as in the interface
  * specification ("Endpoint set A"), with OpenAPI metadata for `/docs` and `/redoc`.
  */
+import { documentIdPattern } from "@docqa/core";
+import { documentCursorPattern, meaningfulTextPattern, questionTextSchema } from "@docqa/http";
 import { z } from "@hono/zod-openapi";
 
 /** `user_info` (spec "user_info"). */
@@ -30,7 +32,7 @@ export const threadIdSchema = z.guid("thread_id must be a UUID such as 0b9e5c2a-
 /** Body of `POST /query`. */
 export const intentRequestSchema = z
   .object({
-    text: z.string().min(1).openapi({ example: "How many vacation days do new employees get?" }),
+    text: questionTextSchema("The text to classify.", "How many vacation days do new employees get?"),
     user_info: userInfoSchema,
   })
   .openapi("IntentRequest");
@@ -46,11 +48,29 @@ export const intentResponseSchema = z
   })
   .openapi("IntentResponse");
 
+/** The fields of a question mapping, in the order `extractQuery` reads them. */
+export const questionMappingFields = ["query", "text", "question", "input"] as const;
+
+const mappingText = () => questionTextSchema("The question.", "How many vacation days do new employees get?").optional();
+
+/** `query` given as a mapping: one or more of `query`, `text`, `question`, `input`, each a question; other keys are ignored. */
+export const questionMappingSchema = z
+  .object({ query: mappingText(), text: mappingText(), question: mappingText(), input: mappingText() })
+  .catchall(z.unknown())
+  .refine((mapping) => questionMappingFields.some((field) => mapping[field] !== undefined), {
+    message: "a query mapping needs one of the fields query, text, question, input",
+  })
+  .openapi("QuestionMapping", {
+    description: "A question given as a mapping; its first field among `query`, `text`, `question`, `input` is used.",
+    anyOf: questionMappingFields.map((field) => ({ required: [field] })),
+  });
+
 /** Body of `POST /predict` and `POST /testpredict`. */
 export const predictRequestSchema = z
   .object({
-    query: z.union([z.string(), z.record(z.string(), z.unknown())]).openapi({
-      description: "The question. A mapping is also accepted; its first string field among `query`, `text`, `question`, `input` is used.",
+    query: z.union([questionTextSchema("The question.", "How many vacation days do new employees get?"), questionMappingSchema]).openapi({
+      description:
+        "The question. A mapping is also accepted; its first field among `query`, `text`, `question`, `input` is used (each given one must be a question).",
       example: "How many vacation days do new employees get?",
     }),
     user_info: userInfoSchema,
@@ -147,6 +167,11 @@ export const predictResponseSchema = z
   })
   .openapi("PredictResponse");
 
+/** Data of a `token` event of a streamed `/predict`: text the model wrote since the previous event. */
+export const predictTokenEventSchema = z
+  .object({ text: z.string().openapi({ description: "A preview of the model's output (fragments of the Answer JSON)." }) })
+  .openapi("PredictTokenEvent");
+
 /** Response of `POST /testpredict`. */
 export const testPredictResponseSchema = predictResponseSchema
   .extend({ prediction_time: z.number().openapi({ description: "Seconds spent answering." }) })
@@ -156,7 +181,11 @@ export const testPredictResponseSchema = predictResponseSchema
 export const documentSchema = z
   .object({
     title: z.string(),
-    content: z.string().min(1),
+    content: z
+      .string()
+      .min(1)
+      .regex(meaningfulTextPattern, "content must not be empty")
+      .openapi({ description: "The document's text; not only white space." }),
     metadata: z
       .object({
         source: z.string().optional(),
@@ -173,7 +202,15 @@ export const documentSchema = z
 export const upsertRequestSchema = z
   .object({
     user_email: z.string().min(1).openapi({ example: "ann@example.com" }),
-    documents: z.record(z.string(), documentSchema).openapi({ description: "Documents keyed by document id; at least one." }),
+    documents: z
+      .record(z.string(), documentSchema)
+      .refine((documents) => Object.keys(documents).length > 0, "documents must contain at least one document")
+      .openapi({
+        description:
+          "Documents keyed by document id (1 to 512 characters, no control characters, not starting with `raptor:`); at least one.",
+        minProperties: 1,
+        ...({ propertyNames: { type: "string", pattern: documentIdPattern.source } } as object),
+      }),
   })
   .openapi("UpsertRequest");
 
@@ -208,7 +245,7 @@ export const documentListQuerySchema = z.object({
   type: z.string().optional().openapi({ description: "Only documents with this `metadata.type`, for example `pdf`." }),
   owner: z.string().optional().openapi({ description: "Only documents owned by this e-mail (case-insensitive)." }),
   limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: "Page size, 1 to 1000; default 50.", example: 50 }),
-  cursor: z.string().optional().openapi({ description: "`next_cursor` of the previous page." }),
+  cursor: z.string().regex(documentCursorPattern).optional().openapi({ description: "`next_cursor` of the previous page (base64url)." }),
 });
 
 /** Response of `GET /documents`. */
@@ -283,3 +320,37 @@ export const errorResponseSchema = z
     code: z.string().openapi({ example: "invalid_request" }),
   })
   .openapi("ErrorResponse");
+
+/**
+ * The OpenAPI schema of one Server-Sent Event of a streamed prediction whose `final` data is the
+ * component `finalComponent` (`PredictResponse`, `TestPredictResponse`). Before OpenAPI 3.2
+ * (`itemSchema`), the `schema` of a `text/event-stream` media type describes one event, as
+ * Schemathesis reads it: an object with the event's name and its `data` text, whose JSON content
+ * is described by `contentMediaType` and `contentSchema` (JSON Schema 2020-12, section 8).
+ */
+export function streamEventJsonSchema(finalComponent: "PredictResponse" | "TestPredictResponse") {
+  const event = (name: string, dataComponent: string, description: string) => ({
+    type: "object" as const,
+    description,
+    properties: {
+      event: { type: "string" as const, enum: [name] },
+      data: {
+        type: "string" as const,
+        contentMediaType: "application/json",
+        contentSchema: { $ref: `#/components/schemas/${dataComponent}` },
+      },
+      id: { type: "string" as const },
+      retry: { type: "integer" as const },
+    },
+    required: ["event", "data"],
+  });
+  return {
+    oneOf: [
+      event("token", "PredictTokenEvent", "Text the model wrote since the previous event (a preview)."),
+      event("final", finalComponent, "The JSON body; the last event of a successful stream."),
+      event("error", "ErrorResponse", "The failure after the first event; the last event of a failed stream."),
+    ],
+    description:
+      "One Server-Sent Event of a streamed answer: `token` events, then one `final` event whose data is the JSON body; a failure after the first event ends the stream with an `error` event (`{detail, code}`).",
+  };
+}

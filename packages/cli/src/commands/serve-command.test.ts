@@ -1,4 +1,5 @@
 import { mkdtempSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInMemoryJobStore, createRagService, type DeepPartial, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
@@ -59,6 +60,21 @@ const search = (url: string, bearer: string) =>
     body: JSON.stringify({ query: "anything" }),
   });
 
+/** Sends `request` as raw bytes to the server at `url` and resolves with everything it answers. */
+function rawRequest(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.end(request));
+    let received = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    socket.on("end", () => resolve(received));
+    socket.on("error", reject);
+  });
+}
+
 describe("startServers", () => {
   it("serves set A and set B on their own ports over one service; only set B is rate limited by default", async () => {
     const urls = await start(newService());
@@ -89,6 +105,31 @@ describe("startServers", () => {
         expect(response.headers.get("Content-Security-Policy")).toContain("default-src 'self'");
       }
     }
+  });
+
+  it("answers headers of 16 KiB or more, and a malformed request, with each set's JSON error body, not an empty one", async () => {
+    const urls = await start(newService());
+    const large = { "X-Padding": "x".repeat(16 * 1024) };
+    const a = await fetch(`${urls.a}/healthz`, { headers: large });
+    expect(a.status).toBe(431);
+    expect(a.headers.get("Content-Type")).toBe("application/json");
+    expect(await a.json()).toEqual({
+      detail: expect.stringMatching(/^the request's headers are larger than the server accepts/),
+      code: "headers_too_large",
+    });
+    const b = await fetch(`${urls.b}/api/search`, {
+      method: "POST",
+      headers: { ...large, "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(b.status).toBe(431);
+    expect(await b.json()).toEqual({ error: { code: "headers_too_large", message: expect.stringContaining("16 KiB") } });
+    // A request line Node cannot parse: 400 in the set's shape.
+    const raw = await rawRequest(urls.b as string, "GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n");
+    expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toEqual({
+      error: { code: "invalid_request", message: "the request is not valid HTTP/1.1" },
+    });
   });
 
   it("serves one set with --api a or --api b", async () => {

@@ -5,20 +5,22 @@
  * `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`serve-operations.ts`).
  */
 import type { AddressInfo } from "node:net";
-import { chatRoutes } from "@docqa/chat-api";
+import { chatRoutes, setBErrors } from "@docqa/chat-api";
 import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService } from "@docqa/core";
 import { defaultStopTimeoutMs } from "@docqa/core/ingestion";
 import { importBackend } from "@docqa/core/stores";
 import {
+  answerClientErrors,
   createMemoryRateLimiter,
   createRateLimiters,
+  type ErrorFormat,
   loadServerConfig,
   type RateLimiter,
   type RateLimitPolicy,
   type RateLimitSetting,
   type ServerConfig,
 } from "@docqa/http";
-import { predictRoutes } from "@docqa/predict-api";
+import { predictRoutes, setAErrors } from "@docqa/predict-api";
 import { type ServerType, serve } from "@hono/node-server";
 import type { Command } from "commander";
 import packageJson from "../../package.json" with { type: "json" };
@@ -111,9 +113,16 @@ export interface RunningServers {
   closeConnections(): void;
 }
 
-function listen(app: { fetch: (request: Request) => Response | Promise<Response> }, host: string, port: number): Promise<ServerType> {
+function listen(
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  errors: ErrorFormat,
+  host: string,
+  port: number,
+): Promise<ServerType> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host });
+    // Requests Node's parser refuses (headers over 16 KiB, malformed ones) get the set's JSON error body.
+    answerClientErrors(server, errors);
     server.once("listening", () => resolve(server));
     server.once("error", (error: NodeJS.ErrnoException) =>
       reject(
@@ -154,7 +163,7 @@ export async function startServers(service: RagService, settings: ServeSettings,
       const extensions = settings.extensions?.("a", rateLimit) ?? {};
       const app = predictRoutes(service, { server: serverConfig, logger, rateLimit, middleware: extensions.middleware });
       extensions.routes?.(app);
-      const server = await listen(app, serverConfig.host, serverConfig.port);
+      const server = await listen(app, setAErrors, serverConfig.host, serverConfig.port);
       servers.push({ api: "a", url: url(server), server });
     }
     if (settings.api !== "a") {
@@ -162,7 +171,7 @@ export async function startServers(service: RagService, settings: ServeSettings,
       const extensions = settings.extensions?.("b", rateLimit) ?? {};
       const app = chatRoutes(service, { server: serverConfig, logger, rateLimit, middleware: extensions.middleware });
       extensions.routes?.(app);
-      const server = await listen(app, serverConfig.host, serverConfig.portB);
+      const server = await listen(app, setBErrors, serverConfig.host, serverConfig.portB);
       servers.push({ api: "b", url: url(server), server });
     }
   } catch (error) {

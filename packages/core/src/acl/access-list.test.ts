@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AccessList, everyoneEntry, formatAccessList, parseAccessList } from "./access-list.js";
+import { type AccessList, everyoneEntry, formatAccessList, normalizeAccessList, parseAccessList } from "./access-list.js";
 
 /** Sorted plain arrays of a parsed ACL, so assertions compare whole values. */
 function plain(accessList: AccessList) {
@@ -114,5 +114,20 @@ describe("formatAccessList", () => {
   it("parses its own output back to the same ACL", () => {
     const original = parseAccessList(" Role:HR | user:Ann@x.org|deny:BOB@x.org | group:eng|user:_all_ ");
     expect(plain(parseAccessList(formatAccessList(original)))).toEqual(plain(original));
+  });
+});
+
+describe("normalizeAccessList", () => {
+  it("stores an ACL in NFKC, without default-ignorable code points, lower-cased", () => {
+    expect(normalizeAccessList("|user:Ann@X.org|deny:ｂｏｂ\u200B@x.org|group:H\u00ADR|")).toBe("|user:ann@x.org|deny:bob@x.org|group:hr|");
+  });
+
+  it("is idempotent and parses to the same list as the original", () => {
+    const raw = "|ROLE:Ｍａｎａｇｅｒ|user:_all_|deny:a\u200Dnn@x.org|";
+    const normalized = normalizeAccessList(raw);
+    expect(normalizeAccessList(normalized)).toBe(normalized);
+    expect(parseAccessList(normalized)).toEqual(parseAccessList(raw));
+    expect([...parseAccessList(raw).roles]).toEqual(["manager"]);
+    expect([...parseAccessList(raw).denied]).toEqual(["ann@x.org"]);
   });
 });

@@ -2,8 +2,13 @@
  * Parsing of the spec's pipe-delimited ACL strings ("ACL format"):
  * `|user:<email>|user:_all_|role:<role>|group:<group>|deny:<email>|`.
  */
+import { normalizeAccessName } from "./principal.js";
 
-/** A parsed ACL. Every value is lower-cased, as the spec matches on the lower-cased ACL. */
+/**
+ * A parsed ACL. Every value is in `normalizeAccessName` form (NFKC, default-ignorable code points
+ * removed, lower-cased), as principals are, so the spec's case-insensitive match also holds for
+ * names that differ only in invisible or compatibility characters.
+ */
 export interface AccessList {
   /** `user:_all_` is present. */
   everyone: boolean;
@@ -21,9 +26,25 @@ export interface AccessList {
 export const everyoneEntry = "_all_";
 
 /**
+ * The form in which an ACL string is stored: the whole string in `normalizeAccessName` form, so
+ * `parseAccessList` of it and of the original agree and its entries compare as principals do.
+ * Applied once at ingestion; reading normalises again (stored ACLs written before docqa
+ * normalised them are compared safely too).
+ *
+ * @example
+ * ```ts
+ * normalizeAccessList("|user:Ann@X.org|deny:ｂｏｂ\u200B@x.org|"); // "|user:ann@x.org|deny:bob@x.org|"
+ * ```
+ */
+export function normalizeAccessList(acl: string): string {
+  return normalizeAccessName(acl);
+}
+
+/**
  * Parses an ACL string. Entries are separated by `|`; surrounding pipes and whitespace are
  * optional; entries of an unknown kind and empty entries are ignored. `undefined`, `null` or an
- * empty string yield an empty ACL (rule 7: only the owner may read).
+ * empty string yield an empty ACL (rule 7: only the owner may read). The string is normalised
+ * first ({@link normalizeAccessList}), whether or not it was stored normalised.
  *
  * @example
  * ```ts
@@ -36,7 +57,7 @@ export function parseAccessList(acl: string | null | undefined): AccessList {
   const groups = new Set<string>();
   const denied = new Set<string>();
   let everyone = false;
-  for (const rawEntry of (acl ?? "").toLowerCase().split("|")) {
+  for (const rawEntry of normalizeAccessList(acl ?? "").split("|")) {
     const entry = rawEntry.trim();
     const separator = entry.indexOf(":");
     if (separator <= 0) continue;

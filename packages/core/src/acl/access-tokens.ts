@@ -12,7 +12,7 @@
  */
 import type { AccessList } from "./access-list.js";
 import { parseAccessList } from "./access-list.js";
-import type { Principal } from "./principal.js";
+import { normalizeAccessName, type Principal } from "./principal.js";
 
 /** The grant token every principal holds, present on chunks whose ACL has `user:_all_`. */
 export const everyoneToken = "all";
@@ -21,7 +21,7 @@ export const everyoneToken = "all";
 export interface ChunkAccessTokens {
   /** Grant tokens: `all`, `user:<email>` (ACL users and the owner), `role:<r>`, `group:<g>`. */
   grants: string[];
-  /** Lower-cased e-mails of `deny:` entries. */
+  /** E-mails of `deny:` entries, in `normalizeAccessName` form. */
   denied: string[];
 }
 
@@ -37,7 +37,7 @@ export interface ChunkAccessTokens {
 export function chunkAccessTokens(ownerId: string, acl: string | AccessList): ChunkAccessTokens {
   const list = typeof acl === "string" ? parseAccessList(acl) : acl;
   const grants = new Set<string>();
-  const owner = ownerId.trim().toLowerCase();
+  const owner = normalizeAccessName(ownerId);
   if (owner !== "") grants.add(`user:${owner}`);
   if (list.everyone) grants.add(everyoneToken);
   for (const user of list.users) grants.add(`user:${user}`);
@@ -48,13 +48,18 @@ export function chunkAccessTokens(ownerId: string, acl: string | AccessList): Ch
 
 /**
  * The tokens a principal matches: `all`, `user:<email>` (when the user name is not empty),
- * `role:<r>` and `group:<g>` for each role and group, lower-cased.
+ * `role:<r>` and `group:<g>` for each role and group, in `normalizeAccessName` form.
  */
 export function principalAccessTokens(principal: Principal): string[] {
   const tokens = new Set<string>([everyoneToken]);
-  const user = principal.userName.trim().toLowerCase();
+  const user = normalizeAccessName(principal.userName);
   if (user !== "") tokens.add(`user:${user}`);
-  for (const role of principal.roles) if (role.trim() !== "") tokens.add(`role:${role.trim().toLowerCase()}`);
-  for (const group of principal.groups) if (group.trim() !== "") tokens.add(`group:${group.trim().toLowerCase()}`);
+  for (const role of principal.roles.map(normalizeAccessName)) if (role !== "") tokens.add(`role:${role}`);
+  for (const group of principal.groups.map(normalizeAccessName)) if (group !== "") tokens.add(`group:${group}`);
   return [...tokens];
+}
+
+/** The user name a deny list is checked for: the principal's in `normalizeAccessName` form (`""`: no deny check). */
+export function principalDenyToken(principal: Principal): string {
+  return normalizeAccessName(principal.userName);
 }

@@ -17,7 +17,7 @@
  * The rules apply to every entry point that writes (`upsert`, file ingestion, deletion, the
  * CLI), in the ingestion path, never in the HTTP routes.
  */
-import type { Principal } from "./principal.js";
+import { normalizeAccessName, type Principal } from "./principal.js";
 
 /** The roles that manage every document of an organisation when `ADMIN_ROLES` is unset. */
 export const defaultAdminRoles: readonly string[] = ["admin"];
@@ -44,7 +44,7 @@ export interface WriteDecision {
   /** The deciding rule; see the module documentation. */
   rule: WriteRule;
   /**
-   * For an allowed `upsert`: the owner to store, lower-cased. The requested owner when given;
+   * For an allowed `upsert`: the owner to store, in `normalizeAccessName` form. The requested owner when given;
    * else the stored owner when the document exists and has one (an administrator's replacement
    * does not take the document over); else the principal. `""` for a refusal or a delete.
    */
@@ -53,10 +53,10 @@ export interface WriteDecision {
   reason: string;
 }
 
-const clean = (value: string | undefined): string => (value ?? "").trim().toLowerCase();
+const clean = (value: string | undefined): string => normalizeAccessName(value ?? "");
 
 /**
- * Whether `principal` holds one of `adminRoles` (compared trimmed and lower-cased).
+ * Whether `principal` holds one of `adminRoles` (compared in `normalizeAccessName` form).
  *
  * @param adminRoles - `ADMIN_ROLES`; default {@link defaultAdminRoles}.
  */

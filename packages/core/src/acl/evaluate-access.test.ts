@@ -31,6 +31,19 @@ describe("evaluateAccess: the seven rules in order", () => {
       expect(evaluateAccess(principal, { ownerId: "", acl: "|user:_all_|DENY:ANN@x.org|" })).toEqual({ granted: false, rule: 1 });
     });
 
+    it("is not bypassed by invisible or compatibility characters in the user name (U+200B, U+200D, U+00AD, fullwidth)", () => {
+      const acl = "|user:_all_|deny:bob@x.org|";
+      for (const userName of ["bob\u200B@x.org", "b\u200Dob@x.org", "bo\u00ADb@x.org", "ｂｏｂ@x.org", "\uFEFFBOB@X.ORG"]) {
+        expect(evaluateAccess({ userName, roles: [], groups: [] }, { ownerId: "", acl }), userName).toEqual({ granted: false, rule: 1 });
+      }
+    });
+
+    it("blocks the user named by a deny entry stored before normalisation (fullwidth, zero-width)", () => {
+      const bob: Principal = { userName: "bob@x.org", roles: [], groups: [] };
+      expect(evaluateAccess(bob, { ownerId: "", acl: "|user:_all_|deny:ｂｏｂ@x.org|" })).toEqual({ granted: false, rule: 1 });
+      expect(evaluateAccess(bob, { ownerId: "", acl: "|user:_all_|deny:bob\u200B@x.org|" })).toEqual({ granted: false, rule: 1 });
+    });
+
     it("does not block users other than the denied one", () => {
       expect(evaluateAccess(stranger, { ownerId: "", acl: "|user:_all_|deny:ann@x.org|" })).toEqual({ granted: true, rule: 3 });
     });

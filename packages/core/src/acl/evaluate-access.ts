@@ -4,7 +4,7 @@
  * when an index has already pre-filtered by principal.
  */
 import { type AccessList, parseAccessList } from "./access-list.js";
-import type { Principal } from "./principal.js";
+import { normalizeAccessName, type Principal } from "./principal.js";
 
 /** The number (1 to 7) of the spec rule that decided. */
 export type AccessRule = 1 | 2 | 3 | 4 | 5 | 6 | 7;
@@ -25,8 +25,9 @@ export interface AccessControlled {
 }
 
 /**
- * Decides whether `principal` may read `document`. Names are compared case-insensitively;
- * pass a {@link normalizePrincipal}-ed principal to avoid re-normalising in hot loops.
+ * Decides whether `principal` may read `document`. Both sides are compared in
+ * `normalizeAccessName` form (NFKC, default-ignorable code points removed, lower-cased), so a
+ * stored ACL or owner written before docqa normalised them still compares safely.
  *
  * | # | Condition | Result |
  * |---|---|---|
@@ -39,14 +40,14 @@ export interface AccessControlled {
  * | 7 | otherwise | blocked (only the owner may read) |
  */
 export function evaluateAccess(principal: Principal, document: AccessControlled): AccessDecision {
-  const user = principal.userName.toLowerCase();
+  const user = normalizeAccessName(principal.userName);
   const accessList = typeof document.acl === "string" ? parseAccessList(document.acl) : document.acl;
   if (user !== "" && accessList.denied.has(user)) return { granted: false, rule: 1 };
-  if (user !== "" && document.ownerId.toLowerCase() === user) return { granted: true, rule: 2 };
+  if (user !== "" && normalizeAccessName(document.ownerId) === user) return { granted: true, rule: 2 };
   if (accessList.everyone) return { granted: true, rule: 3 };
   if (user !== "" && accessList.users.has(user)) return { granted: true, rule: 4 };
-  if (principal.roles.some((role) => accessList.roles.has(role.toLowerCase()))) return { granted: true, rule: 5 };
-  if (principal.groups.some((group) => accessList.groups.has(group.toLowerCase()))) return { granted: true, rule: 6 };
+  if (principal.roles.some((role) => accessList.roles.has(normalizeAccessName(role)))) return { granted: true, rule: 5 };
+  if (principal.groups.some((group) => accessList.groups.has(normalizeAccessName(group)))) return { granted: true, rule: 6 };
   return { granted: false, rule: 7 };
 }
 

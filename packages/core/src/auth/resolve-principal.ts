@@ -7,6 +7,7 @@
  * user's requests do not each ask the directory.
  */
 import { LRUCache } from "lru-cache";
+import { normalizeAccessName } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { AccessTokenClaims } from "./access-token-claims.js";
 
@@ -60,7 +61,7 @@ export interface CachedPrincipalResolver extends PrincipalResolver {
 }
 
 /**
- * Caches a resolver's results per organisation and user (`org_id` and lower-cased `email`) in an
+ * Caches a resolver's results per organisation and user (`org_id` and normalised `email`) in an
  * LRU cache with a time to live (`lru-cache`). Concurrent requests of one user share one lookup;
  * a failed lookup is not cached.
  *
@@ -73,7 +74,7 @@ export function createCachedPrincipalResolver(settings: CachedPrincipalResolverS
     fetchMethod: async (_key, _stale, { context }) => settings.resolve(context),
   });
   const resolver = async (claims: AccessTokenClaims): Promise<PrincipalAttributes> => {
-    const key = `${claims.org_id}\u0000${claims.email.trim().toLowerCase()}`;
+    const key = `${claims.org_id}\u0000${normalizeAccessName(claims.email)}`;
     try {
       const found = await cache.fetch(key, { context: claims });
       if (!found) throw new Error("the resolver returned nothing");

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DocqaError, type DocqaErrorCode } from "../errors/docqa-error.js";
 import type { JwtSettings } from "./jwt-settings.js";
 import { mintAccessToken } from "./mint-access-token.js";
-import { verifyAccessToken } from "./verify-access-token.js";
+import { clockToleranceSeconds, verifyAccessToken } from "./verify-access-token.js";
 
 const secret = "test-secret-of-at-least-thirty-two-bytes!";
 const jwt: JwtSettings = { secret, algorithm: "HS256", issuer: "oauth-app" };
@@ -133,6 +133,25 @@ describe("verifyAccessToken", () => {
     expect((await verifyAccessToken(token, jwt, now)).email).toBe("ann@x.org");
     const later = new Date(now.getTime() + 3600 * 1000);
     expect((await rejection(verifyAccessToken(token, jwt, later))).code).toBe("token_expired");
+  });
+
+  it("rejects a token issued ten years in the future as invalid_token, naming iat", async () => {
+    const token = await signClaims({ ...validClaims, iat: nowSeconds + 10 * 365 * 86_400, exp: nowSeconds + 11 * 365 * 86_400 });
+    const { code, message } = await rejection(verifyAccessToken(token, jwt, now));
+    expect(code).toBe("invalid_token");
+    expect(message).toContain('"iat" is in the future');
+  });
+
+  it("accepts an iat up to the clock tolerance ahead, refuses one second more", async () => {
+    const within = await signClaims({ ...validClaims, iat: nowSeconds + clockToleranceSeconds });
+    expect((await verifyAccessToken(within, jwt, now)).iat).toBe(nowSeconds + clockToleranceSeconds);
+    const beyond = await signClaims({ ...validClaims, iat: nowSeconds + clockToleranceSeconds + 1 });
+    expect((await rejection(verifyAccessToken(beyond, jwt, now))).code).toBe("invalid_token");
+  });
+
+  it("accepts a token without iat (the spec does not require it)", async () => {
+    const { iat: _, ...withoutIat } = validClaims;
+    expect((await verifyAccessToken(await signClaims(withoutIat), jwt, now)).email).toBe("ann@x.org");
   });
 
   it("rejects a token from another issuer as invalid_token", async () => {

@@ -5,6 +5,8 @@
  * document, title, section metadata, owner and ACL.
  */
 import { RecursiveCharacterTextSplitter } from "@langchain/textsplitters";
+import { normalizeAccessList } from "../acl/access-list.js";
+import { normalizeAccessName } from "../acl/principal.js";
 import { type ChunkRecord, chunkId, type DocumentVersion } from "../stores/chunk-record.js";
 import type { SourceDocument } from "./source-document.js";
 
@@ -35,7 +37,7 @@ export interface ChunkingContext {
  *
  * Ownership: `context.ownerId` (the write rules' decision) when given, else `metadata.owner_id`,
  * else the uploader (see `docs/access-control.md`), so a document without an ACL stays readable
- * by whoever uploaded it.
+ * by whoever uploaded it. Owner and ACL are stored in `normalizeAccessName` form.
  */
 export async function chunkDocument(
   document: SourceDocument,
@@ -43,10 +45,8 @@ export async function chunkDocument(
   context: ChunkingContext,
 ): Promise<DocumentVersion> {
   const metadata = document.metadata;
-  const ownerId = String(context.ownerId ?? metadata.owner_id ?? context.uploader)
-    .trim()
-    .toLowerCase();
-  const acl = typeof metadata.acl === "string" ? metadata.acl : "";
+  const ownerId = normalizeAccessName(String(context.ownerId ?? metadata.owner_id ?? context.uploader));
+  const acl = typeof metadata.acl === "string" ? normalizeAccessList(metadata.acl) : "";
   const source = typeof metadata.source === "string" ? metadata.source : "";
   const recursive = new RecursiveCharacterTextSplitter({ chunkSize: settings.chunkSize, chunkOverlap: settings.chunkOverlap });
   const split = settings.split ?? ((text: string) => recursive.splitText(text));

@@ -5,7 +5,8 @@
  * holds: replace and delete, organisation isolation, ACL pre-filtering that fills top-k, safe
  * filters, metadata filters, sorted and normalisable scores, empty organisations, unicode text,
  * a 10,000-chunk batch, the embedding model check, the registry's document records and paged,
- * principal-filtered listings, reading a version's stored chunks back with their embeddings,
+ * principal-filtered listings, counting a query's matches under the same filters, reading a
+ * version's stored chunks back with their embeddings,
  * deletion of every chunk, vector, full-text entry and summary of a document, a health check
  * (`ping`) of every part, and, for staged stores, that a write failing half-way leaves nothing
  * visible and that the sweeper removes a version an interrupted write left uncommitted.
@@ -373,6 +374,37 @@ export function describeDocumentStoresContract(name: string, create: () => Promi
         expect(await run({ metadata: [{ key: "pages", op: "eq", value: "7" }] })).toEqual([]);
         expect(await run({ docIds: ["a.pdf", "b.docx"] })).toEqual(["a.pdf", "b.docx"]);
         expect(await run({ metadata: [{ key: "missing", op: "eq", value: "x" }] })).toEqual([]);
+      },
+      timeout,
+    );
+
+    it(
+      "counts the matches of a query under the principal pre-filter and the metadata filters, with the included results",
+      async () => {
+        const orgId = organisation("count");
+        const count = subject.stores.keyword.countByText;
+        if (!count) throw new Error(`${subject.stores.keyword.name} does not count matches (KeywordIndex.countByText)`);
+        await write(orgId, [
+          ...(await Promise.all(
+            [0, 1, 2, 3, 4].map((index) =>
+              contractDocument(`public-${index}`, [`holiday allowance rule ${index}`, `unrelated text ${index}`], {
+                metadata: { type: index < 2 ? "pdf" : "md" },
+              }),
+            ),
+          )),
+          await contractDocument("private", ["holiday allowance of the board"], { acl: "", owner: "boss@example.org" }),
+          await contractDocument("denied", ["holiday allowance withheld"], { acl: "|user:_all_|deny:reader@example.org|" }),
+          await contractDocument("other", ["nothing in common"]),
+        ]);
+        const counted = (filter: Omit<ChunkFilter, "principal">, include?: string[], principal = reader) =>
+          count.call(subject.stores.keyword, orgId, "holiday allowance", { filter: { ...filter, principal }, include });
+        expect(await counted({})).toBe(5);
+        expect(await counted({}, undefined, { userName: "boss@example.org", roles: [], groups: [] })).toBe(7);
+        expect(await counted({ metadata: [{ key: "type", op: "eq", value: "pdf" }] })).toBe(2);
+        // A result of another retriever without the query's words counts too, once; one the filter refuses does not.
+        expect(await counted({}, [chunkId("other", 0), chunkId("public-0", 0), chunkId("private", 0)])).toBe(6);
+        expect(await counted({ metadata: [{ key: "type", op: "eq", value: "pdf" }] }, [chunkId("other", 0)])).toBe(2);
+        expect(await count.call(subject.stores.keyword, organisation("empty"), "holiday", { filter: { principal: reader } })).toBe(0);
       },
       timeout,
     );

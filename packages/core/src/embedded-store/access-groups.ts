@@ -6,7 +6,7 @@
  */
 import { type AccessList, parseAccessList } from "../acl/access-list.js";
 import { evaluateAccess } from "../acl/evaluate-access.js";
-import type { Principal } from "../acl/principal.js";
+import { normalizeAccessName, type Principal } from "../acl/principal.js";
 
 interface AccessGroup {
   ownerId: string;
@@ -23,11 +23,11 @@ export class AccessGroups {
 
   /** The group id of an (owner, ACL) pair, created on first sight. */
   intern(ownerId: string, acl: string): number {
-    const key = `${ownerId.toLowerCase()}\u0000${acl}`;
+    const key = `${ownerId}\u0000${acl}`;
     let id = this.byKey.get(key);
     if (id === undefined) {
       id = this.groups.length;
-      this.groups.push({ ownerId: ownerId.toLowerCase(), acl: parseAccessList(acl) });
+      this.groups.push({ ownerId: normalizeAccessName(ownerId), acl: parseAccessList(acl) });
       this.byKey.set(key, id);
     }
     return id;

@@ -156,6 +156,34 @@ export class Bm25Index {
     return best.sorted();
   }
 
+  /**
+   * The number of live slots `mask` allows (all when absent) that hold at least one of
+   * `queryTerms`, or are among `include`; each slot once. Walks the query terms' posting lists,
+   * as {@link search} does, without scoring.
+   */
+  count(queryTerms: readonly string[], mask?: SlotMask, include: readonly number[] = []): number {
+    const seen = new Uint8Array(this.live.length);
+    const counts = (slot: number) => this.live[slot] === 1 && (mask === undefined || mask[slot] === 1) && seen[slot] === 0;
+    let total = 0;
+    for (const termId of new Set(queryTerms.map((term) => this.terms.get(term)))) {
+      if (termId === undefined) continue;
+      const list = this.postings[termId] as PostingList;
+      if (list.documentFrequency === 0) continue;
+      for (let index = 0; index < list.size; index++) {
+        const slot = list.slots[index] as number;
+        if (!counts(slot)) continue;
+        seen[slot] = 1;
+        total++;
+      }
+    }
+    for (const slot of include) {
+      if (slot < 0 || slot >= seen.length || !counts(slot)) continue;
+      seen[slot] = 1;
+      total++;
+    }
+    return total;
+  }
+
   /** Adds every query term's BM25 contribution into the shared accumulator; returns how many slots it touched. */
   private accumulate(queryFrequencies: Map<number, number>, mask: SlotMask | undefined): number {
     const { k1, b } = this.parameters;

@@ -17,7 +17,7 @@ import type { ChunkRecord, DocumentVersion, ScoredChunk } from "../stores/chunk-
 import type { DocumentPage, DocumentQuery, DocumentRecord } from "../stores/document-registry.js";
 import { organisationCollectionName } from "../stores/organisation-names.js";
 import { observedReindexJob, type ReindexableIndex, type ReindexJob, type ReindexTarget } from "../stores/reindexable-index.js";
-import type { EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
+import type { CountOptions, EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Bm25Parameters } from "./bm25-index.js";
@@ -240,6 +240,14 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
         await store.refresh();
         options.signal?.throwIfAborted();
         return store.searchByText(query, options.topK, options.filter);
+      });
+    },
+    async countByText(orgId: string, query: string, options: CountOptions): Promise<number> {
+      options.signal?.throwIfAborted();
+      return read(orgId, 0, async (store) => {
+        await store.refresh();
+        options.signal?.throwIfAborted();
+        return store.countByText(query, options.filter, options.include);
       });
     },
     async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {

@@ -3,16 +3,20 @@
  * `metadata` JSON column of the `chunks` table, evaluated by SQLite's JSON functions with a type
  * check, so values compare only with values of the same type (see `MetadataCondition`).
  */
-import type { MetadataCondition } from "../stores/chunk-filter.js";
+import { assertMetadataKey, type MetadataCondition } from "../stores/chunk-filter.js";
 
 /**
  * The query selecting the `id` of every chunk row whose metadata satisfies all `conditions`,
  * and its positional parameters. Conditions are joined with `AND`; an `in` condition with no
- * values matches nothing. Keys are quoted as one JSON path member (double quotes removed).
+ * values matches nothing. Each key becomes one quoted JSON path member, `$."key"`, bound as a
+ * parameter; keys are checked against `metadataKeyPattern` first, so no quote, backslash or NUL
+ * can end the member or make the path malformed (SQLite's "bad JSON path").
  *
- * @param conditions - at least one condition.
+ * @param conditions - at least one condition (at most `maximumMetadataConditions`, checked by the
+ *   service, which keeps the expression within SQLite's depth limit).
  * @returns `sql` (`SELECT id FROM chunks WHERE …`) and `parameters` for its `?` placeholders,
  *   booleans as 1 or 0.
+ * @throws {DocqaError} `invalid_request` for a key outside `metadataKeyPattern`.
  */
 export function metadataSql(conditions: readonly MetadataCondition[]): { sql: string; parameters: (string | number)[] } {
   const clauses: string[] = [];
@@ -22,7 +26,8 @@ export function metadataSql(conditions: readonly MetadataCondition[]): { sql: st
     return `(json_type(metadata, ?) IN (${sqlTypes(value)}) AND json_extract(metadata, ?) ${operator} ?)`;
   };
   for (const condition of conditions) {
-    const path = `$."${condition.key.replaceAll('"', "")}"`;
+    assertMetadataKey(condition.key, "embedded-store");
+    const path = `$."${condition.key}"`;
     switch (condition.op) {
       case "eq":
         clauses.push(typed(path, condition.value, "="));

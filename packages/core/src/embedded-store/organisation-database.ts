@@ -384,6 +384,7 @@ function prepareStatements(database: DatabaseSync) {
     ),
     allChunks: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks ORDER BY id"),
     chunksAfter: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
+    rowOfChunk: database.prepare("SELECT id, doc_id FROM chunks WHERE chunk_id = ?"),
     chunkById: database.prepare(
       "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",
     ),

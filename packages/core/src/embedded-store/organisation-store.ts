@@ -27,7 +27,7 @@
  * and the SQL of metadata filters (`metadata-sql.ts`).
  */
 import { canRead } from "../acl/evaluate-access.js";
-import { normalizePrincipal } from "../acl/principal.js";
+import { normalizeAccessName, normalizePrincipal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { IdScore } from "../retrieval/top-k.js";
@@ -183,7 +183,7 @@ export class OrganisationStore {
           info.title,
           info.source,
           info.type,
-          info.ownerId.toLowerCase(),
+          normalizeAccessName(info.ownerId),
           info.acl,
           info.textHash,
           document.chunks.length,
@@ -196,7 +196,7 @@ export class OrganisationStore {
             chunk.text,
             chunk.title,
             chunk.source,
-            chunk.ownerId.toLowerCase(),
+            normalizeAccessName(chunk.ownerId),
             chunk.acl,
             JSON.stringify(chunk.metadata),
             document.contentHash,
@@ -289,7 +289,7 @@ export class OrganisationStore {
     }
     if (query.ownerId !== undefined) {
       conditions.push("owner_id = $owner");
-      parameters.owner = query.ownerId.trim().toLowerCase();
+      parameters.owner = normalizeAccessName(query.ownerId);
     }
     const rows = this.database.select<DocumentRow>(
       `SELECT doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count FROM documents WHERE ${conditions.join(" AND ")} ORDER BY doc_id`,
@@ -332,6 +332,18 @@ export class OrganisationStore {
     const terms = this.settings.analyzer.analyze(query);
     if (terms.length === 0) return [];
     return this.hydrate(bm25.search(terms, topK, this.mask(filter)));
+  }
+
+  /** The number of chunks matching `query` or in `include` under `filter` (call {@link refresh} first); see {@link KeywordIndex.countByText}. */
+  countByText(query: string, filter: ChunkFilter, include: readonly string[] = []): number {
+    const { bm25, slots } = this.readableIndexes();
+    const includedSlots: number[] = [];
+    for (const chunkId of new Set(include)) {
+      const row = this.database.statements.rowOfChunk.get(chunkId) as { id: number; doc_id: string } | undefined;
+      const slot = row ? slots.slotOfRow(row.doc_id, row.id) : undefined;
+      if (slot !== undefined) includedSlots.push(slot);
+    }
+    return bm25.count(this.settings.analyzer.analyze(query), this.mask(filter), includedSlots);
   }
 
   /** Exact (or HNSW) vector search over the in-memory indexes (call {@link refresh} first); see {@link VectorIndex.searchByVector}. */

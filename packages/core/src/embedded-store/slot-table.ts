@@ -62,6 +62,11 @@ export class SlotTable {
     return this.slots[slot];
   }
 
+  /** The live slot of row `rowId` of document `docId`, or undefined when it is not loaded (or removed). */
+  slotOfRow(docId: string, rowId: number): number | undefined {
+    return this.documentSlots.get(docId)?.find((slot) => this.slots[slot]?.rowId === rowId);
+  }
+
   /** Gives `row` the next slot and returns it; `staged` keeps the slot out of every mask until {@link reveal}. */
   add(row: Pick<IndexedChunkRow, "id" | "doc_id" | "owner_id" | "acl">, staged = false): number {
     const slot = this.slots.length;

@@ -38,6 +38,12 @@ const marker = Symbol.for("docqa.error");
  *   finished; retry after `retryAfterSeconds` (HTTP 503 with `Retry-After`).
  * - `too_many_documents`: an `/upsert` holds more than `MAX_UPSERT_DOCUMENTS` documents (HTTP 413).
  * - `too_many_files`: an upload holds more than `MAX_UPLOAD_FILES` files (HTTP 413).
+ * - `resource_exhausted`: the process ran out of an operating-system resource while serving the
+ *   request, such as file descriptors (EMFILE, ENFILE); retry later, or raise the limit
+ *   (`ulimit -n`; HTTP 503 with `Retry-After`).
+ * - `headers_too_large`: the request's header section is larger than the HTTP server accepts
+ *   (Node's `maxHeaderSize`, 16 KiB by default; HTTP 431, RFC 6585 section 5).
+ * - `request_timeout`: the request was not received within the server's time limit (HTTP 408).
  * - `internal_error`: a bug; the cause holds the details.
  *
  * File ingestion (a file is rejected, the rest of its batch goes on):
@@ -79,6 +85,9 @@ export type DocqaErrorCode =
   | "ingestion_busy"
   | "too_many_documents"
   | "too_many_files"
+  | "resource_exhausted"
+  | "headers_too_large"
+  | "request_timeout"
   | "internal_error"
   | "empty_file"
   | "file_too_large"

@@ -5,7 +5,7 @@
  * file ingestion, deletion).
  */
 import { authorizeWrite, type WriteDecision } from "../acl/authorize-write.js";
-import type { Principal } from "../acl/principal.js";
+import { normalizeAccessName, type Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { AuditEvent, AuditLog } from "../logging/audit-log.js";
 import type { DocumentRecord } from "../stores/document-registry.js";
@@ -47,8 +47,8 @@ export function auditEvent(
   return {
     action,
     orgId: context.orgId,
-    actor: context.principal.userName.trim().toLowerCase(),
-    actorRoles: context.principal.roles.map((role) => role.trim().toLowerCase()),
+    actor: normalizeAccessName(context.principal.userName),
+    actorRoles: context.principal.roles.map(normalizeAccessName),
     docId,
     outcome,
     via: context.via,

@@ -15,8 +15,8 @@
  * accesses) and rebuilt with the next content change.
  */
 
-import { parseAccessList } from "../acl/access-list.js";
-import type { Principal } from "../acl/principal.js";
+import { normalizeAccessList, parseAccessList } from "../acl/access-list.js";
+import { normalizeAccessName, type Principal } from "../acl/principal.js";
 import { chunkDocument } from "../chunking/chunk-document.js";
 import { createSemanticSplit } from "../chunking/semantic-split.js";
 import { hashOf, type SourceDocument } from "../chunking/source-document.js";
@@ -120,7 +120,7 @@ export function storedHash(config: DocqaConfig, embeddings: EmbeddingState, cont
 
 /** The stored version of a document: its text hash ({@link storedHash}) with its owner and ACL. */
 export function versionHash(textHash: string, ownerId: string, acl: string): string {
-  return hashOf(textHash, ownerId.trim().toLowerCase(), acl);
+  return hashOf(textHash, normalizeAccessName(ownerId), acl);
 }
 
 /** The owner a source document's metadata names (`owner_id`), if any. */
@@ -129,9 +129,12 @@ export function requestedOwnerOf(metadata: Readonly<Record<string, unknown>>): s
   return owner === undefined || owner === null ? undefined : String(owner);
 }
 
-/** The ACL of a source document's metadata (`acl`), `""` when absent. */
+/**
+ * The ACL of a source document's metadata (`acl`) as it is stored: in `normalizeAccessList` form
+ * (NFKC, default-ignorable code points removed, lower-cased); `""` when absent.
+ */
 export function aclOf(metadata: Readonly<Record<string, unknown>>): string {
-  return typeof metadata.acl === "string" ? metadata.acl : "";
+  return typeof metadata.acl === "string" ? normalizeAccessList(metadata.acl) : "";
 }
 
 /** The write context of a request. */
@@ -194,8 +197,8 @@ export async function indexDocuments(dependencies: IndexingDependencies, request
 async function indexInSpan(dependencies: IndexingDependencies, request: IndexingRequest): Promise<IndexingResult> {
   const { config, embeddings, stores } = dependencies;
   const context = writeContext(dependencies, request);
-  const user = request.principal.userName.trim().toLowerCase();
-  const uploader = request.uploader?.trim().toLowerCase() ?? user;
+  const user = normalizeAccessName(request.principal.userName);
+  const uploader = request.uploader === undefined ? user : normalizeAccessName(request.uploader);
   const deletions = [...new Set(request.deleteDocIds ?? [])];
   const records = await stores.registry.describeDocuments(request.orgId, [
     ...request.documents.map((document) => document.docId),

@@ -20,12 +20,14 @@
  * | 14 | `check-citations` | cited statements checked against their chunks (`unsupported_citations`) |
  * | 15 | `record-memory` | the turn written to memory in the background |
  *
- * `search` runs stages 1 and 4 to 8 (planning the query alone).
+ * `search` runs stages 1 and 4 to 8 (planning the query alone), then `count-matches`: the number
+ * of matches it reports as `total`.
  */
 import type { PredictState, RetrievalState } from "./request-state.js";
 import type { Stage } from "./stage.js";
 import { buildContext } from "./stages/build-context.js";
 import { checkCitations } from "./stages/check-citations.js";
+import { countMatches } from "./stages/count-matches.js";
 import { decideAnswerable } from "./stages/decide-answerable.js";
 import { expandSummaries } from "./stages/expand-summaries.js";
 import { filterAccess } from "./stages/filter-access.js";
@@ -67,4 +69,5 @@ export const defaultSearchStages: readonly Stage<RetrievalState>[] = Object.free
   filterAccess,
   rerankCandidates,
   selectTopK,
+  countMatches,
 ]);

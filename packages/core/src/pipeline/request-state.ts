@@ -75,6 +75,12 @@ export interface RetrievalState {
   retrievals: QueryRetrieval[];
   /** The final ranked chunks, merged over the queries and cut to their top-k (`select-top-k`). */
   chunks: RetrievedChunk[];
+  /**
+   * The number of matches (`count-matches`, `search` only): the readable chunks passing the
+   * filters that match the query's terms, and the results; undefined when the keyword index
+   * cannot count (the number of results is reported instead).
+   */
+  total?: number | undefined;
   /** Stage timings, appended by `runStages`. */
   readonly timings: StageTiming[];
 }

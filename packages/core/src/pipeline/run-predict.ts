@@ -11,6 +11,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { PerfLog } from "../logging/perf-log.js";
 import { retrievalSettingsFromConfig } from "../retrieval/retrieval-settings.js";
 import type { PredictRequest, PredictResult, SearchRequest, SearchResult } from "../service/rag-service.js";
+import { assertMetadataConditions } from "../stores/chunk-filter.js";
 import { startSpanClock, withSpanClockIn } from "../telemetry/span-clock.js";
 import { stateAttributes } from "../telemetry/state-attributes.js";
 import { docqaTracer, recordSpanError } from "../telemetry/tracing.js";
@@ -196,16 +197,21 @@ export async function runSearch(stages: readonly Stage<RetrievalState>[], runtim
   const state = createSearchState(runtime, request);
   return requestSpan("docqa.search", started, runtime, state, async () => {
     await runStages(stages, state, runtime, { pipeline: "search" });
-    return { result: { results: state.chunks, total: state.chunks.length, stages: state.timings }, endTime: performance.now() };
+    const total = Math.max(state.total ?? 0, state.chunks.length);
+    return { result: { results: state.chunks, total, stages: state.timings }, endTime: performance.now() };
   });
 }
 
 /**
  * The initial state of a `search` request: the query planned alone, `limit` results (default
  * `RETRIEVER_TOP_K`), each retriever at least `limit` deep, the request's retrieval overrides.
+ *
+ * @throws {DocqaError} `invalid_request` for metadata conditions `assertMetadataConditions`
+ *   refuses (checked here, once, for every store).
  */
 export function createSearchState(runtime: Runtime, request: SearchRequest): RetrievalState {
   const { config } = runtime;
+  if (request.metadata) assertMetadataConditions(request.metadata);
   const limit = request.limit ?? config.retrieval.retrieverTopK;
   const settings = retrievalSettingsFromConfig(
     config,

@@ -13,6 +13,7 @@ import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.
 import { getDocument, listDocuments } from "../documents/list-documents.js";
 import type { EmbeddingModelResolver } from "../embeddings/embeddings-for-model.js";
 import { deleteDocuments } from "../ingestion/delete-documents.js";
+import { parseDocumentMetadata } from "../ingestion/document-input.js";
 import type { IndexingDependencies } from "../ingestion/index-documents.js";
 import { createIngestionAdmission } from "../ingestion/ingestion-admission.js";
 import { createInProcessExecutor, type IngestionExecutor } from "../ingestion/ingestion-executor.js";
@@ -35,6 +36,7 @@ import { createUncommittedSweeper, emptySweepReport, type SweepReport, type Unco
 import { isSweepable, type SweepableIndex } from "../stores/sweepable-index.js";
 import type { TransactionalStore } from "../stores/vector-index.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
+import { preloadServingModules } from "./preload-modules.js";
 import { prepareRuntime } from "./prepare-runtime.js";
 import type { RagService } from "./rag-service.js";
 import { createReindexJobs } from "./reindex-jobs.js";
@@ -225,6 +227,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
 
     async ready() {
       await prepared.runtime();
+      await preloadServingModules(config);
       (await sweeperOf())?.start(config.stores.sweepIntervalSeconds * 1000);
     },
 
@@ -256,7 +259,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
       admission.check();
     },
 
-    ingestFiles(request, ingestOptions) {
+    async ingestFiles(request, ingestOptions) {
       return jobs.run(
         {
           orgId: request.orgId,
@@ -264,21 +267,21 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           principal: request.principal,
           uploader: request.uploader,
           requestId: request.requestId,
-          metadata: request.metadata ?? {},
+          metadata: parseDocumentMetadata(request.metadata ?? {}),
           uploadDirectory: request.uploadDirectory,
         },
         ingestOptions?.onProgress,
       );
     },
 
-    startIngestion(request) {
+    async startIngestion(request) {
       return jobs.start({
         orgId: request.orgId,
         files: request.files,
         principal: request.principal,
         uploader: request.uploader,
         requestId: request.requestId,
-        metadata: request.metadata ?? {},
+        metadata: parseDocumentMetadata(request.metadata ?? {}),
         uploadDirectory: request.uploadDirectory,
       });
     },

@@ -53,7 +53,11 @@ export interface IngestFilesRequest extends RequestContext {
   files: readonly FileSource[];
   /** Owner of new documents without `metadata.owner_id`; default the principal (another user: administrators only). */
   uploader?: string | undefined;
-  /** Metadata for every document: `acl`, `owner_id`, `source`, and any other key. */
+  /**
+   * Metadata for every document: `acl`, `owner_id`, `source`, and any other key; validated with
+   * `/upsert`'s `documentMetadataSchema` (`acl`, `owner_id`, `source` strings, `created_at` an
+   * ISO 8601 date).
+   */
   metadata?: Record<string, unknown> | undefined;
   /**
    * A directory holding received uploads (the `path` of `files`), which the service deletes once
@@ -178,7 +182,11 @@ export interface SearchRequest extends RequestContext {
 /** Output of {@link RagService.search}. */
 export interface SearchResult {
   results: RetrievedChunk[];
-  /** Number of results returned. */
+  /**
+   * Number of matches (stage `count-matches`): the chunks the user may read that pass the filters
+   * and hold a term of the query, together with the results; at least `results.length`, and
+   * exactly it when the keyword index cannot count.
+   */
   total: number;
   /** Each stage's name, PERF phase and milliseconds, in the order they ran. Always set by `createRagService`. */
   stages?: StageTiming[];
@@ -246,8 +254,9 @@ export interface RagService {
   /** The resolved configuration. */
   readonly config: DocqaConfig;
   /**
-   * Resolves when the embedding model is loaded (or known unavailable), the stores are open, and
-   * the chat model is chosen (or known disabled), and starts the background sweeper of
+   * Resolves when the embedding model is loaded (or known unavailable), the stores are open, the
+   * chat model is chosen (or known disabled), and the modules requests would otherwise load on
+   * first use (word frequencies, token ranks, HNSW) are loaded, and starts the background sweeper of
    * uncommitted chunk versions on staged stores (`SWEEP_INTERVAL_SECONDS`). Every method awaits
    * the preparation; call it at start-up to fail fast on configuration errors.
    *
@@ -276,6 +285,7 @@ export interface RagService {
    * is written atomically; rejected files are listed in the job's `errors` (code `forbidden` for
    * a file that would replace a document the principal may not write).
    *
+   * @throws {DocqaError} `invalid_request` for metadata `documentMetadataSchema` refuses (nothing is read or saved).
    * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    * @throws {DocqaError} `store_unavailable` before the job is created when a store it writes
    *   (vector index, keyword index, registry, job store) does not answer a readiness check within
@@ -287,6 +297,7 @@ export interface RagService {
    * first saved under `DATA_DIR/uploads/<jobId>/`, so a job interrupted by a restart resumes
    * (see {@link RagService.resumeIngestions}).
    *
+   * @throws {DocqaError} `invalid_request` for metadata `documentMetadataSchema` refuses.
    * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` ingestion requests are in progress.
    * @throws {DocqaError} `store_unavailable`, before anything is saved, as {@link RagService.ingestFiles}.
    */

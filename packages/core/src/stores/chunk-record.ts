@@ -2,6 +2,7 @@
  * The unit every index stores: one chunk of one document, stamped with everything access
  * control and citation need.
  */
+import { normalizeAccessName } from "../acl/principal.js";
 import type { DocumentInfo } from "./document-registry.js";
 
 /** One chunk of a document. */
@@ -63,7 +64,7 @@ export function documentInfo(version: DocumentVersion): DocumentInfo {
     title: first?.title ?? "",
     source: first?.source ?? "",
     type: typeof type === "string" ? type : "",
-    ownerId: (first?.ownerId ?? "").toLowerCase(),
+    ownerId: normalizeAccessName(first?.ownerId ?? ""),
     acl: first?.acl ?? "",
     textHash: "",
   };

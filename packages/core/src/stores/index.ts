@@ -4,7 +4,13 @@
  * embedded store's index structures). Applications pick a store with `createEmbeddedStore` or a
  * backend package and never need this entry.
  */
-export { type ChunkAccessTokens, chunkAccessTokens, everyoneToken, principalAccessTokens } from "../acl/access-tokens.js";
+export {
+  type ChunkAccessTokens,
+  chunkAccessTokens,
+  everyoneToken,
+  principalAccessTokens,
+  principalDenyToken,
+} from "../acl/access-tokens.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "../embedded-store/bm25-index.js";
 export { ExactVectorIndex } from "../embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "../embedded-store/hnsw-vector-index.js";
@@ -20,7 +26,17 @@ export {
 } from "../memory/conversation-memory.js";
 export type { AppendOptions, Conversation, ConversationKey, ConversationTurn, MemoryStore } from "../memory/memory-store.js";
 export { type CacheStores, cacheStoresFromConfig, isRedisConfigured, type RedisPackage } from "./cache-stores-from-config.js";
-export { type ChunkFilter, type MetadataCondition, matchesChunkFilter, matchesCondition } from "./chunk-filter.js";
+export {
+  assertMetadataConditions,
+  assertMetadataKey,
+  type ChunkFilter,
+  type MetadataCondition,
+  matchesChunkFilter,
+  matchesCondition,
+  maximumMetadataConditions,
+  maximumMetadataValues,
+  metadataKeyPattern,
+} from "./chunk-filter.js";
 export { type ChunkRecord, chunkId, type DocumentVersion, documentInfo, indexedText, type ScoredChunk } from "./chunk-record.js";
 export {
   compareUtf8,
@@ -67,6 +83,7 @@ export {
 export { isSweepable, type StoredVersion, type SweepableIndex } from "./sweepable-index.js";
 export type {
   ChunkIndex,
+  CountOptions,
   EmbeddingModelInfo,
   KeywordIndex,
   RegisteredDocument,

@@ -31,6 +31,19 @@ export interface SearchOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@link KeywordIndex.countByText}. */
+export interface CountOptions {
+  /** The filters of the search whose matches are counted (ACL pre-filter, documents, metadata). */
+  filter: ChunkFilter;
+  /**
+   * Chunk ids counted as matches as well, when they pass `filter` (the results another retriever
+   * returned), each once; default none.
+   */
+  include?: readonly string[] | undefined;
+  /** Cancels the count. */
+  signal?: AbortSignal | undefined;
+}
+
 /** Behaviour shared by vector and keyword indexes. */
 export interface ChunkIndex {
   /** Name used in logs and errors, for example `embedded`, `milvus`, `opensearch`. */
@@ -97,6 +110,17 @@ export interface KeywordIndex extends ChunkIndex {
    * @throws {DocqaError} `store_unavailable` when the backend fails or times out.
    */
   searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]>;
+  /**
+   * Optional: the number of chunks passing `options.filter` that match `query` as
+   * {@link searchByText} matches (at least one of its analysed terms), or whose id is in
+   * `options.include`; each chunk once. One count under the same pre-filter as the search, not a
+   * search: `POST /api/search` reports it as `total`. An index without it reports the number of
+   * results instead. A server engine may count a document being rewritten at that moment in both
+   * of its versions, and may cap the count (see the index's documentation).
+   *
+   * @throws {DocqaError} `store_unavailable` when the backend fails or times out.
+   */
+  countByText?(orgId: string, query: string, options: CountOptions): Promise<number>;
 }
 
 /**

@@ -2,8 +2,9 @@
  * Test helper: checks a JSON value against a schema of an OpenAPI 3.1 document (JSON Schema
  * 2020-12), for the keywords `@hono/zod-openapi` emits: `$ref` (local), `type`, `enum`, `const`,
  * `properties`, `required`, `additionalProperties`, `items`, `anyOf`, `oneOf`, `allOf`,
- * `minimum`, `maximum`, `minLength`, `maxLength`, `minItems`, `maxItems`. Not exported by the
- * package; tests use it to validate responses against the document the app serves.
+ * `minimum`, `maximum`, `minLength`, `maxLength`, `minItems`, `maxItems`, `maxProperties`,
+ * `propertyNames`, `pattern`. Exported as `@docqa/http/testing`; tests use it to validate responses
+ * (and Server-Sent Events) against the document the app serves.
  */
 
 /** A JSON Schema object, loosely typed. */
@@ -49,6 +50,19 @@ export function schemaProblems(schema: Schema, value: unknown, root: Schema, pat
   if (typeof value === "string") {
     if (typeof schema.minLength === "number" && value.length < schema.minLength) problems.push(`${path}: shorter than ${schema.minLength}`);
     if (typeof schema.maxLength === "number" && value.length > schema.maxLength) problems.push(`${path}: longer than ${schema.maxLength}`);
+    if (typeof schema.pattern === "string" && !new RegExp(schema.pattern, "u").test(value)) {
+      problems.push(`${path}: does not match ${schema.pattern}`);
+    }
+    // JSON Schema 2020-12 section 8: the string's content, when declared JSON, against `contentSchema`.
+    if (schema.contentMediaType === "application/json" && typeof schema.contentSchema === "object" && schema.contentSchema !== null) {
+      let content: unknown;
+      try {
+        content = JSON.parse(value);
+      } catch {
+        return [...problems, `${path}: not JSON`];
+      }
+      problems.push(...schemaProblems(schema.contentSchema as Schema, content, root, `${path} (JSON)`));
+    }
   }
   if (Array.isArray(value)) {
     if (typeof schema.minItems === "number" && value.length < schema.minItems)
@@ -63,6 +77,14 @@ export function schemaProblems(schema: Schema, value: unknown, root: Schema, pat
   if (typeOf(value) === "object") {
     const object = value as Record<string, unknown>;
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
+    if (typeof schema.maxProperties === "number" && Object.keys(object).length > schema.maxProperties) {
+      problems.push(`${path}: more than ${schema.maxProperties} properties`);
+    }
+    if (typeof schema.propertyNames === "object" && schema.propertyNames !== null) {
+      for (const key of Object.keys(object)) {
+        problems.push(...schemaProblems(schema.propertyNames as Schema, key, root, `${path}[${JSON.stringify(key)}] (name)`));
+      }
+    }
     for (const key of (schema.required ?? []) as string[]) if (!(key in object)) problems.push(`${path}.${key}: required`);
     for (const [key, item] of Object.entries(object)) {
       if (properties[key]) problems.push(...schemaProblems(properties[key], item, root, `${path}.${key}`));
@@ -93,4 +115,40 @@ export function responseProblems(document: Schema, method: string, path: string,
     | undefined;
   if (!schema) return [`no JSON schema for ${status} of ${method} ${path}`];
   return schemaProblems(schema, body, document);
+}
+
+/**
+ * Problems of a `text/event-stream` response body against the schema an OpenAPI document gives
+ * its events for `method path status`: the media type's `itemSchema` (OpenAPI 3.2) or, before
+ * 3.2, its `schema`, which then describes one event (`{event, data, id, retry}`, `data` as text,
+ * its JSON content checked when the schema declares `contentSchema`), checked for every event.
+ */
+export function eventStreamProblems(document: Schema, method: string, path: string, status: number, body: string): string[] {
+  const operation = (document.paths as Record<string, Record<string, Schema>>)[path]?.[method.toLowerCase()];
+  const media = (
+    (operation?.responses as Record<string, Schema> | undefined)?.[String(status)]?.content as Record<string, Schema> | undefined
+  )?.["text/event-stream"];
+  const events = (media?.itemSchema ?? media?.schema) as Schema | undefined;
+  if (!events) return [`no event schema for text/event-stream of ${status} of ${method} ${path}`];
+  return parseEventStream(body).flatMap((event, index) => schemaProblems(events, event, document, `event ${index} (${event.event})`));
+}
+
+/**
+ * The events of a `text/event-stream` body as docqa writes them (`event: <name>`, then `data: `
+ * lines, events separated by a blank line): each event's name (`message` when absent) and data
+ * text (its `data:` lines joined by line feeds).
+ */
+export function parseEventStream(body: string): { event: string; data: string }[] {
+  return body
+    .split("\n\n")
+    .filter((block) => block.trim() !== "")
+    .map((block) => {
+      const lines = block.split("\n");
+      const event = lines.find((line) => line.startsWith("event: "))?.slice("event: ".length) ?? "message";
+      const data = lines
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => line.slice("data: ".length))
+        .join("\n");
+      return { event, data };
+    });
 }
