@@ -375,9 +375,12 @@ function recordName(title: string): string | undefined {
   return named ? named[1] : undefined;
 }
 
-/** The text naming a row's entity: the record's name, else the given cell (the one the question names), else the row's first cell. */
+/**
+ * The text naming a row's entity: the given cell (the one the question names), else the record's
+ * name, else the row's first cell.
+ */
 export function subjectText(row: RecordRow, subject: RecordCell | undefined): string | undefined {
-  if (row.name) return row.name;
   if (subject) return subject.value;
+  if (row.name) return row.name;
   return row.cells[0]?.value;
 }

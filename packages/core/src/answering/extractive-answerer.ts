@@ -110,8 +110,9 @@ export function composeAnswer(
 
   let callout: string;
   if (best.kind === "cell" && best.row && best.cell) {
-    // The entity: the record's name, else the row's cell the question names ("France: wine_servings 370"); a number is read with its key ("Hospital beds 6: Name …").
-    const named = best.row.name === undefined ? best.subject : undefined;
+    // The entity: the row's cell the question names ("France: wine_servings 370"), else the record's
+    // name; a number is read with its key ("Hospital beds 6: Name …").
+    const named = best.subject;
     const subject = named && /^[\d.,%$€£\s-]+$/.test(named.value) ? `${named.key} ${named.value}` : subjectText(best.row, named);
     callout = `${subject ?? best.entry.chunk.title}: ${best.cell.key} ${best.cell.value}`;
   } else if (best.kind === "command") {

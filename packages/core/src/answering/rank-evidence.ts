@@ -273,7 +273,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
           ? false
           : expectedType === null
             ? null
-            : offersAnswerType(answerPart, question, expectedType) === true;
+            : // A cell's value stands alone: its first word is no sentence opening, so a capital there names an entity.
+              offersAnswerType(unit.kind === "cell" ? `: ${answerPart}` : answerPart, question, expectedType) === true;
     const wordsCount = unit.text.split(/\s+/).length;
     const negated = isNegated(unit.text);
     const features: UnitFeatures = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeResults } from "./select-top-k.js";
+import { mergeResults, withoutRepeatedText } from "./select-top-k.js";
 
 const result = (id: string, score: number, from = "") => ({ chunk: { id }, score, from });
 
@@ -57,5 +57,14 @@ describe("select-top-k stage", () => {
       ["d", 0.7],
       ["b", 0.5],
     ]);
+  });
+});
+
+describe("withoutRepeatedText", () => {
+  it("keeps the first of results whose texts are equal up to whitespace, in order", () => {
+    const result = (id: string, text: string, score: number) => ({ chunk: { id, text }, score });
+    const results = [result("a", "Same  text.", 0.9), result("b", "Other.", 0.8), result("c", "Same text.\n", 0.7), result("d", "Last.", 0.6)];
+    expect(withoutRepeatedText(results).map(({ chunk }) => chunk.id)).toEqual(["a", "b", "d"]);
+    expect(results).toHaveLength(4);
   });
 });

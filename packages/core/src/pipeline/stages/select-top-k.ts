@@ -1,7 +1,9 @@
 /**
  * Stage `select-top-k` (spec `POST /predict` step 6, `RETRIEVER_TOP_K`; decomposition: "keep
  * `SUBQUERY_TOP_K` documents per sub-query, merge and deduplicate"): each query keeps its top-k
- * results; the lists are merged by chunk id, keeping a chunk's best score, best first.
+ * results, a chunk whose text repeats a better-ranked one's taking no place (long documents repeat
+ * boilerplate paragraphs word for word, and four copies of one would fill the context); the lists
+ * are merged by chunk id, keeping a chunk's best score, best first.
  */
 import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
 import type { RetrievalState } from "../request-state.js";
@@ -12,10 +14,21 @@ export const selectTopK: Stage<RetrievalState> = {
   name: "select-top-k",
   phase: "retrieval",
   run(state) {
-    const lists = state.retrievals.map((retrieval) => retrieval.results.slice(0, retrieval.query.topK));
+    const lists = state.retrievals.map((retrieval) => withoutRepeatedText(retrieval.results).slice(0, retrieval.query.topK));
     state.chunks = lists.length === 1 ? (lists[0] as RetrievedChunk[]) : mergeResults(lists);
   },
 };
+
+/** The results without those whose text (whitespace collapsed) repeats an earlier result's, in order. Inputs are not mutated. */
+export function withoutRepeatedText<T extends { chunk: { text: string } }>(results: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return results.filter((result) => {
+    const text = result.chunk.text.replace(/\s+/g, " ").trim();
+    if (seen.has(text)) return false;
+    seen.add(text);
+    return true;
+  });
+}
 
 /**
  * Merges result lists: one entry per chunk id, the one with the highest score (the first list's
