@@ -1,0 +1,165 @@
+/**
+ * Answers a question over a whole table with an operation: a cell's value (lookup), a count, a
+ * sum or average, the row with the largest or smallest value (argmax/argmin), the most frequent
+ * value (mode), the first or last row, the row after or before a named one, which of two named
+ * rows has more, or the difference between them. No language model.
+ *
+ * Method: a small semantic parser after Pasupat & Liang (2015, "Compositional Semantic Parsing on
+ * Semi-Structured Tables", ACL; the WikiTableQuestions data). The question is read into English
+ * operation cues (superlatives and comparatives, "how many", "total", "next/after",
+ * "previous/before", "first/last", "difference"), conditions (question words covering a cell's
+ * text, numbers compared with numeric and date columns), and column matches (question terms in a
+ * header split at `_` and camelCase, through the project's analyzer). Every plan those support
+ * (operation × columns × conditions, `table-candidates.ts`) is executed on the table and scored by
+ * a log-linear model over general features (`table-features.ts`); as in Pasupat & Liang the model
+ * is trained on denotations alone (a plan is right when its answer is the gold answer), by
+ * maximum likelihood of the right plans with L2 regularisation, and the answer chosen is the one
+ * whose plans carry the most probability (probabilities of plans with the same answer summed).
+ * The score is a logistic regression of correctness on that answer's linear score and probability
+ * (Platt scaling with two inputs), fitted on cross-validated predictions.
+ *
+ * Weights, calibration and their figures are in `table-operations-model.json`, written by
+ * `node scripts/calibration/table-operations-eval.mjs --fit` on the tuning half of
+ * WikiTableQuestions-150 only.
+ */
+import { type Analyzer, createEnglishAnalyzer } from "../text/analyzer.js";
+import { type Candidate, enumerateCandidates, type TableOperation } from "./table-candidates.js";
+import { findConditions } from "./table-conditions.js";
+import { candidateFeatures, isGrounded } from "./table-features.js";
+import model from "./table-operations-model.json" with { type: "json" };
+import { analyzeQuestion, prepareTable, type Table } from "./table-question.js";
+
+export type { TableOperation } from "./table-candidates.js";
+export type { Table } from "./table-question.js";
+
+/** An answer computed from a table. */
+export interface TableAnswer {
+  /** The answer as it should appear in a callout: "2003", "5", "Italy". */
+  text: string;
+  /** The operation that computed it. */
+  operation: TableOperation;
+  /** The name of the column read (the answer's column, else the one aggregated), if any. */
+  column?: string;
+  /** 0-based indexes of the rows the answer was computed from, for citations. */
+  rows: number[];
+  /** One short line a user can check: `least Toy sales: Year 2003 (21.3)`. */
+  explanation: string;
+  /** Calibrated probability that the answer is right, in [0, 1]. */
+  score: number;
+}
+
+/** Options of {@link answerFromTable}. */
+export interface TableAnswerOptions {
+  /** Analyzer matching question terms to cells and headers; default `createEnglishAnalyzer()`. */
+  analyzer?: Analyzer;
+}
+
+/** The fitted model: feature weights and the calibration of the chosen answer's score ({@link calibrate}). */
+export interface TableOperationsModel {
+  weights: Record<string, number>;
+  calibration: { score: number; probability: number; intercept: number };
+}
+
+/** A scored candidate (exported for the fitting script). */
+export interface ScoredCandidate extends Candidate {
+  /** The model's linear score. */
+  logit: number;
+}
+
+let defaultAnalyzer: Analyzer | undefined;
+
+/**
+ * Every grounded candidate plan of `question` over `table`, executed, with its features and its
+ * linear score under `weights` (default: the fitted model). Used by the fitting script; most
+ * callers want {@link answerFromTable}.
+ */
+export function tableAnswerCandidates(
+  question: string,
+  table: Table,
+  options: TableAnswerOptions & { weights?: Record<string, number> } = {},
+): ScoredCandidate[] {
+  const analyzer = options.analyzer ?? (defaultAnalyzer ??= createEnglishAnalyzer());
+  const weights = options.weights ?? (model as TableOperationsModel).weights;
+  const prepared = prepareTable(table, analyzer);
+  const analyzed = analyzeQuestion(question, analyzer);
+  const conditions = findConditions(analyzed, prepared, analyzer);
+  return enumerateCandidates(analyzed, prepared, conditions)
+    .filter((candidate) => isGrounded(candidate, prepared, analyzed))
+    .map((candidate) => {
+      const features = candidateFeatures(candidate, analyzed, prepared, conditions);
+      let logit = 0;
+      for (const [name, value] of Object.entries(features)) logit += (weights[name] ?? 0) * value;
+      return { ...candidate, features, logit };
+    });
+}
+
+/**
+ * The answers of scored candidates with their probability: a softmax over candidates, the
+ * probabilities of candidates with the same answer text summed; best first, each with its
+ * highest-scoring candidate.
+ */
+export function rankAnswers(candidates: readonly ScoredCandidate[]): { candidate: ScoredCandidate; probability: number }[] {
+  if (candidates.length === 0) return [];
+  const top = Math.max(...candidates.map((candidate) => candidate.logit));
+  const byText = new Map<string, { candidate: ScoredCandidate; mass: number }>();
+  let total = 0;
+  for (const candidate of candidates) {
+    const mass = Math.exp(candidate.logit - top);
+    total += mass;
+    const key = candidate.text.toLowerCase();
+    const entry = byText.get(key);
+    if (!entry) byText.set(key, { candidate, mass });
+    else {
+      entry.mass += mass;
+      if (candidate.logit > entry.candidate.logit) entry.candidate = candidate;
+    }
+  }
+  return [...byText.values()]
+    .map(({ candidate, mass }) => ({ candidate, probability: mass / total }))
+    .sort((a, b) => b.probability - a.probability);
+}
+
+/**
+ * Probability clip before the logit in {@link calibrate}: an answer that is the only one the
+ * question supports has p = 1, whose logit is infinite.
+ */
+const probabilityClip = 1e-3;
+
+/**
+ * The calibrated score of a chosen answer: a logistic regression of correctness on its best
+ * plan's linear score and the logit of its (clipped) probability, Platt scaling (Platt, 1999,
+ * "Probabilistic outputs for support vector machines") with a second input.
+ */
+export function calibrate(logit: number, probability: number, calibration: TableOperationsModel["calibration"]): number {
+  const clipped = Math.min(1 - probabilityClip, Math.max(probabilityClip, probability));
+  const z = calibration.score * logit + calibration.probability * Math.log(clipped / (1 - clipped)) + calibration.intercept;
+  return 1 / (1 + Math.exp(-z));
+}
+
+/**
+ * Answers `question` from `table` by the best-scoring operation, or undefined when no plan is
+ * grounded in the question (no condition from its words or numbers, no column it names).
+ *
+ * @example
+ * ```ts
+ * const table = { header: ["Year", "Sales"], rows: [["2003", "21.3"], ["2004", "22.4"]] };
+ * answerFromTable("which year had the least sales?", table)?.text; // "2003"
+ * ```
+ */
+export function answerFromTable(question: string, table: Table, options: TableAnswerOptions = {}): TableAnswer | undefined {
+  const ranked = rankAnswers(tableAnswerCandidates(question, table, options));
+  const best = ranked[0];
+  if (!best) return undefined;
+  const { candidate } = best;
+  const { plan } = candidate;
+  const columnIndex = plan.answerColumn ?? plan.measureColumn ?? plan.conditions[0]?.column;
+  const header = columnIndex === undefined ? undefined : (table.header[columnIndex] ?? "").replace(/\s+/g, " ").trim();
+  return {
+    text: candidate.text,
+    operation: plan.operation,
+    ...(header ? { column: header } : {}),
+    rows: [...new Set(candidate.rows)].sort((a, b) => a - b),
+    explanation: candidate.explanation,
+    score: calibrate(candidate.logit, best.probability, (model as TableOperationsModel).calibration),
+  };
+}
