@@ -76,7 +76,9 @@ export interface Candidate {
  * grammar, as in Pasupat & Liang 2015, section 4.1): an operation is only considered when one of
  * its cues is in the question. Lookup needs none. "First" and "last" also trigger argmin and
  * argmax ("the first year" is the earliest one); comparatives trigger a difference ("how many
- * more").
+ * more"). A comparison of two named rows takes its direction from the comparative ("more",
+ * "longer": the larger value wins; "less", "sooner": the smaller), and never compares the column
+ * that names the rows.
  */
 const triggers: Readonly<Record<Exclude<TableOperation, "lookup">, readonly Cue[]>> = {
   count: ["count"],
@@ -149,7 +151,11 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
     add({ operation: "count", conditions: set });
     for (const column of named) add({ operation: "count", measureColumn: column, conditions: set });
     for (const column of columns) {
-      if (set.length > 0 || table.table.rows.length === 1) add({ operation: "lookup", answerColumn: column, conditions: set });
+      // A lookup needs a condition (or a one-row table), and one whose conditions are all whole cells of the column it reads only restates the question.
+      const restates =
+        set.length > 0 && set.every((condition) => condition.column === column && condition.kind === "match" && condition.quality === 1);
+      if ((set.length > 0 || table.table.rows.length === 1) && !restates)
+        add({ operation: "lookup", answerColumn: column, conditions: set });
       add({ operation: "first", answerColumn: column, conditions: set });
       add({ operation: "last", answerColumn: column, conditions: set });
       add({ operation: "mode", answerColumn: column, conditions: set });
@@ -169,9 +175,12 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
       }
     }
     if (set.length === 2) {
+      const larger = question.cues.has("more") || question.cues.has("most");
+      const smaller = question.cues.has("less") || question.cues.has("least");
       for (const measure of ordered) {
-        add({ operation: "compare", measureColumn: measure, direction: "max", conditions: set });
-        add({ operation: "compare", measureColumn: measure, direction: "min", conditions: set });
+        if (set.some((condition) => condition.column === measure)) continue;
+        if (larger) add({ operation: "compare", measureColumn: measure, direction: "max", conditions: set });
+        if (smaller) add({ operation: "compare", measureColumn: measure, direction: "min", conditions: set });
         add({ operation: "difference", measureColumn: measure, conditions: set });
       }
     }

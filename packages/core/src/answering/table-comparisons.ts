@@ -2,8 +2,8 @@
  * Conditions from the numbers and dates of an English question, for {@link findConditions}:
  * comparisons ("more than 2", "at least $1 billion", "after 1900", "between 2009 and 2013"),
  * decades and centuries ("the 1980s", "the 1800s"), dates ("on june 14, 2010", "after october 1st",
- * "in november") and row slices ("the last 3", "the top five"). These are the numeric and date
- * anchors of Pasupat & Liang (2015, section 4: a question's numbers and dates are compared with
+ * "in november"), row slices ("the last 3", "the top five") and empty cells ("no shirt sponsor").
+ * The numeric and date ones are the anchors of Pasupat & Liang (2015, section 4: a question's numbers and dates are compared with
  * the normalised cells of a column). The phrases are English.
  */
 import type { Analyzer } from "../text/analyzer.js";
@@ -15,7 +15,7 @@ type Relation = "gt" | "ge" | "lt" | "le" | "between";
 /** English comparison phrases before a number, and the relation they state. */
 const comparisonPatterns: readonly { pattern: RegExp; relation: Relation }[] = [
   { pattern: new RegExp(`\\b(?:between|from) (${numberText.source}) (?:and|to|-) (${numberText.source})`, "g"), relation: "between" },
-  { pattern: new RegExp(`\\b(?:at least|or more than|no less than|within the top|top) (${numberText.source})`, "g"), relation: "ge" },
+  { pattern: new RegExp(`\\b(?:at least|or more than|no less than) (${numberText.source})`, "g"), relation: "ge" },
   {
     pattern: new RegExp(
       `\\b(?:more than|greater than|larger than|higher than|over|above|exceeding|after|since) (${numberText.source})`,
@@ -23,7 +23,8 @@ const comparisonPatterns: readonly { pattern: RegExp; relation: Relation }[] = [
     ),
     relation: "gt",
   },
-  { pattern: new RegExp(`\\b(?:at most|no more than|up to) (${numberText.source})`, "g"), relation: "le" },
+  // "the top 10" is a rank up to 10.
+  { pattern: new RegExp(`\\b(?:at most|no more than|up to|within the top|in the top|top) (${numberText.source})`, "g"), relation: "le" },
   {
     pattern: new RegExp(`\\b(?:less than|fewer than|lower than|smaller than|under|below|before) (${numberText.source})`, "g"),
     relation: "lt",
@@ -117,9 +118,11 @@ function dateConditions(question: AnalyzedQuestion, table: PreparedTable, analyz
           const equal = (year === 0 || keyYear === year) && keyMonth === monthNumber && (day === 0 || keyDay === day);
           return equal ? [row] : [];
         }
-        const compared = year === 0 || keyYear === 0 ? keyMonth * 100 + keyDay - (monthNumber * 100 + day) : key - target;
-        const holds = relation === "after" || relation === "since" ? compared > 0 : compared < 0;
-        return holds ? [row] : [];
+        // A date without a day stands for its whole month: "after august" starts in September.
+        const after = relation === "after" || relation === "since";
+        const bound = target + (day === 0 && after ? 99 : 0);
+        const compared = year === 0 || keyYear === 0 ? (key % 10_000) - (bound % 10_000) : key - bound;
+        return (after ? compared > 0 : compared < 0) ? [row] : [];
       });
       if (rows.length > 0) {
         conditions.push({ column, rows, span, kind: "compare", quality: 1, label: `${table.headerText[column]} ${phrase.trim()}` });
@@ -147,7 +150,36 @@ function sliceConditions(question: AnalyzedQuestion, table: PreparedTable, analy
   return conditions;
 }
 
-/** Every numeric, date and slice condition of `question` on `table`. */
+/** English words saying a cell is empty ("no shirt sponsor", "do not have a glyph", "a blank C string"). */
+const emptyCue = /\b(no|not|without|blank|empty|none|never|lack\w*)\b|n't\b/;
+
+/**
+ * "Column is empty" conditions: when the question says something is missing ({@link emptyCue})
+ * and names a column (all its name's terms in the question, as a run), the rows whose cell in that
+ * column is empty.
+ */
+function emptyConditions(question: AnalyzedQuestion, table: PreparedTable): Condition[] {
+  if (!emptyCue.test(question.text)) return [];
+  const conditions: Condition[] = [];
+  table.headerTerms.forEach((terms, column) => {
+    if (terms.length === 0) return;
+    const start = question.terms.findIndex((_, index) => terms.every((term, offset) => question.terms[index + offset] === term));
+    if (start < 0) return;
+    const rows = (table.profiles[column]?.empty ?? []).flatMap((empty, row) => (empty ? [row] : []));
+    if (rows.length === 0 || rows.length === table.table.rows.length) return;
+    conditions.push({
+      column,
+      rows,
+      span: [start, start + terms.length],
+      kind: "compare",
+      quality: 1,
+      label: `${table.headerText[column]} is empty`,
+    });
+  });
+  return conditions;
+}
+
+/** Every numeric, date, slice and empty-cell condition of `question` on `table`. */
 export function findComparisons(question: AnalyzedQuestion, table: PreparedTable, analyzer: Analyzer): Condition[] {
   const conditions: Condition[] = [];
   for (const { pattern, relation } of comparisonPatterns) {
@@ -166,5 +198,10 @@ export function findComparisons(question: AnalyzedQuestion, table: PreparedTable
     const span = termSpan(question.text, match.index ?? 0, (match.index ?? 0) + match[0].length, analyzer);
     if (span) conditions.push(...rangeConditions(range, span, `in the ${match[0]}`, table));
   }
-  return [...conditions, ...dateConditions(question, table, analyzer), ...sliceConditions(question, table, analyzer)];
+  return [
+    ...conditions,
+    ...dateConditions(question, table, analyzer),
+    ...sliceConditions(question, table, analyzer),
+    ...emptyConditions(question, table),
+  ];
 }

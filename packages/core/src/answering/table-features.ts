@@ -82,7 +82,8 @@ export function candidateFeatures(
     const number = Number(value);
     if (number !== 0) features[name] = number;
   };
-  const operation = plan.operation === "compare" ? `compare-${plan.direction}` : plan.operation;
+  // Compare's direction is described by the direction features only: one operation name for both keeps its few examples together.
+  const operation = plan.operation;
   set(`op:${operation}`, 1);
   for (const cue of crossedCues) if (question.cues.has(cue)) set(`op:${operation}&cue:${cue}`, 1);
   set(`op:${operation}&type:${question.type}`, 1);

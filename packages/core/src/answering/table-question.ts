@@ -102,8 +102,8 @@ const cuePatterns: Readonly<Record<Cue, RegExp>> = {
   count: /\b(how many|number of|how often|count|times)\b/,
   sum: /\b(total|combined|sum|altogether|in all|overall)\b/,
   average: /\b(average|mean)\b/,
-  most: /\b(most|highest|largest|greatest|biggest|best|longest|maximum|tallest|heaviest|busiest|top|latest|newest|farthest)\b/,
-  least: /\b(least|lowest|smallest|fewest|shortest|minimum|worst|earliest|fastest|quickest|soonest)\b/,
+  most: /\b(?<!at )(?<!no )(most|highest|largest|greatest|biggest|best|longest|maximum|tallest|heaviest|busiest|top|latest|newest|farthest)\b/,
+  least: /\b(?<!at )(?<!no )(least|lowest|smallest|fewest|shortest|minimum|worst|earliest|fastest|quickest|soonest)\b/,
   more: /\b(more|higher|larger|greater|longer|bigger|better|later|newer|over|above|exceed\w*|taller|heavier|older)\b/,
   less: /\b(less|fewer|lower|smaller|shorter|worse|earlier|sooner|faster|quicker|under|below|younger)\b/,
   difference:
@@ -113,8 +113,8 @@ const cuePatterns: Readonly<Record<Cue, RegExp>> = {
   next: /\b(next|after|following|followed|below|succeeded|later)\b/,
   previous: /\b(previous|before|prior|preceding|preceded|above|earlier)\b/,
   alternatives: /\b\w+\b.*\bor\b/,
-  frequency: /\b(most|least|fewest|common|frequent\w*|often)\b/,
-  negation: /\b(not|no|never|without|other than|besides|except|n't)\b|n't\b/,
+  frequency: /\b(?<!at )(?<!no )(most|least|fewest|common|frequent\w*|often)\b/,
+  negation: /\b(not|no|never|without|other than|besides|except|blank|empty|none)\b|n't\b/,
 };
 
 /**

@@ -108,7 +108,7 @@ export function isEmptyCell(text: string): boolean {
  * @example
  * ```ts
  * parseNumber("$1.2 billion"); // 1_200_000_000
- * parseNumber("3:06:02:29"); // 281_549
+ * parseNumber("3:06:02:29"); // 280_949
  * parseNumber("W 27–20"); // undefined
  * ```
  */
@@ -131,7 +131,7 @@ export function parseNumber(text: string): number | undefined {
     number *= multiplier;
     rest = rest.slice((scale?.[0] ?? "").length);
   }
-  const outside = rest.replace(/\([^)]*\)|\[[^\]]*\]/g, " ").replace(/^\s+\/\s.*$/, "");
+  const outside = rest.replace(/\([^)]*\)|\[[^\]]*\]/g, " ").replace(/^\/\s.*$/, "");
   if (/\d/.test(outside)) return undefined;
   return Number.isFinite(number) ? number : undefined;
 }
