@@ -10,7 +10,7 @@
  * (previous) row of an anchor is the nearest one below (above) it whose answer cell is filled and
  * differs from the anchor's ("the kit manufacturer after Umbro" skips Umbro's further seasons).
  */
-import type { AnalyzedQuestion, Condition, Cue, PreparedTable } from "./table-question.js";
+import { type AnalyzedQuestion, type Condition, type Cue, headerMentions, type PreparedTable } from "./table-question.js";
 import { formatNumber, yearOfDateKey } from "./table-values.js";
 
 /** The operations a table answer is computed by. */
@@ -51,7 +51,7 @@ export interface Plan {
   operation: TableOperation;
   /** Column whose cell is the answer (lookup, argmax/argmin, mode, first/last, next/previous, compare). */
   answerColumn?: number;
-  /** Column compared or aggregated (sum, average, argmax/argmin, compare, difference), or whose filled cells a count counts. */
+  /** Column compared or aggregated (sum, average, argmax/argmin, compare, difference), or whose distinct values a count counts ("how many countries"). */
   measureColumn?: number;
   /** For compare: the larger (`max`) or the smaller (`min`) value wins. */
   direction?: "max" | "min";
@@ -145,8 +145,7 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
     const executed = execute(plan, table);
     if (executed) candidates.push({ plan, ...executed, features: {} });
   };
-  const questionTerms = new Set(question.terms);
-  const named = columns.filter((column) => (table.headerTerms[column] ?? []).some((term) => questionTerms.has(term)));
+  const named = columns.filter((column) => headerMentions(question, table, column).length > 0);
   for (const set of conditionSets(conditions)) {
     add({ operation: "count", conditions: set });
     for (const column of named) add({ operation: "count", measureColumn: column, conditions: set });
@@ -248,8 +247,9 @@ export function execute(plan: Plan, table: PreparedTable): Executed | undefined 
   if (operation === "count") {
     if (plan.measureColumn === undefined) return { text: String(rows.length), rows, explanation: `rows${where}: ${rows.length}` };
     const counted = rows.filter((row) => !isEmpty(row, measureColumn));
-    if (counted.length === 0) return undefined;
-    return { text: String(counted.length), rows: counted, explanation: `rows with a ${measureName}${where}: ${counted.length}` };
+    const distinct = new Set(counted.map((row) => cellText(table, row, measureColumn).toLowerCase())).size;
+    if (distinct === 0) return undefined;
+    return { text: String(distinct), rows: counted, explanation: `distinct ${measureName} values${where}: ${distinct}` };
   }
   if (operation === "sum" || operation === "average") {
     const counted = rows.filter((row) => value(row) !== undefined);

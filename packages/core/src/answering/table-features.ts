@@ -7,7 +7,7 @@
  * asked for. No feature names a word, column or value of a particular table.
  */
 import type { Candidate } from "./table-candidates.js";
-import type { AnalyzedQuestion, Condition, Cue, PreparedTable } from "./table-question.js";
+import { type AnalyzedQuestion, type Condition, type Cue, headerMentions, type PreparedTable, termsMatch } from "./table-question.js";
 
 /** The cues a candidate's features are crossed with (every cue but negation, which no operation expresses). */
 const crossedCues: readonly Cue[] = [
@@ -32,19 +32,18 @@ function inQuestion(terms: readonly string[], question: AnalyzedQuestion): boole
   return terms.length > 0 && terms.every((term) => question.terms.includes(term));
 }
 
-/** Share of a column name's terms that occur in the question (0 for a name without terms). */
+/** Share of a column name's terms that the question mentions ({@link termsMatch}; 0 for a name without terms). */
 function headerOverlap(table: PreparedTable, column: number | undefined, question: AnalyzedQuestion): number {
-  if (column === undefined) return 0;
+  if (column === undefined || column < 0) return 0;
   const terms = table.headerTerms[column] ?? [];
   if (terms.length === 0) return 0;
-  return terms.filter((term) => question.terms.includes(term)).length / terms.length;
+  return terms.filter((term) => question.terms.some((asked) => termsMatch(term, asked))).length / terms.length;
 }
 
 /** Question content-term indexes that a column name covers. */
 function headerCovered(table: PreparedTable, column: number | undefined, question: AnalyzedQuestion): number[] {
-  if (column === undefined) return [];
-  const terms = new Set(table.headerTerms[column] ?? []);
-  return question.contentIndexes.filter((index) => terms.has(question.terms[index] ?? ""));
+  const mentioned = new Set(headerMentions(question, table, column));
+  return question.contentIndexes.filter((index) => mentioned.has(index));
 }
 
 /** Question content-term indexes inside the spans of `conditions`. */
@@ -102,7 +101,7 @@ export function candidateFeatures(
     set("answer:measure-column", column === plan.measureColumn);
     set(
       "answer:wh-noun",
-      (table.headerTerms[column] ?? []).some((term) => question.answerNoun.has(term)),
+      (table.headerTerms[column] ?? []).some((term) => [...question.answerNoun].some((noun) => termsMatch(noun, term))),
     );
   }
   if (plan.operation === "compare") {
@@ -145,11 +144,14 @@ export function candidateFeatures(
   const qualities = plan.conditions.map((condition) => condition.quality);
   set("conditions:partial", qualities.length === 0 ? 0 : qualities.reduce((sum, quality) => sum + (1 - quality), 0) / qualities.length);
   set("conditions:alternatives", plan.conditions.length > conditionColumns.size);
-  const questionTerms = new Set(question.terms);
-  const named = plan.conditions.filter(
-    (condition) => condition.column >= 0 && (table.headerTerms[condition.column] ?? []).some((term) => questionTerms.has(term)),
-  );
+  const named = plan.conditions.filter((condition) => headerMentions(question, table, condition.column).length > 0);
   set("conditions:column-named", plan.conditions.length === 0 ? 0 : named.length / plan.conditions.length);
+  // The column named right next to the value ("2 bids", "week 5", "less than 40 episodes").
+  const adjacent = plan.conditions.filter((condition) => {
+    const mentioned = headerMentions(question, table, condition.column);
+    return mentioned.includes(condition.span[0] - 1) || mentioned.includes(condition.span[1]);
+  });
+  set("conditions:column-adjacent", plan.conditions.length === 0 ? 0 : adjacent.length / plan.conditions.length);
   set(
     "conditions:bare-number",
     plan.conditions.filter(

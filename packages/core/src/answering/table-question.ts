@@ -153,6 +153,27 @@ const questionTypePatterns: readonly [QuestionType, RegExp][] = [
   ["yes-no", /^(is|are|was|were|did|does|do|has|have|had|can|could)\b/],
 ];
 
+/**
+ * Shortest stem that matches a longer one it begins ("attend" of "attendees", "distribut" of
+ * "distributors"): the Porter stemmer leaves agent nouns and their verbs apart. Five letters keep
+ * short stems ("art", "car") from matching unrelated words.
+ */
+const minimumPrefixMatch = 5;
+
+/** Whether two analyzer terms name the same thing: equal, or one begins the other and is at least {@link minimumPrefixMatch} long. */
+export function termsMatch(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= minimumPrefixMatch && long.startsWith(short);
+}
+
+/** Indexes of the question terms that match a term of column `column`'s name ({@link termsMatch}). */
+export function headerMentions(question: AnalyzedQuestion, table: PreparedTable, column: number | undefined): number[] {
+  if (column === undefined || column < 0) return [];
+  const header = table.headerTerms[column] ?? [];
+  return question.terms.flatMap((term, index) => (header.some((name) => termsMatch(name, term)) ? [index] : []));
+}
+
 /** Splits a column name at `_` and camelCase humps before analysis ("wine_servings", "releaseYear"). */
 export function splitHeaderName(name: string): string {
   return name.replace(/_/g, " ").replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2");
