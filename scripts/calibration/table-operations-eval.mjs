@@ -173,7 +173,7 @@ function fitWeights(examples, size, regularisation) {
 /** Clip of a probability before its logit (the module's `probabilityClip`): keeps a lone answer's p = 1 finite. */
 const probabilityClip = 1e-3;
 
-/** The answer chosen under `weights` (probabilities summed by answer text), its probability, best linear score and correctness. */
+/** The answer chosen under `weights` (the best-scoring plan's), its probability (summed over plans with its text), its best linear score and correctness. */
 function choose(example, weights) {
   if (example.candidates.length === 0) return { probability: 0, logit: 0, correct: false, answered: false };
   const logits = scores(example.candidates, weights);
@@ -188,7 +188,7 @@ function choose(example, weights) {
     entry.logit = Math.max(entry.logit, logits[at]);
     byText.set(candidate.text, entry);
   });
-  const best = [...byText.values()].sort((a, b) => b.mass - a.mass)[0];
+  const best = [...byText.values()].sort((a, b) => b.logit - a.logit)[0];
   return { probability: best.mass / total, logit: best.logit, correct: best.correct, answered: true };
 }
 

@@ -95,7 +95,10 @@ const triggers: Readonly<Record<Exclude<TableOperation, "lookup">, readonly Cue[
   difference: ["difference", "more", "less"],
 };
 
-/** Most distinct values a lookup may answer with (a list answer: "which two stations…"). */
+/**
+ * Most distinct values a lookup may answer with when the question asks for several ("which two
+ * stations…", "who were they", the `several` cue); otherwise a lookup must find one value.
+ */
 const maximumLookupValues = 3;
 /** Most conditions combined in one plan (three alternatives: "Barrington, Farmington and Rochester"). */
 const maximumCombinedConditions = 3;
@@ -142,7 +145,7 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
   const numeric = columns.filter((column) => table.profiles[column]?.kind === "number");
   const add = (plan: Plan) => {
     if (plan.operation !== "lookup" && !triggers[plan.operation].some((cue) => question.cues.has(cue))) return;
-    const executed = execute(plan, table);
+    const executed = execute(plan, table, question.cues.has("several") ? maximumLookupValues : 1);
     if (executed) candidates.push({ plan, ...executed, features: {} });
   };
   const named = columns.filter((column) => headerMentions(question, table, column).length > 0);
@@ -189,8 +192,8 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
 
 type Executed = Omit<Candidate, "plan" | "features">;
 
-/** Runs `plan` on `table`; undefined when it has no result (no rows, an empty cell, too many values). */
-export function execute(plan: Plan, table: PreparedTable): Executed | undefined {
+/** Runs `plan` on `table`; undefined when it has no result (no rows, an empty cell, more than `maximumValues` lookup values). */
+export function execute(plan: Plan, table: PreparedTable, maximumValues = 1): Executed | undefined {
   const { operation, answerColumn = 0, measureColumn = 0, conditions } = plan;
   const where = conditions.length === 0 ? "" : ` where ${conditions.map((condition) => condition.label).join(", ")}`;
   const answerName = table.headerText[answerColumn];
@@ -293,7 +296,7 @@ export function execute(plan: Plan, table: PreparedTable): Executed | undefined 
     return { text: top[0], rows: top[1], explanation: `most frequent ${answerName}${where}: ${top[0]} (${top[1].length} rows)` };
   }
   const values = [...new Set(filled.map((row) => cellText(table, row, answerColumn)))];
-  if (values.length > maximumLookupValues) return undefined;
+  if (values.length > maximumValues) return undefined;
   const text = values.join(", ");
   return { text, rows: filled, explanation: `${answerName}${where}: ${text}` };
 }

@@ -32,10 +32,13 @@ function inQuestion(terms: readonly string[], question: AnalyzedQuestion): boole
   return terms.length > 0 && terms.every((term) => question.terms.includes(term));
 }
 
-/** Share of a column name's terms that the question mentions ({@link termsMatch}; 0 for a name without terms). */
+/**
+ * Share of a column name's terms that the question mentions ({@link termsMatch}; 0 for a name
+ * without terms), counting the terms outside parentheses only (a unit in parentheses is rarely asked).
+ */
 function headerOverlap(table: PreparedTable, column: number | undefined, question: AnalyzedQuestion): number {
   if (column === undefined || column < 0) return 0;
-  const terms = table.headerTerms[column] ?? [];
+  const terms = table.headerCoreTerms[column] ?? [];
   if (terms.length === 0) return 0;
   return terms.filter((term) => question.terms.some((asked) => termsMatch(term, asked))).length / terms.length;
 }

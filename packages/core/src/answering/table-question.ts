@@ -27,6 +27,8 @@ export interface PreparedTable {
   headerText: string[];
   /** Analyzer terms of each column name, split at `_` and camelCase first. */
   headerTerms: string[][];
+  /** The terms of each column name outside parentheses (a unit or a note: "Sales (US $ millions)"), or all when none are outside. */
+  headerCoreTerms: string[][];
   /** Analyzer terms of each cell, `[row][column]`. */
   cellTerms: string[][][];
   /**
@@ -58,6 +60,7 @@ export type Cue =
   | "previous"
   | "alternatives"
   | "frequency"
+  | "several"
   | "negation";
 
 /** The answer a question's wh-word asks for: a name (who/which/what), a date (when), a place (where) or a quantity (how many/much). */
@@ -113,6 +116,7 @@ const cuePatterns: Readonly<Record<Cue, RegExp>> = {
   next: /\b(next|after|following|followed|below|succeeded|later)\b/,
   previous: /\b(previous|before|prior|preceding|preceded|above|earlier)\b/,
   alternatives: /\b\w+\b.*\bor\b/,
+  several: /\b(both|all|list|they|them|(?:which|what|who) (?:are|were)|(?:which|what|the) (?:two|three|\d+))\b/,
   frequency: /\b(?<!at )(?<!no )(most|least|fewest|common|frequent\w*|often)\b/,
   negation: /\b(not|no|never|without|other than|besides|except|blank|empty|none)\b|n't\b/,
 };
@@ -187,6 +191,10 @@ export function prepareTable(table: Table, analyzer: Analyzer): PreparedTable {
     return name === "" ? `Column ${column + 1}` : name;
   });
   const headerTerms = Array.from({ length: width }, (_, column) => analyzer.analyze(splitHeaderName(table.header[column] ?? "")));
+  const headerCoreTerms = Array.from({ length: width }, (_, column) => {
+    const core = analyzer.analyze(splitHeaderName((table.header[column] ?? "").replace(/\([^)]*\)|\[[^\]]*\]/g, " ")));
+    return core.length > 0 ? core : (headerTerms[column] ?? []);
+  });
   const cellTerms = table.rows.map((row) => Array.from({ length: width }, (_, column) => analyzer.analyze(row[column] ?? "")));
   const cellParts = table.rows.map((row) =>
     Array.from({ length: width }, (_, column) => {
@@ -201,7 +209,7 @@ export function prepareTable(table: Table, analyzer: Analyzer): PreparedTable {
   const summaryRows = new Set(
     table.rows.flatMap((row, index) => (row.some((cell) => summaryCell.test(cell.replace(/[^\p{L}]/gu, ""))) ? [index] : [])),
   );
-  return { table, width, headerText, headerTerms, cellTerms, cellParts, rowShare, summaryRows, profiles };
+  return { table, width, headerText, headerTerms, headerCoreTerms, cellTerms, cellParts, rowShare, summaryRows, profiles };
 }
 
 /** Reads `question` for matching: terms, content terms, English cues and question type. */
