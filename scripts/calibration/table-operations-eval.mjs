@@ -7,7 +7,7 @@
  *
  * Usage:
  *   node scripts/calibration/table-operations-eval.mjs --split tuning|report [--verbose] [--errors N]
- *   node scripts/calibration/table-operations-eval.mjs --fit [--folds 5]
+ *   node scripts/calibration/table-operations-eval.mjs --fit [--folds 10]
  *
  * Scoring ("gold in answer"): every item of answers[] is present in the answer text, after SQuAD
  * normalisation (lower case, punctuation and articles removed) on word boundaries; an item that is
@@ -49,7 +49,7 @@ const { values: argv } = parseArgs({
   options: {
     split: { type: "string", default: "tuning" },
     fit: { type: "boolean", default: false },
-    folds: { type: "string", default: "5" },
+    folds: { type: "string", default: "10" },
     verbose: { type: "boolean", default: false },
     errors: { type: "string", default: "0" },
   },

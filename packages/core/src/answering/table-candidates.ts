@@ -143,9 +143,13 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
   const columns = Array.from({ length: table.width }, (_, index) => index);
   const ordered = columns.filter((column) => table.profiles[column]?.kind !== "text");
   const numeric = columns.filter((column) => table.profiles[column]?.kind === "number");
+  // The rows of a set of conditions, computed once for all the plans over it.
+  const filtered = new Map<readonly Condition[], number[]>();
   const add = (plan: Plan) => {
     if (plan.operation !== "lookup" && !triggers[plan.operation].some((cue) => question.cues.has(cue))) return;
-    const executed = execute(plan, table, question.cues.has("several") ? maximumLookupValues : 1);
+    let rows = filtered.get(plan.conditions);
+    if (!rows) filtered.set(plan.conditions, (rows = filterRows(table, plan.conditions)));
+    const executed = execute(plan, table, question.cues.has("several") ? maximumLookupValues : 1, rows);
     if (executed) candidates.push({ plan, ...executed, features: {} });
   };
   const named = columns.filter((column) => headerMentions(question, table, column).length > 0);
@@ -192,8 +196,16 @@ export function enumerateCandidates(question: AnalyzedQuestion, table: PreparedT
 
 type Executed = Omit<Candidate, "plan" | "features">;
 
-/** Runs `plan` on `table`; undefined when it has no result (no rows, an empty cell, more than `maximumValues` lookup values). */
-export function execute(plan: Plan, table: PreparedTable, maximumValues = 1): Executed | undefined {
+/**
+ * Runs `plan` on `table` (`filtered`: the rows of its conditions, if already known); undefined
+ * when it has no result (no rows, an empty cell, more than `maximumValues` lookup values).
+ */
+export function execute(
+  plan: Plan,
+  table: PreparedTable,
+  maximumValues = 1,
+  filtered: readonly number[] = filterRows(table, plan.conditions),
+): Executed | undefined {
   const { operation, answerColumn = 0, measureColumn = 0, conditions } = plan;
   const where = conditions.length === 0 ? "" : ` where ${conditions.map((condition) => condition.label).join(", ")}`;
   const answerName = table.headerText[answerColumn];
@@ -245,7 +257,7 @@ export function execute(plan: Plan, table: PreparedTable, maximumValues = 1): Ex
       explanation: `${plan.direction === "max" ? "more" : "less"} ${measureName}: ${text} (${cellText(table, a, measureColumn)} vs ${cellText(table, b, measureColumn)})`,
     };
   }
-  const rows = filterRows(table, conditions);
+  const rows = [...filtered];
   if (rows.length === 0) return undefined;
   if (operation === "count") {
     if (plan.measureColumn === undefined) return { text: String(rows.length), rows, explanation: `rows${where}: ${rows.length}` };

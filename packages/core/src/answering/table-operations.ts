@@ -27,7 +27,7 @@ import { type Candidate, enumerateCandidates, type TableOperation } from "./tabl
 import { findConditions } from "./table-conditions.js";
 import { candidateFeatures, isGrounded } from "./table-features.js";
 import model from "./table-operations-model.json" with { type: "json" };
-import { analyzeQuestion, prepareTable, type Table } from "./table-question.js";
+import { analyzeQuestion, type PreparedTable, prepareTable, type Table } from "./table-question.js";
 
 export type { TableOperation } from "./table-candidates.js";
 export type { Table } from "./table-question.js";
@@ -67,6 +67,20 @@ export interface ScoredCandidate extends Candidate {
 }
 
 let defaultAnalyzer: Analyzer | undefined;
+/**
+ * Tables already read, per analyzer: reading every cell (terms, numbers, dates) is most of the
+ * cost of a question over a large table, and questions often come in series over one table. A
+ * table is treated as immutable once asked about.
+ */
+const preparedTables = new WeakMap<Table, WeakMap<Analyzer, PreparedTable>>();
+
+function prepared(table: Table, analyzer: Analyzer): PreparedTable {
+  let byAnalyzer = preparedTables.get(table);
+  if (!byAnalyzer) preparedTables.set(table, (byAnalyzer = new WeakMap()));
+  let result = byAnalyzer.get(analyzer);
+  if (!result) byAnalyzer.set(analyzer, (result = prepareTable(table, analyzer)));
+  return result;
+}
 
 /**
  * Every grounded candidate plan of `question` over `table`, executed, with its features and its
@@ -80,13 +94,13 @@ export function tableAnswerCandidates(
 ): ScoredCandidate[] {
   const analyzer = options.analyzer ?? (defaultAnalyzer ??= createEnglishAnalyzer());
   const weights = options.weights ?? (model as TableOperationsModel).weights;
-  const prepared = prepareTable(table, analyzer);
+  const read = prepared(table, analyzer);
   const analyzed = analyzeQuestion(question, analyzer);
-  const conditions = findConditions(analyzed, prepared, analyzer);
-  return enumerateCandidates(analyzed, prepared, conditions)
-    .filter((candidate) => isGrounded(candidate, prepared, analyzed))
+  const conditions = findConditions(analyzed, read, analyzer);
+  return enumerateCandidates(analyzed, read, conditions)
+    .filter((candidate) => isGrounded(candidate, read, analyzed))
     .map((candidate) => {
-      const features = candidateFeatures(candidate, analyzed, prepared, conditions);
+      const features = candidateFeatures(candidate, analyzed, read, conditions);
       let logit = 0;
       for (const [name, value] of Object.entries(features)) logit += (weights[name] ?? 0) * value;
       return { ...candidate, features, logit };
