@@ -11,7 +11,7 @@
  * differs from the anchor's ("the kit manufacturer after Umbro" skips Umbro's further seasons).
  */
 import { type AnalyzedQuestion, type Condition, type Cue, headerMentions, type PreparedTable } from "./table-question.js";
-import { formatNumber, yearOfDateKey } from "./table-values.js";
+import { formatLike, yearOfDateKey } from "./table-values.js";
 
 /** The operations a table answer is computed by. */
 export type TableOperation =
@@ -82,7 +82,7 @@ export interface Candidate {
  */
 const triggers: Readonly<Record<Exclude<TableOperation, "lookup">, readonly Cue[]>> = {
   count: ["count"],
-  sum: ["sum"],
+  sum: ["sum", "total"],
   average: ["average"],
   argmax: ["most", "last"],
   argmin: ["least", "first"],
@@ -242,7 +242,7 @@ export function execute(
     const nameB = cellText(table, b, first.column);
     if (operation === "difference") {
       const difference = measure?.kind === "date" ? Math.abs(yearOfDateKey(va) - yearOfDateKey(vb)) : Math.abs(va - vb);
-      const text = formatNumber(difference);
+      const text = measure?.kind === "date" ? String(difference) : formatLike(difference, cellText(table, a, measureColumn));
       return {
         text,
         rows: [a, b],
@@ -271,7 +271,7 @@ export function execute(
     if (counted.length < 2) return undefined;
     const total = counted.reduce((sum, row) => sum + (value(row) ?? 0), 0);
     const result = operation === "sum" ? total : total / counted.length;
-    const text = formatNumber(result);
+    const text = formatLike(result, cellText(table, counted[0] ?? 0, measureColumn));
     return { text, rows: counted, explanation: `${operation} of ${measureName}${where} over ${counted.length} rows: ${text}` };
   }
   if (operation === "argmax" || operation === "argmin") {

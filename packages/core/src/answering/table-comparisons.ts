@@ -7,7 +7,7 @@
  * the normalised cells of a column). The phrases are English.
  */
 import type { Analyzer } from "../text/analyzer.js";
-import type { AnalyzedQuestion, Condition, PreparedTable } from "./table-question.js";
+import { type AnalyzedQuestion, type Condition, type PreparedTable, slicePattern } from "./table-question.js";
 import { parseDateKey, parseNumber, yearOfDateKey } from "./table-values.js";
 
 const numberText = /(?:[$£€]\s?)?\d[\d,]*(?:\.\d+)?(?:\s?(?:thousand|million|billion))?/;
@@ -39,8 +39,6 @@ const datePattern = new RegExp(
   `\\b(?:(after|before|since|until|from) )?(?:(\\d{1,2})(?:st|nd|rd|th)? (?:of )?(${monthNames})\\b(?:,? (?:of )?(\\d{4}))?|(${monthNames})\\b(?: (\\d{1,2})(?:st|nd|rd|th)?\\b)?(?:,? (?:of )?(\\d{4}))?)`,
   "g",
 );
-/** "the last 3", "the top five", "first 10": a slice of rows from the start or the end of the table. */
-const slicePattern = /\b(first|top|last|bottom|final) (\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\b/g;
 const smallNumbers: Readonly<Record<string, number>> = { two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
 
 interface Range {

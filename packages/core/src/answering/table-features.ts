@@ -13,6 +13,7 @@ import { type AnalyzedQuestion, type Condition, type Cue, headerMentions, type P
 const crossedCues: readonly Cue[] = [
   "count",
   "sum",
+  "total",
   "average",
   "most",
   "least",

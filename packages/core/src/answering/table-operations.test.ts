@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerFromTable, type Table } from "./table-operations.js";
-import { parseDateKey, parseNumber, profileColumn } from "./table-values.js";
+import { formatLike, parseDateKey, parseNumber, profileColumn } from "./table-values.js";
 
 /** A small table written for these tests (figures invented). */
 const sales: Table = {
@@ -57,6 +57,16 @@ describe("parseNumber", () => {
     expect(parseNumber("10/7/1967")).toBeUndefined();
     expect(parseNumber("Gold")).toBeUndefined();
     expect(parseNumber("")).toBeUndefined();
+  });
+});
+
+describe("formatLike", () => {
+  it("writes a computed number with the currency and scale of the column's cells", () => {
+    expect(formatLike(1_560_000_000, "$0.84 billion")).toBe("$1.56 billion");
+    expect(formatLike(4, "£1.00")).toBe("£4.00");
+    expect(formatLike(68, "21")).toBe("68");
+    expect(formatLike(2.345, "1.5")).toBe("2.3");
+    expect(formatLike(2.5, "3")).toBe("2.5");
   });
 });
 
@@ -157,6 +167,27 @@ describe("answerFromTable", () => {
     expect(answerFromTable("what is the capital of france?", sales)).toBeUndefined();
     expect(answerFromTable("how tall is the lighthouse?", medals)).toBeUndefined();
     expect(answerFromTable("which year had the least lantern sales?", { header: ["Year"], rows: [] })).toBeUndefined();
+  });
+
+  it("reads dates, decades, empty cells and slices of rows from the question", () => {
+    const matches: Table = {
+      header: ["Date", "Opponent", "Goals", "Scorer"],
+      rows: [
+        ["3 September 1983", "Harbour Town", "2", "Ines Moreau"],
+        ["17 September 1983", "Lakeside", "0", ""],
+        ["1 October 1984", "Hillcrest", "3", "Ana Ruiz"],
+        ["22 October 1984", "Riverside", "1", "Ines Moreau"],
+        ["5 March 1991", "Old Bridge", "4", "Tove Berg"],
+      ],
+    };
+    expect(answerFromTable("who was the opponent on september 17, 1983?", matches)).toMatchObject({
+      text: "Lakeside",
+      operation: "lookup",
+      rows: [1],
+    });
+    expect(answerFromTable("how many games were played in the 1980s?", matches)).toMatchObject({ text: "4", operation: "count" });
+    expect(answerFromTable("which opponent had no scorer?", matches)).toMatchObject({ text: "Lakeside", rows: [1] });
+    expect(answerFromTable("what is the sum of goals in the last 3 games?", matches)).toMatchObject({ text: "8", operation: "sum" });
   });
 
   it("leaves summary rows out of operations over rows", () => {

@@ -48,6 +48,7 @@ export interface PreparedTable {
 export type Cue =
   | "count"
   | "sum"
+  | "total"
   | "average"
   | "most"
   | "least"
@@ -103,7 +104,8 @@ export interface Condition {
  */
 const cuePatterns: Readonly<Record<Cue, RegExp>> = {
   count: /\b(how many|number of|how often|count|times)\b/,
-  sum: /\b(total|combined|sum|altogether|in all|overall)\b/,
+  sum: /\b(combined|sum|altogether|in all|add(?:ed)? up)\b/,
+  total: /\b(total|overall)\b/,
   average: /\b(average|mean)\b/,
   most: /\b(?<!at )(?<!no )(most|highest|largest|greatest|biggest|best|longest|maximum|tallest|heaviest|busiest|top|latest|newest|farthest)\b/,
   least: /\b(?<!at )(?<!no )(least|lowest|smallest|fewest|shortest|minimum|worst|earliest|fastest|quickest|soonest)\b/,
@@ -145,6 +147,9 @@ const numberWords: readonly [string, string, string][] = [
   ["ninth", "9th", "nine"],
   ["tenth", "10th", "ten"],
 ];
+/** "the last 3", "the top five", "first 10": a slice of rows from the start or the end of the table (English). */
+export const slicePattern = /\b(first|top|last|bottom|final) (\d{1,2}|two|three|four|five|six|seven|eight|nine|ten)\b/g;
+
 /** English words that, alone in a cell, mark a row summarising the table ("Total"). */
 const summaryCell = /^(total|totals|sum|overall|average|mean|all)$/i;
 /** Wh-phrases after which the next content words name the answer's column (English). */
@@ -219,7 +224,9 @@ export function analyzeQuestion(question: string, analyzer: Analyzer): AnalyzedQ
   const excluded = new Set(analyzer.analyze(functionWords));
   const contentIndexes = terms.flatMap((term, index) => (excluded.has(term) ? [] : [index]));
   const cues = new Set<Cue>();
-  for (const [cue, pattern] of Object.entries(cuePatterns) as [Cue, RegExp][]) if (pattern.test(lower)) cues.add(cue);
+  // A slice ("the last 3 games") is a condition, not the first/last operation: its words raise no cue.
+  const cueText = lower.replace(slicePattern, " ");
+  for (const [cue, pattern] of Object.entries(cuePatterns) as [Cue, RegExp][]) if (pattern.test(cueText)) cues.add(cue);
   const type = questionTypePatterns.find(([, pattern]) => pattern.test(lower))?.[0] ?? "name";
   const numberTerms = new Map(
     numberWords.flatMap(([ordinal, written, cardinal], index) => [

@@ -218,3 +218,29 @@ export function formatNumber(value: number, decimals = 2): string {
   if (Number.isInteger(value)) return String(value);
   return String(Number(value.toFixed(decimals)));
 }
+
+const currencyAndScale = /^([-+]?)\s*([$£€¥])?\s*\d[\d.,]*(?:\s\d{3})*\s*(thousand|million|billion|trillion|bn)?\b/i;
+
+/**
+ * A computed number written the way `sample` (a cell of the column it came from) writes its
+ * numbers: with its currency symbol, scale word and number of decimals ("$1.56 billion" from
+ * cells like "$0.84 billion", "£4.00" from "£1.00"), else as {@link formatNumber}.
+ *
+ * @example
+ * ```ts
+ * formatLike(1_560_000_000, "$0.84 billion"); // "$1.56 billion"
+ * formatLike(68, "21"); // "68"
+ * formatLike(4, "£1.00"); // "£4.00"
+ * ```
+ */
+export function formatLike(value: number, sample: string): string {
+  const match = clean(sample).match(currencyAndScale);
+  const symbol = match?.[2] ?? "";
+  const scaleWord = match?.[3]?.toLowerCase();
+  const multiplier = scaleWord === undefined ? 1 : (scaleWords[scaleWord] ?? 1);
+  const sign = value < 0 ? "-" : "";
+  const decimals = (clean(sample).match(/\d\.(\d+)/)?.[1] ?? "").length;
+  const scaled = Math.abs(value) / multiplier;
+  const number = decimals > 0 && Number.isFinite(scaled) ? scaled.toFixed(decimals) : formatNumber(scaled);
+  return `${sign}${symbol}${number}${scaleWord === undefined ? "" : ` ${match?.[3]}`}`;
+}
