@@ -295,6 +295,22 @@ async function fitModel(module, { questions, tuning, tables }) {
   }
   const weights = fitWeights(examples, names.length, best.regularisation);
   const calibration = fitCalibration(best.predictions);
+  console.log("cross-validated predictions, calibrated: score threshold, answered, right, precision, gold in answer of all questions");
+  const calibrated = best.predictions.map((prediction) => {
+    const [logit, probability] = calibrationInputs(prediction);
+    const z = calibration.score * logit + calibration.probability * probability + calibration.intercept;
+    return { ...prediction, score: prediction.answered ? 1 / (1 + Math.exp(-z)) : -1 };
+  });
+  const atThresholds = {};
+  for (const threshold of thresholds) {
+    const kept = calibrated.filter((prediction) => prediction.score >= threshold);
+    const right = kept.filter((prediction) => prediction.correct).length;
+    atThresholds[threshold.toFixed(1)] = { answered: kept.length, right };
+    const precision = kept.length === 0 ? "  -" : ((100 * right) / kept.length).toFixed(0).padStart(3);
+    console.log(
+      `  >= ${threshold.toFixed(1)}  ${String(kept.length).padStart(4)}  ${String(right).padStart(4)}  ${precision} %  ${((100 * right) / examples.length).toFixed(1)} %`,
+    );
+  }
   const fitted = examples.map((example) => choose(example, weights));
   const tuningAccuracy = fitted.filter((prediction) => prediction.correct).length / examples.length;
   const output = {
@@ -308,6 +324,7 @@ async function fitModel(module, { questions, tuning, tables }) {
       crossValidatedAccuracy: Number(best.accuracy.toFixed(4)),
       tuningAccuracy: Number(tuningAccuracy.toFixed(4)),
       oracle: Number((oracle / items.length).toFixed(4)),
+      crossValidatedAtScoreThresholds: atThresholds,
       folds,
     },
     calibration: Object.fromEntries(Object.entries(calibration).map(([name, value]) => [name, Number(value.toFixed(4))])),
