@@ -315,7 +315,7 @@ async function fitModel(module, { questions, tuning, tables }) {
   const tuningAccuracy = fitted.filter((prediction) => prediction.correct).length / examples.length;
   const output = {
     description:
-      "Weights of the log-linear model over table-question plans (table-features.ts) and the Platt scaling of the chosen answer's probability. " +
+      "Weights of the log-linear model over table-question plans (table-features.ts) and the calibration of the chosen answer's score (a logistic regression on its linear score and probability, fitted on cross-validated predictions). " +
       "Fitted by `node scripts/calibration/table-operations-eval.mjs --fit` on the tuning half of wikitablequestions-150 only " +
       "(the 75 tables whose table_file sorts first); do not edit by hand.",
     data: `wikitablequestions-150 tuning half: ${items.length} questions, ${candidateCount} candidate plans`,
