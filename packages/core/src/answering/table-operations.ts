@@ -20,7 +20,14 @@
  *
  * Weights, calibration and their figures are in `table-operations-model.json`, written by
  * `node scripts/calibration/table-operations-eval.mjs --fit` on the tuning half of
- * WikiTableQuestions-150 only.
+ * WikiTableQuestions-150 only (46.8 % gold in answer, 10-fold cross-validated over its tables).
+ * On the report half (`--split report`, never fitted on) it puts the gold answer in the answer for
+ * 124 of 303 questions (40.9 %); at a score of 0.5 or more it answers 44 % of them with 61 %
+ * precision.
+ *
+ * Cost: linear in the table's cells for reading the table (done once per table object and
+ * analyzer, then reused) and in rows × plans per question; about 0.1–1 s for a 10,000-row table of
+ * six columns on a loaded 2-core machine, milliseconds for Wikipedia-sized tables.
  */
 import { type Analyzer, createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Candidate, enumerateCandidates, type TableOperation } from "./table-candidates.js";
