@@ -76,12 +76,13 @@ const readJsonl = (path) =>
     .map((line) => JSON.parse(line));
 
 const dataDir = mkdtempSync(join(tmpdir(), "docqa-calibration-"));
-const captured = { evidence: undefined, answerability: undefined };
+const captured = { evidence: undefined, answerability: undefined, table: undefined };
 const capture = {
   name: "capture-evidence",
   async run(state) {
     captured.evidence = state.evidence;
     captured.answerability = state.answerability;
+    captured.table = state.tableAnswer;
   },
 };
 const config = loadConfig({ ...process.env, DATA_DIR: dataDir, RAG_LLM_PROVIDER: "extractive", ABSTENTION_CHECKS: "off" });
@@ -230,6 +231,8 @@ function record(question, condition, answers, everyItem) {
     specificity: evidence?.passageSpecificity ?? 0,
     questionNegated: evidence?.questionNegated ? 1 : 0,
     denseUsed: evidence?.denseUsed ? 1 : 0,
+    tableScore: captured.table?.answer.score ?? 0,
+    tableLabel: condition === "in" && captured.table !== undefined && holds(captured.table.answer.explanation, answers, everyItem) ? 1 : 0,
     features: unitFeatureNames,
     units,
   };
@@ -242,6 +245,7 @@ const started = performance.now();
 let done = 0;
 const ask = async (orgId, question) => {
   captured.evidence = undefined;
+  captured.table = undefined;
   await service.predict({ orgId, principal, query: question.question, memory: false });
 };
 try {

@@ -45,6 +45,7 @@ ANSWERABILITY_FEATURES = [
     "bestCell",
     "bestCommand",
     "denseMax",
+    "tableScore",
 ]
 
 # The relevance model reads how much of the question the context states, and how specifically:
@@ -61,6 +62,7 @@ RELEVANCE_FEATURES = [
     "constraintsMissing",
     "missingLocal",
     "denseMax",
+    "tableScore",
 ]
 
 # Regularisation strength of every fit: scikit-learn's default (C = 1), no tuning.
@@ -166,6 +168,7 @@ def question_features(question, scorer):
         "bestCell": best["cell"],
         "bestCommand": best["command"],
         "denseMax": dense if question["denseUsed"] else 0.0,
+        "tableScore": question.get("tableScore", 0.0),
     }
     return features, unit
 
@@ -249,9 +252,14 @@ OOC_DECLINE_TARGET = 0.90
 PRECISION_TARGET = 0.85
 
 
-def outcome(question, best, relevant, answerable):
-    correct = best is not None and best["label"] == 1
-    return {"relevant": relevant, "answerable": answerable, "correct": correct}
+def correct_answer(question, features, best):
+    """Whether the callout holds the gold answer: the answer computed over the table when its score
+    is above the best unit's (as the extractive answerer chooses), else the best unit."""
+    if best is None or features is None:
+        return False
+    if question.get("tableScore", 0.0) > features["bestScore"]:
+        return question.get("tableLabel", 0) == 1
+    return best["label"] == 1
 
 
 def choose_thresholds(inside, outside, relevance, answerability):
@@ -322,11 +330,11 @@ def figures(inside, outside, relevance, answerability):
 
 def evaluate(inside, rel_in, ans_in, relevance_threshold, answerability_threshold):
     answerable = unanswerable = correct = abstained_unanswerable = abstained = 0
-    for (question, _, best), rel, ans in zip(inside, rel_in, ans_in):
+    for (question, features, best), rel, ans in zip(inside, rel_in, ans_in):
         abstain = rel < relevance_threshold or ans < answerability_threshold
         if question["answerable"]:
             answerable += 1
-            if not abstain and best is not None and best["label"] == 1:
+            if not abstain and correct_answer(question, features, best):
                 correct += 1
         else:
             unanswerable += 1

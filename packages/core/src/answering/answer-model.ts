@@ -109,6 +109,8 @@ export const answerabilityFeatureNames = [
   "bestCommand",
   /** The highest dense signal of any unit (0 without an embedding model). */
   "denseMax",
+  /** The score of the answer computed over a whole table (`tableEvidence`); 0 when there is none. */
+  "tableScore",
 ] as const;
 
 /** An answerability feature's name. */

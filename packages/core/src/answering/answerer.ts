@@ -6,6 +6,7 @@ import type { Answer } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
 import type { AbstentionCheck, AbstentionReason } from "./decide-answerable.js";
 import type { Evidence } from "./rank-evidence.js";
+import type { TableEvidence } from "./table-evidence.js";
 
 /** Input of {@link Answerer.answer}. */
 export interface AnswerRequest {
@@ -30,6 +31,12 @@ export interface AnswerRequest {
    * pipeline. Default none: the extractive answerer ranks and decides itself.
    */
   evidence?: Evidence | undefined;
+  /**
+   * The answer computed over a whole table (`tableEvidence`) when the best units are a table's
+   * cells; the extractive answerer answers with it when it is more probably right than the best
+   * unit. Default none.
+   */
+  table?: TableEvidence | undefined;
   /**
    * Embeds texts as passages with the service's embedding model (through its cache), for the
    * dense part of grounding a model's answer (`groundAnswer`); default none (lexical only).

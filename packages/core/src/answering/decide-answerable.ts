@@ -76,13 +76,15 @@ export interface AbstentionSettings {
   checkAnswer?: boolean | undefined;
   /** Models to decide with instead of the fitted ones (calibration). */
   models?: Pick<FittedConfiguration, "relevance" | "answerability"> | undefined;
+  /** The score of the answer computed over a whole table (`tableEvidence`), when there is one; default 0. */
+  tableScore?: number | undefined;
 }
 
 /**
  * The question-level features of `evidence` ({@link answerabilityFeatureNames}); null for an
  * empty context.
  */
-export function answerabilityFeatures(evidence: Evidence): AnswerabilityFeatures | null {
+export function answerabilityFeatures(evidence: Evidence, tableScore = 0): AnswerabilityFeatures | null {
   const [best, second] = evidence.units;
   if (!best) return null;
   const denseValues = evidence.units.map((unit) => unit.dense).filter((value): value is number => value !== null);
@@ -106,6 +108,7 @@ export function answerabilityFeatures(evidence: Evidence): AnswerabilityFeatures
     bestCell: best.features.cell,
     bestCommand: best.features.command,
     denseMax: denseValues.length > 0 ? Math.max(0, ...denseValues) : 0,
+    tableScore,
   };
 }
 
@@ -121,7 +124,7 @@ export function decideAnswerable(
   embeddingModel?: string | undefined,
 ): AnswerabilityDecision {
   const fitted = settings.models ?? (evidence.denseUsed ? modelsFor(embeddingModel) : lexicalModels);
-  const features = answerabilityFeatures(evidence);
+  const features = answerabilityFeatures(evidence, settings.tableScore ?? 0);
   const models = `${fitted.relevance.name}+${fitted.answerability.name}`;
   if (!features) {
     return {

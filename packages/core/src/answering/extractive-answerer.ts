@@ -22,6 +22,9 @@
  *    negation, exception, limitation).
  * 4. `info_list`: the best unit of another document, when it more probably than not holds the
  *    answer too, labelled with its document's title.
+ * 5. An answer computed over a whole table (`AnswerRequest.table`: a count, the largest, the next
+ *    row) replaces the best unit when its calibrated score is higher: its explanation is the
+ *    callout ("least Toy sales: Year 2003 (21.3)"), citing the rows it was computed from.
  *
  * The pipeline's `decide-answerable` stage decides whether to answer at all; called on its own
  * (without `evidence`), the answerer ranks and applies the same decision (`decideAnswerable`).
@@ -34,6 +37,7 @@ import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { formatCitation } from "./citations.js";
 import { type AbstentionReason, decideAnswerable } from "./decide-answerable.js";
 import { type EvidenceUnit, keyWords, rankEvidence } from "./rank-evidence.js";
+import type { TableEvidence } from "./table-evidence.js";
 
 /** Settings of {@link createExtractiveAnswerer}. */
 export interface ExtractiveAnswererSettings {
@@ -75,7 +79,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
 
   return {
     name: "extractive",
-    async answer({ question, context, evidence: given, signal }: AnswerRequest): Promise<GeneratedAnswer> {
+    async answer({ question, context, evidence: given, table, signal }: AnswerRequest): Promise<GeneratedAnswer> {
       const evidence = given ?? (await rankEvidence(question, context, { analyzer, signal }));
       if (!given) {
         const decision = decideAnswerable(evidence);
@@ -84,7 +88,9 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       const ranked = evidence.units;
       const best = ranked[0];
       if (!best) return result(emptyContextAnswer(), "no_documents");
-      const answer = composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems);
+      const answer =
+        (table && table.answer.score > best.score ? tableAnswer(table, context) : undefined) ??
+        composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems);
       const weights = new Map(evidence.questionTerms.map(({ term, weight }) => [term, weight]));
       answer.keywords = keywordsOf(question, [answer.callout_answer, ...answer.positive_list].join(" "), weights, analyzer);
       return result(answer, null);
@@ -172,6 +178,24 @@ export function composeAnswer(
     positive_list: positive,
     negative_list: negative,
     info_list: info,
+    keywords: [],
+  };
+}
+
+/**
+ * The answer computed over a whole table (`tableEvidence`): its explanation as the callout, citing
+ * the rows it was computed from, and those rows as supporting points; undefined when none of them
+ * is in the context.
+ */
+function tableAnswer(table: TableEvidence, context: AnswerRequest["context"]): Answer | undefined {
+  const ids = new Set(table.rows.map((chunk) => chunk.id));
+  const entries = context.entries.filter((entry) => ids.has(entry.chunk.id));
+  if (entries.length === 0) return undefined;
+  return {
+    callout_answer: `${table.answer.explanation} ${formatCitation(entries.map((entry) => entry.key))}`,
+    positive_list: entries.map((entry) => `${entry.text.replace(/\s+/g, " ").trim()} ${formatCitation([entry.key])}`),
+    negative_list: [],
+    info_list: [],
     keywords: [],
   };
 }

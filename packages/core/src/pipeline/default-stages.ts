@@ -14,17 +14,20 @@
  * | 8 | `select-top-k` | each query's top-k, merged |
  * | 9 | `expand-summaries` | each RAPTOR summary replaced by the best readable chunk under it |
  * | 10 | `build-context` | the context, keyed `doc_<n>` |
- * | 11 | `decide-answerable` | sentences ranked; abstain (`no_documents`, `low_relevance`, `not_answerable`) or answer |
- * | 12 | `generate` | the answer (model or extractive), or the empty-context answer |
- * | 13 | `resolve-citations` | citations resolved, unknown ones dropped, uncited sources removed |
- * | 14 | `check-citations` | cited statements checked against their chunks (`unsupported_citations`) |
- * | 15 | `record-memory` | the turn written to memory in the background |
+ * | 11 | `rank-evidence` | the context's answer units (sentences, cells, commands) ranked by the fitted scorer |
+ * | 12 | `answer-from-table` | an operation over the whole table when the best units are a table's cells |
+ * | 13 | `decide-answerable` | abstain (`no_documents`, `low_relevance`, `not_answerable`) or answer |
+ * | 14 | `generate` | the answer (model or extractive), or the empty-context answer |
+ * | 15 | `resolve-citations` | citations resolved, unknown ones dropped, uncited sources removed |
+ * | 16 | `check-citations` | cited statements checked against their chunks (`unsupported_citations`) |
+ * | 17 | `record-memory` | the turn written to memory in the background |
  *
  * `search` runs stages 1 and 4 to 8 (planning the query alone), then `count-matches`: the number
  * of matches it reports as `total`.
  */
 import type { PredictState, RetrievalState } from "./request-state.js";
 import type { Stage } from "./stage.js";
+import { answerFromTable } from "./stages/answer-from-table.js";
 import { buildContext } from "./stages/build-context.js";
 import { checkCitations } from "./stages/check-citations.js";
 import { countMatches } from "./stages/count-matches.js";
@@ -35,6 +38,7 @@ import { generateAnswer } from "./stages/generate-answer.js";
 import { loadConversation } from "./stages/load-conversation.js";
 import { normaliseQuestion } from "./stages/normalise-question.js";
 import { planQueries, planQuery } from "./stages/plan-queries.js";
+import { rankEvidence } from "./stages/rank-evidence.js";
 import { recordMemory } from "./stages/record-memory.js";
 import { rerankCandidates } from "./stages/rerank-candidates.js";
 import { resolveCitations } from "./stages/resolve-citations.js";
@@ -54,6 +58,8 @@ export const defaultPredictStages: readonly Stage<PredictState>[] = Object.freez
   selectTopK,
   expandSummaries,
   buildContext,
+  rankEvidence,
+  answerFromTable,
   decideAnswerable,
   generateAnswer,
   resolveCitations,

@@ -21,6 +21,8 @@ describe("stage list edits", () => {
       "select-top-k",
       "expand-summaries",
       "build-context",
+      "rank-evidence",
+      "answer-from-table",
       "decide-answerable",
       "generate",
       "resolve-citations",
@@ -37,7 +39,7 @@ describe("stage list edits", () => {
       "extra",
       "select-top-k",
     ]);
-    expect(names(insertBefore("generate", extra)(defaultPredictStages)).slice(10, 13)).toEqual(["decide-answerable", "extra", "generate"]);
+    expect(names(insertBefore("generate", extra)(defaultPredictStages)).slice(12, 15)).toEqual(["decide-answerable", "extra", "generate"]);
     expect(names(defaultPredictStages)).toEqual(before);
   });
 

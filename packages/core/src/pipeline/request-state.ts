@@ -14,6 +14,7 @@ import type { AnswerContext } from "../answering/build-context.js";
 import type { UnsupportedCitation } from "../answering/check-citations.js";
 import type { AnswerabilityDecision } from "../answering/decide-answerable.js";
 import type { Evidence } from "../answering/rank-evidence.js";
+import type { TableEvidence } from "../answering/table-evidence.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
 import type { ConversationTurn } from "../memory/memory-store.js";
 import type { RewriteMethod } from "../memory/rewrite-follow-up.js";
@@ -99,8 +100,10 @@ export interface PredictState extends RetrievalState {
   subqueries: string[];
   /** The context given to the answerer, keyed `doc_<n>` (`build-context`). */
   context: AnswerContext;
-  /** The context's sentences ranked against the question (`decide-answerable`). */
+  /** The context's answer units ranked against the question (`rank-evidence`). */
   evidence: Evidence | undefined;
+  /** The answer computed over a whole table, when the best units are a table's cells (`answer-from-table`). */
+  tableAnswer: TableEvidence | undefined;
   /** Whether the context answers the question, and the signals read (`decide-answerable`). */
   answerability: AnswerabilityDecision | undefined;
   /** The answerer's output before citations are resolved (`generate`). */

@@ -261,6 +261,7 @@ export function createPredictState(runtime: Runtime, request: PredictRequest): P
     subqueries: [],
     context: { entries: [], sources: {}, text: "" },
     evidence: undefined,
+    tableAnswer: undefined,
     answerability: undefined,
     generated: undefined,
     answer: undefined,

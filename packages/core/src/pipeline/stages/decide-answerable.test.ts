@@ -7,6 +7,7 @@ import { createPredictState } from "../run-predict.js";
 import { runStages } from "../run-stages.js";
 import type { Runtime } from "../runtime.js";
 import { decideAnswerable, effectiveChecks } from "./decide-answerable.js";
+import { rankEvidence } from "./rank-evidence.js";
 
 const ann = { userName: "ann@example.org", roles: [], groups: [] };
 const documents = {
@@ -57,7 +58,7 @@ describe("decide-answerable stage", () => {
     const question = "How many vacation days do new employees get?";
     const stages = defaultPredictStages.slice(
       0,
-      defaultPredictStages.findIndex((stage) => stage.name === "decide-answerable"),
+      defaultPredictStages.findIndex((stage) => stage.name === "rank-evidence"),
     );
     const prepared = async () => {
       const state = createPredictState(test.runtime, { orgId: "org", principal: ann, query: question });
@@ -72,7 +73,7 @@ describe("decide-answerable stage", () => {
     expect(retrieval.queryModel).toBeDefined();
     retrieval.queryVector = new Float32Array(retrieval.queryVector?.length ?? 0).fill(0.5);
     retrieval.queryModel = { id: "another-model", dimension: retrieval.queryVector.length };
-    await decideAnswerable.run(other, test.runtime);
+    await rankEvidence.run(other, test.runtime);
     // Equal up to retrieval's float32 rounding of the reference's query vector.
     const expected = denseOf(reference) as (number | null)[];
     expect(expected.length).toBeGreaterThan(0);
@@ -81,12 +82,13 @@ describe("decide-answerable stage", () => {
     const same = await prepared();
     const reused = same.retrievals[0] as NonNullable<(typeof same.retrievals)[0]>;
     reused.queryVector = new Float32Array(reused.queryVector?.length ?? 0).fill(0.5);
-    await decideAnswerable.run(same, test.runtime);
+    await rankEvidence.run(same, test.runtime);
     expect(Math.abs((denseOf(same)?.[0] as number) - (expected[0] as number))).toBeGreaterThan(0.01);
   });
 
   it("decides no_documents, low_relevance and not_answerable", async () => {
     const nothing = createPredictState(test.runtime, { orgId: "org", principal: ann, query: "anything" });
+    await rankEvidence.run(nothing, test.runtime);
     await decideAnswerable.run(nothing, test.runtime);
     expect(nothing.answerability).toMatchObject({ answerable: false, reason: "no_documents", check: "no_context" });
     expect((await decide(bm25Only.runtime, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
@@ -164,7 +166,7 @@ describe("decide-answerable stage with the dense-signal cache (DENSE_CACHE_ENTRI
     const state = createPredictState(cached.runtime, { orgId: "other-org", principal: ann, query: question });
     // The other organisation's context holds the same text (given, as it holds no documents).
     state.context = (await decide(cached.runtime, question)).context;
-    await decideAnswerable.run(state, cached.runtime);
+    await rankEvidence.run(state, cached.runtime);
     expect(model.documentBatches.slice(before)).toEqual([[question, ...(state.evidence?.units.map((unit) => unit.text) ?? [])]]);
   });
 });

@@ -14,7 +14,7 @@ import { DocqaError } from "../../errors/docqa-error.js";
 import { condenseHistory } from "../../prompts/prompts.js";
 import type { PredictState } from "../request-state.js";
 import type { Stage } from "../stage.js";
-import { passageEmbedder } from "./decide-answerable.js";
+import { passageEmbedder } from "./rank-evidence.js";
 
 /** Writes `generated`. */
 export const generateAnswer: Stage<PredictState> = {
@@ -41,6 +41,7 @@ export const generateAnswer: Stage<PredictState> = {
       question: state.query,
       context: state.context,
       evidence: state.evidence,
+      table: state.tableAnswer,
       history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
       subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
       embedPassages: passageEmbedder(runtime, state.orgId),

@@ -63,7 +63,12 @@ describe("select-top-k stage", () => {
 describe("withoutRepeatedText", () => {
   it("keeps the first of results whose texts are equal up to whitespace, in order", () => {
     const result = (id: string, text: string, score: number) => ({ chunk: { id, text }, score });
-    const results = [result("a", "Same  text.", 0.9), result("b", "Other.", 0.8), result("c", "Same text.\n", 0.7), result("d", "Last.", 0.6)];
+    const results = [
+      result("a", "Same  text.", 0.9),
+      result("b", "Other.", 0.8),
+      result("c", "Same text.\n", 0.7),
+      result("d", "Last.", 0.6),
+    ];
     expect(withoutRepeatedText(results).map(({ chunk }) => chunk.id)).toEqual(["a", "b", "d"]);
     expect(results).toHaveLength(4);
   });
