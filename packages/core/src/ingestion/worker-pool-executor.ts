@@ -13,6 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
+import { basename } from "node:path";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
@@ -94,6 +95,24 @@ export function workerEmbeddingThreads(config: DocqaConfig, poolThreads: number)
 }
 
 /**
+ * The error of a task whose worker thread failed: a file whose task took the thread past its heap
+ * limit (`ERR_WORKER_OUT_OF_MEMORY`) is `file_too_large`, so the job lists it with a stable code
+ * and goes on (the pool replaces the thread); anything else is `internal_error`.
+ */
+export function workerFailure(task: IngestionTask, error: unknown, heapMegabytes: number): DocqaError {
+  const message = (error as Error).message;
+  if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" && task.kind === "file") {
+    const name = task.file.name ?? (task.file.path ? basename(task.file.path) : "the file");
+    return new DocqaError(
+      "file_too_large",
+      `${name} needs more memory to parse than an ingestion thread has (INGESTION_WORKER_HEAP_MB=${heapMegabytes}); lower MAX_ARCHIVE_BYTES or raise INGESTION_WORKER_HEAP_MB`,
+      { component: "ingestion", cause: error },
+    );
+  }
+  return new DocqaError("internal_error", `an ingestion worker failed: ${message}`, { component: "ingestion", cause: error });
+}
+
+/**
  * Creates the executor on a pool of worker threads. No thread starts before the first task.
  *
  * @throws {DocqaError} `config_invalid` when no worker entry is found (the package is not built).
@@ -130,6 +149,9 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       // Lower the workers' scheduling priority (Linux/macOS nice +10, via @napi-rs/nice; the
       // model's own threads inherit it): when the cores are busy, the serving thread runs first.
       niceIncrement: workerNiceIncrement,
+      // A thread whose heap passes INGESTION_WORKER_HEAP_MB ends (ERR_WORKER_OUT_OF_MEMORY); piscina
+      // starts another for the next task, and the process gets the thread's heap back.
+      resourceLimits: { maxOldGenerationSizeMb: settings.config.ingestion.workerHeapMegabytes },
       workerData,
     });
     return pool;
@@ -158,10 +180,7 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
     try {
       outcome = channel ? await runOnPool({ ...task, sharesPort: channel.port2 } as IngestionTask, [channel.port2]) : await runOnPool(task);
     } catch (error) {
-      throw new DocqaError("internal_error", `an ingestion worker failed: ${(error as Error).message}`, {
-        component: "ingestion",
-        cause: error,
-      });
+      throw workerFailure(task, error, settings.config.ingestion.workerHeapMegabytes);
     } finally {
       closeChannel?.();
     }
