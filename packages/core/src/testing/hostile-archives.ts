@@ -259,10 +259,17 @@ const mebibyte = 1024 * 1024;
 /**
  * The first file of issue 24: `_rels/.rels` and the content types name `word/main.bin` as the
  * main document part, whose headers declare 4,096 bytes while it inflates to 2 GiB of `<w:p>`
- * paragraphs (one 52-byte paragraph, in a 1 MiB block written 2,048 times); 6.4 MB on disk.
+ * paragraphs (one 52-byte paragraph, in a 1 MiB block written 2,048 times); 6.4 MB on disk. A
+ * small `word/document.xml` sits beside it, which the archive check before issue 24 required.
  */
 export function mainPartBombEntries(): CraftedEntry[] {
-  return wordDocumentEntries({ mainPart: "word/main.bin", block: paragraphBlock(mebibyte, 0), repeat: 2048, declaredMainSize: 4096 });
+  return wordDocumentEntries({
+    mainPart: "word/main.bin",
+    block: paragraphBlock(mebibyte, 0),
+    repeat: 2048,
+    declaredMainSize: 4096,
+    extraEntries: [{ name: "word/document.xml", head: wordDocumentHead, body: wordParagraph("A decoy."), tail: wordDocumentTail }],
+  });
 }
 
 /**
