@@ -119,7 +119,7 @@ export function workerResourceLimits(config: DocqaConfig): { maxOldGenerationSiz
  * limit (`ERR_WORKER_OUT_OF_MEMORY`) is `file_too_large`, so the job lists it with a stable code
  * and goes on (the pool replaces the thread); anything else is `internal_error`.
  */
-export function workerFailure(task: IngestionTask, error: unknown, heapMegabytes: number): DocqaError {
+function workerFailure(task: IngestionTask, error: unknown, heapMegabytes: number): DocqaError {
   const message = (error as Error).message;
   if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" && task.kind === "file") {
     const name = task.file.name ?? (task.file.path ? basename(task.file.path) : "the file");

@@ -16,6 +16,7 @@
  * 4,096 MiB. Anything within that parses in the worker, whatever its shape; a heap set lower lowers
  * the default with it.
  */
+import type { LoaderLimits } from "./loaded-file.js";
 
 /** Mebibyte, in bytes. */
 const mebibyte = 1024 * 1024;
@@ -85,3 +86,13 @@ export const defaultArchiveLimits: ArchiveLimits = {
   maxArchiveBytes: archiveBytesForHeap(defaultWorkerHeapMegabytes),
   maxCompressionRatio: defaultCompressionRatio,
 };
+
+/** The archive limits of a loader's `limits`, each unset one at its default (`MAX_ARCHIVE_ENTRY_BYTES` defaults to `MAX_ARCHIVE_BYTES`). */
+export function archiveLimitsOf(limits: LoaderLimits): ArchiveLimits {
+  return {
+    maxEntries: limits.maxArchiveEntries ?? defaultArchiveLimits.maxEntries,
+    maxEntryBytes: limits.maxArchiveEntryBytes ?? limits.maxArchiveBytes ?? defaultArchiveLimits.maxEntryBytes,
+    maxArchiveBytes: limits.maxArchiveBytes ?? defaultArchiveLimits.maxArchiveBytes,
+    maxCompressionRatio: limits.maxCompressionRatio ?? defaultArchiveLimits.maxCompressionRatio,
+  };
+}

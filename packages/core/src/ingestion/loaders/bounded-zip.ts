@@ -9,6 +9,7 @@
  * own zip reader inflates first and checks later (mammoth's JSZip) cannot be reached by a bomb.
  * Entries nobody asks for (images, which the loaders never decode) are never inflated.
  */
+import type { Readable } from "node:stream";
 import yauzl from "yauzl";
 import { DocqaError } from "../../errors/docqa-error.js";
 import type { ArchiveLimits } from "./archive-limits.js";
@@ -101,7 +102,7 @@ export async function openBoundedZip(name: string, bytes: Uint8Array, limits: Ar
           ),
         );
       }
-      let stream: NodeJS.ReadableStream & { destroy(): void };
+      let stream: Readable;
       try {
         stream = await zip.openReadStreamPromise(entry);
       } catch (error) {
@@ -111,6 +112,8 @@ export async function openBoundedZip(name: string, bytes: Uint8Array, limits: Ar
       let entryBytes = 0;
       try {
         for await (const chunk of stream as AsyncIterable<Buffer>) {
+          // Another read passed a limit meanwhile: this one stops too.
+          if (refused) throw refused;
           entryBytes += chunk.length;
           inflatedBytes += chunk.length;
           if (entryBytes > limits.maxEntryBytes) {

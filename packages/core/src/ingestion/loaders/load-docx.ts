@@ -17,23 +17,13 @@
 import { Parser } from "htmlparser2";
 import mammoth from "mammoth";
 import { DocqaError } from "../../errors/docqa-error.js";
-import { type ArchiveLimits, defaultArchiveLimits } from "./archive-limits.js";
+import { archiveLimitsOf } from "./archive-limits.js";
 import { type BoundedZip, openBoundedZip } from "./bounded-zip.js";
 import { stripExtension } from "./load-pdf.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 
 /** Parts read besides what mammoth reads: headers, footers and the core properties. */
 const extraPart = /^(word\/(header|footer)\d*\.xml|docProps\/core\.xml)$/;
-
-/** The archive limits of `limits`, each unset one at its default (`archive-limits.ts`). */
-export function archiveLimitsOf(limits: LoaderLimits): ArchiveLimits {
-  return {
-    maxEntries: limits.maxArchiveEntries ?? defaultArchiveLimits.maxEntries,
-    maxEntryBytes: limits.maxArchiveEntryBytes ?? limits.maxArchiveBytes ?? defaultArchiveLimits.maxEntryBytes,
-    maxArchiveBytes: limits.maxArchiveBytes ?? defaultArchiveLimits.maxArchiveBytes,
-    maxCompressionRatio: limits.maxCompressionRatio ?? defaultArchiveLimits.maxCompressionRatio,
-  };
-}
 
 /**
  * Loads a DOCX file.
