@@ -67,6 +67,8 @@ export interface WorkerDeathOutcome {
   peak: number;
   /** 2 s after the worker ended. */
   afterDeath: number;
+  /** 15 s after the worker ended (V8 releases the pages it pooled about 8 s after a collection). */
+  settled: number;
   /** 2 s after a new worker loaded a one-paragraph DOCX. */
   afterReplacement: number;
   died: boolean;
@@ -108,9 +110,11 @@ async function workerDeath(heapMegabytes: number, bytes: number): Promise<Worker
   await sampler;
   await sleep(2000);
   const afterDeath = process.memoryUsage.rss();
+  await sleep(13_000);
+  const settled = process.memoryUsage.rss();
   const replacement = await loadInWorker("text paragraphs", 100, heapMegabytes);
   await sleep(2000);
-  return { before, peak, afterDeath, afterReplacement: process.memoryUsage.rss(), died: !dying.ok, replaced: replacement.ok };
+  return { before, peak, afterDeath, settled, afterReplacement: process.memoryUsage.rss(), died: !dying.ok, replaced: replacement.ok };
 }
 
 if (!isMainThread && parentPort && (workerData as { docxShape?: string } | undefined)?.docxShape) {

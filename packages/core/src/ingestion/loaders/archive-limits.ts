@@ -7,14 +7,15 @@
  *
  * The derivation: mammoth parses every XML part it reads into an `@xmldom/xmldom` DOM, then into
  * its own element tree, then into its document model, and keeps the parts it has read until the
- * conversion ends, so its peak heap grows with the bytes of XML handed to it. The worst document
- * measured is one of empty paragraphs (`<w:p/>`, the most elements per byte): its parse needs
- * {@link docxParseHeapPerXmlByte} bytes of heap per byte of XML, against about 39 for paragraphs of
- * ordinary text. The parse may take {@link docxParseHeapShare} of the worker's heap (the rest is
- * the worker's own state, the file's text, and room for the garbage collector), so the most XML a
- * DOCX may hand to its parser is `heap × share ÷ heapPerByte`: 14 MiB for the default heap of
- * 4,096 MiB. Anything within that parses in the worker, whatever its shape; a heap set lower lowers
- * the default with it.
+ * conversion ends, so its peak heap grows with the bytes of XML handed to it. The worst documents
+ * measured are those with the most elements per byte (empty paragraphs `<w:p/>`, unrecognised
+ * elements): their parse needs {@link docxParseHeapPerXmlByte} bytes of heap per byte of XML,
+ * against about 30 for paragraphs of ordinary text. The parse may take {@link docxParseHeapShare}
+ * of the worker's heap (the rest is the worker's own state, the file's text, and room for the
+ * garbage collector), so the most XML a DOCX may hand to its parser is `heap × share ÷
+ * heapPerByte`: 14 MiB for the default heap of 4,096 MiB. Anything within that parses in the
+ * worker, whatever its shape (the benchmark loads 14 MiB of the worst shape under the default
+ * heap); a heap set lower lowers the default with it.
  */
 import type { LoaderLimits } from "./loaded-file.js";
 
@@ -31,12 +32,14 @@ export const defaultWorkerHeapMegabytes = 4096;
 
 /**
  * Peak V8 heap of loading a DOCX (mammoth's conversion and the section split), in bytes per byte
- * of XML handed to the parser, for the worst document measured: 139.5 (empty paragraphs, 2 and
- * 4 MiB of XML: the smallest `maxOldGenerationSizeMb` under which a worker completes the load,
- * found by bisection in `bench/docx-parser-memory.ts`). Other shapes measured lower: table cells
- * 96, one-character paragraphs 108, line breaks 112, paragraphs of ordinary text 39.
+ * of XML handed to the parser, for the worst documents measured, rounded up: 139 to 143 for empty
+ * paragraphs and for unrecognised elements (2 MiB of XML, two runs of `bench/docx-parser-memory.ts`:
+ * the smallest `maxOldGenerationSizeMb` under which a worker completes the load, found by bisection
+ * to 3 %, less the 30 MiB a worker needs for a one-paragraph document). Other shapes measured
+ * lower: table cells 121, line breaks 111, one-character paragraphs 103, paragraphs of ordinary
+ * text 30.5, Word's paragraph attributes 21.5.
  */
-export const docxParseHeapPerXmlByte = 140;
+export const docxParseHeapPerXmlByte = 145;
 
 /** Share of a worker's heap a DOCX parse may take; the rest is the worker's own state and headroom for the garbage collector. */
 export const docxParseHeapShare = 0.5;
