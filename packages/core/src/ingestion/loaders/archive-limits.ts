@@ -33,11 +33,11 @@ export const defaultWorkerHeapMegabytes = 4096;
 /**
  * Peak V8 heap of loading a DOCX (mammoth's conversion and the section split), in bytes per byte
  * of XML handed to the parser, for the worst documents measured, rounded up: 139 to 143 for empty
- * paragraphs and for unrecognised elements (2 MiB of XML, two runs of `bench/docx-parser-memory.ts`:
- * the smallest `maxOldGenerationSizeMb` under which a worker completes the load, found by bisection
- * to 3 %, less the 30 MiB a worker needs for a one-paragraph document). Other shapes measured
- * lower: table cells 121, line breaks 111, one-character paragraphs 103, paragraphs of ordinary
- * text 30.5, Word's paragraph attributes 21.5.
+ * paragraphs and for unrecognised elements (2 MiB of XML, three runs of
+ * `bench/docx-parser-memory.ts`: the smallest `maxOldGenerationSizeMb` under which a worker
+ * completes the load, found by bisection to 3 %, less the 30 MiB a worker needs for a one-paragraph
+ * document). Other shapes measured lower: table cells 121 to 125, line breaks 111, one-character
+ * paragraphs 103, paragraphs of ordinary text 30.5 to 32, Word's paragraph attributes 21.5.
  */
 export const docxParseHeapPerXmlByte = 145;
 
