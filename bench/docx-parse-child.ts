@@ -5,6 +5,8 @@
  * with `loadFile` (mammoth and the section split, the archive limits raised out of the way).
  * Posts or prints `{ ok, xmlBytes, rssBefore, maxRss }`. `--worker-death <heap MiB> <bytes>`: in a
  * fresh process, the RSS around a worker that runs out of heap and a new worker after it.
+ * `--out-of-heap <shape> <bytes> <heap MiB> <young MiB | default>`: whether a worker running out
+ * of heap ends alone or aborts the process.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
@@ -117,6 +119,20 @@ async function workerDeath(heapMegabytes: number, bytes: number): Promise<Worker
   return { before, peak, afterDeath, settled, afterReplacement: process.memoryUsage.rss(), died: !dying.ok, replaced: replacement.ok };
 }
 
+/**
+ * One load in a worker thread whose heap is too small for it: prints `thread` when Node ended the
+ * thread alone (`ERR_WORKER_OUT_OF_MEMORY`); when it aborts the whole process instead, nothing is
+ * printed and the process ends with SIGABRT.
+ */
+function outOfHeapTrial(shape: string, bytes: number, heapMegabytes: number, youngMegabytes: number | undefined): void {
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { docxShape: shape, bytes },
+    resourceLimits: { maxOldGenerationSizeMb: heapMegabytes, ...(youngMegabytes ? { maxYoungGenerationSizeMb: youngMegabytes } : {}) },
+  });
+  worker.on("error", (error) => console.log((error as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY" ? "thread" : "other"));
+  worker.on("message", () => console.log("loaded"));
+}
+
 if (!isMainThread && parentPort && (workerData as { docxShape?: string } | undefined)?.docxShape) {
   const { docxShape, bytes } = workerData as { docxShape: string; bytes: number };
   parentPort.postMessage(await parseOnce(docxShape, bytes));
@@ -124,4 +140,7 @@ if (!isMainThread && parentPort && (workerData as { docxShape?: string } | undef
   console.log(JSON.stringify(await parseOnce(process.argv[3] as string, Number(process.argv[4]))));
 } else if (isMainThread && process.argv[2] === "--worker-death") {
   console.log(JSON.stringify(await workerDeath(Number(process.argv[3]), Number(process.argv[4]))));
+} else if (isMainThread && process.argv[2] === "--out-of-heap") {
+  const [shape, bytes, heap, young] = process.argv.slice(3);
+  outOfHeapTrial(shape as string, Number(bytes), Number(heap), young === "default" ? undefined : Number(young));
 }

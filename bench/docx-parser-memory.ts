@@ -17,9 +17,19 @@
  * 4. A worker that runs out of heap (256 MiB, 4 MiB of empty paragraphs), in a fresh process,
  *    three runs: its RSS before, at its peak while the worker runs, 2 s and 15 s after it ended,
  *    and 2 s after a new worker has loaded a small document.
+ * 5. Whether running out of heap ends the thread alone or aborts the whole process
+ *    (nodejs/node#47224), with V8's default young generation and with the pool's
+ *    (`workerYoungGenerationMegabytes`), `BENCH_DOCX_OOM_TRIALS` (default 8) runs of three cases
+ *    each, every run in a child process of its own.
  */
 import { fork } from "node:child_process";
-import { archiveBytesForHeap, defaultWorkerHeapMegabytes, docxParseHeapPerXmlByte, docxParseHeapShare } from "@docqa/core/ingestion";
+import {
+  archiveBytesForHeap,
+  defaultWorkerHeapMegabytes,
+  docxParseHeapPerXmlByte,
+  docxParseHeapShare,
+  workerYoungGenerationMegabytes,
+} from "@docqa/core/ingestion";
 import { loadInWorker, type ParseOutcome, shapes, type WorkerDeathOutcome } from "./docx-parse-child.ts";
 import type { BenchmarkRow } from "./statistics.ts";
 
@@ -135,5 +145,42 @@ export async function benchmarkDocxParserMemory(): Promise<BenchmarkRow[]> {
       ratio: death.settled / death.before,
     });
   }
+  // 5. Running out of heap: does Node end the thread alone, or abort the process? With V8's
+  // default young generation and with the pool's, BENCH_DOCX_OOM_TRIALS runs (default 8) per case.
+  const trials = Number(process.env.BENCH_DOCX_OOM_TRIALS ?? 8);
+  const cases = [
+    ["empty paragraphs", 2, 64],
+    ["empty paragraphs", 4, 256],
+    ["text paragraphs", 8, 128],
+  ] as const;
+  for (const young of ["default", String(workerYoungGenerationMegabytes)]) {
+    let aborted = 0;
+    let ended = 0;
+    for (const [shape, megabytes, heap] of cases) {
+      for (let trial = 0; trial < trials; trial++) {
+        const outcome = await outOfHeapTrial([shape, String(megabytes * mebibyte), String(heap), young]);
+        if (outcome === "thread") ended++;
+        else aborted++;
+      }
+    }
+    progress(`young generation ${young}: ${ended} threads ended alone, ${aborted} processes aborted`);
+    rows.push({
+      benchmark: "DOCX parser memory",
+      configuration: `a worker out of heap (${cases.map(([shape, megabytes, heap]) => `${megabytes} MiB of ${shape} in ${heap} MiB`).join("; ")}), young generation ${young === "default" ? "V8's default" : `${young} MiB`}`,
+      figures: { runs: ended + aborted, "process aborted": aborted, "thread ended alone": ended },
+    });
+  }
   return rows;
+}
+
+/** One `--out-of-heap` trial in a child process: `thread` when the thread ended alone, `aborted` when the process died. */
+function outOfHeapTrial(args: string[]): Promise<string> {
+  return new Promise((resolve) => {
+    const process = fork(childUrl, ["--out-of-heap", ...args], { stdio: ["ignore", "pipe", "ignore", "ipc"] });
+    let output = "";
+    process.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    process.on("exit", (code, signal) => resolve(signal === "SIGABRT" || code === 134 ? "aborted" : output.trim()));
+  });
 }

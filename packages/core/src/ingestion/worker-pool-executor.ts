@@ -99,15 +99,16 @@ export function workerEmbeddingThreads(config: DocqaConfig, poolThreads: number)
  * Node ends a thread that reaches its old-generation limit by granting the garbage collection in
  * progress 16 MiB more (`kExtraHeapAllowance` in node's `src/node_worker.cc`) and terminating the
  * thread; a scavenge that promotes more than that aborts the whole process instead
- * (nodejs/node#47224). V8 sizes the young generation from the heap (192 MiB for a 4,096 MiB heap),
- * so a scavenge can promote tens of MiB: measured with mammoth parsing DOCX files past the limit
- * (Node 24.21, old-generation limit only), 5 of 6 runs aborted the process at a 64 MiB heap (2 MiB
- * of empty paragraphs), 1 of 16 at 256 MiB (4 MiB), 1 of 8 at 128 MiB (8 MiB of text); with a
- * 16 MiB young generation, 48 of 48 runs over the same cases ended the thread alone (30 of 30 with
- * 32 MiB). Parsing speed did not change measurably (6 MiB of XML: 4.3 to 6.2 s either way on a
- * loaded 2-core machine).
+ * (nodejs/node#47224). V8 sizes the young generation from the heap (192 MiB for a 4,096 MiB heap,
+ * a third of it per semi-space), so a scavenge can promote tens of MiB. Measured with mammoth
+ * parsing DOCX files past the limit (Node 24.21): with V8's default, 5 of 6 runs aborted the
+ * process at a 64 MiB heap (2 MiB of empty paragraphs), 1 of 16 at 256 MiB (4 MiB), 1 of 8 at
+ * 128 MiB (8 MiB of text); with 32 MiB, 30 of 30 runs over the same cases ended the thread alone
+ * (48 of 48 with 16 MiB; `BENCH_ONLY=docx-memory` repeats the comparison). The cost, an `/upsert`
+ * of a 2 MB document in a worker (RAPTOR on, loaded 2-core machine): 9.0 s on average with V8's
+ * default (12 runs), 9.4 s with 32 MiB (6 runs), 9.7 s with 16 MiB (12 runs).
  */
-export const workerYoungGenerationMegabytes = 16;
+export const workerYoungGenerationMegabytes = 32;
 
 /** The `resourceLimits` of the pool's threads: `INGESTION_WORKER_HEAP_MB` of old generation, {@link workerYoungGenerationMegabytes} of young. */
 export function workerResourceLimits(config: DocqaConfig): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
