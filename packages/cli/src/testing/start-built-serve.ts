@@ -29,6 +29,8 @@ export const localModel = findLocalModels(["all-MiniLM-L6-v2", "bge-small-en-v1.
 export interface BuiltServe {
   /** Base URLs of set A and set B, for example `http://127.0.0.1:41234`. */
   urls: { a: string; b: string };
+  /** The server's process id. */
+  pid: number;
   /** What the server wrote on standard error so far. */
   log(): string;
   /** Stops it with SIGTERM (it exports buffered spans and closes its stores) and waits for it to exit. */
@@ -72,6 +74,16 @@ export async function startBuiltServe(
       env: variables,
     },
   );
+  return spawnBuiltServe(variables, ready);
+}
+
+/**
+ * Starts the built `docqa serve` on free ports (sets A and B) with exactly `variables` as its
+ * environment, and resolves once both listen and `ready(log)` holds.
+ *
+ * @throws when the server exits before it is ready.
+ */
+export async function spawnBuiltServe(variables: NodeJS.ProcessEnv, ready: (log: string) => boolean = () => true): Promise<BuiltServe> {
   const child: ChildProcess = spawn(process.execPath, [docqa, "serve", "--port", "0", "--port-b", "0"], {
     cwd: repositoryRoot,
     env: variables,
@@ -88,6 +100,7 @@ export async function startBuiltServe(
     child.once("exit", (code) => reject(new Error(`docqa serve exited with ${code}: ${log}`)));
   });
   return {
+    pid: child.pid as number,
     urls: urls as { a: string; b: string },
     log: () => log,
     async stop() {

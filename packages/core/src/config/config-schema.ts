@@ -14,6 +14,7 @@ import {
   defaultPassageCacheMegabytes,
   maximumPassageCacheEntries,
 } from "../embeddings/passage-vector-cache.js";
+import { defaultArchiveEntries, defaultCompressionRatio, defaultWorkerHeapMegabytes } from "../ingestion/loaders/archive-limits.js";
 
 /** Metadata of a setting: the environment variable it is read from. */
 export interface SettingMetadata {
@@ -388,15 +389,32 @@ const ingestionSchema = z.object({
   /** `MAX_PDF_PAGES`, default 5000: pages of one PDF, checked before any text is extracted (`too_many_pages`). */
   maxPdfPages: setting("MAX_PDF_PAGES", integer(5000, 1)),
   /** `MAX_ARCHIVE_ENTRIES`, default 10000: entries of a DOCX (zip) archive, checked before inflating (`archive_too_large`). */
-  maxArchiveEntries: setting("MAX_ARCHIVE_ENTRIES", integer(10_000, 1)),
+  maxArchiveEntries: setting("MAX_ARCHIVE_ENTRIES", integer(defaultArchiveEntries, 1)),
   /**
-   * `MAX_ARCHIVE_BYTES`, default 268435456 (256 MiB): total uncompressed size of a DOCX archive,
-   * from its central directory and checked before inflating (`archive_too_large`); an entry that
-   * inflates beyond the size it declares is rejected while inflating.
+   * `MAX_ARCHIVE_BYTES`: inflated bytes read from a DOCX (zip) archive, its parts together (a part
+   * read twice counts twice), counted as they inflate, whatever sizes the archive declares
+   * (`archive_too_large`). Default derived from `INGESTION_WORKER_HEAP_MB` so that whatever
+   * passes parses within a worker's heap: 14 MiB (14680064) for the default heap
+   * (`ingestion/loaders/archive-limits.ts`).
    */
-  maxArchiveBytes: setting("MAX_ARCHIVE_BYTES", integer(256 * 1024 * 1024, 1024)),
-  /** `MAX_COMPRESSION_RATIO`, default 200: total uncompressed size of a DOCX archive over its file size (`archive_too_large`). */
-  maxCompressionRatio: setting("MAX_COMPRESSION_RATIO", integer(200, 1)),
+  maxArchiveBytes: setting("MAX_ARCHIVE_BYTES", optionalInteger(1024)),
+  /**
+   * `MAX_ARCHIVE_ENTRY_BYTES`: inflated bytes of one part of a DOCX (zip) archive, counted as it
+   * inflates (`archive_too_large`); default as `MAX_ARCHIVE_BYTES`.
+   */
+  maxArchiveEntryBytes: setting("MAX_ARCHIVE_ENTRY_BYTES", optionalInteger(1024)),
+  /**
+   * `MAX_COMPRESSION_RATIO`, default 200: inflated bytes read from a DOCX (zip) archive over its
+   * file size, counted as they inflate (`archive_too_large`).
+   */
+  maxCompressionRatio: setting("MAX_COMPRESSION_RATIO", integer(defaultCompressionRatio, 1)),
+  /**
+   * `INGESTION_WORKER_HEAP_MB`, default 4096: V8 old-generation heap of each ingestion worker
+   * thread (`resourceLimits.maxOldGenerationSizeMb`). A task that needs more ends its thread,
+   * which the pool replaces; the file fails with `file_too_large`. The default archive limits
+   * are derived from it.
+   */
+  workerHeapMegabytes: setting("INGESTION_WORKER_HEAP_MB", integer(defaultWorkerHeapMegabytes, 64)),
   /**
    * `MAX_INGESTION_THREADS`, default 10: files of one ingestion job processed at once, and the
    * most ingestion worker threads. The pool runs at most one thread per CPU core

@@ -48,7 +48,8 @@ const marker = Symbol.for("docqa.error");
  *
  * File ingestion (a file is rejected, the rest of its batch goes on):
  * - `empty_file`: the file has no content, or only whitespace.
- * - `file_too_large`: larger than `MAX_UPLOAD_BYTES`, or more text than `MAX_EXTRACTED_CHARS`.
+ * - `file_too_large`: larger than `MAX_UPLOAD_BYTES`, more text than `MAX_EXTRACTED_CHARS`, or a
+ *   parse that took its ingestion thread past `INGESTION_WORKER_HEAP_MB`.
  * - `unsupported_file_type`: an extension other than pdf, docx, txt, md, json, csv.
  * - `content_type_mismatch`: the content is not what the extension says (a `.pdf` that is a zip).
  * - `corrupt_file`: the file cannot be parsed (truncated PDF or DOCX, invalid JSON, broken CSV quoting).
@@ -57,8 +58,9 @@ const marker = Symbol.for("docqa.error");
  * - `invalid_encoding`: text that is neither UTF-8, UTF-16 nor a recognised legacy encoding.
  * - `csv_ragged_rows`: CSV rows whose number of fields differs from the header's.
  * - `json_too_deep`: JSON (a file or a request body) nested deeper than `MAX_JSON_DEPTH` (64 levels).
- * - `archive_too_large`: a DOCX with more entries, more uncompressed bytes or a higher compression
- *   ratio than `MAX_ARCHIVE_ENTRIES`, `MAX_ARCHIVE_BYTES`, `MAX_COMPRESSION_RATIO` (a zip bomb).
+ * - `archive_too_large`: a DOCX (zip) with more entries than `MAX_ARCHIVE_ENTRIES`, or whose parts
+ *   inflate beyond `MAX_ARCHIVE_ENTRY_BYTES` (one part), beyond their declared sizes,
+ *   `MAX_ARCHIVE_BYTES` (the parts read together) or `MAX_COMPRESSION_RATIO` (a zip bomb).
  * - `too_many_pages`: a PDF with more pages than `MAX_PDF_PAGES`.
  */
 export type DocqaErrorCode =

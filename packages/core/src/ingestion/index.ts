@@ -36,6 +36,15 @@ export {
   runIngestionJob,
 } from "./ingest-files.js";
 export type { IngestionExecutor, UpsertTask } from "./ingestion-executor.js";
+export {
+  type ArchiveLimits,
+  archiveBytesForHeap,
+  defaultArchiveLimits,
+  defaultWorkerHeapMegabytes,
+  docxParseHeapPerXmlByte,
+  docxParseHeapShare,
+} from "./loaders/archive-limits.js";
+export { type BoundedZip, openBoundedZip } from "./loaders/bounded-zip.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";
 export {
@@ -56,4 +65,6 @@ export {
   ingestionThreads,
   type WorkerPoolExecutorSettings,
   workerEmbeddingThreads,
+  workerResourceLimits,
+  workerYoungGenerationMegabytes,
 } from "./worker-pool-executor.js";

@@ -21,6 +21,7 @@ import { withSpan } from "../telemetry/tracing.js";
 import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
 import type { EmbeddingProgress } from "./embed-chunks.js";
 import { aclOf, type IndexingDependencies, indexDocuments, requestedOwnerOf, storedHash, versionHash } from "./index-documents.js";
+import { archiveBytesForHeap } from "./loaders/archive-limits.js";
 import { loaderVersion, loadFile } from "./loaders/load-file.js";
 import type { LoaderLimits } from "./loaders/loaded-file.js";
 
@@ -68,16 +69,22 @@ export interface IngestedFile {
   embedding?: EmbeddingProgress | undefined;
 }
 
-/** The loaders' limits from the configuration (`MAX_UPLOAD_BYTES`, `MAX_EXTRACTED_CHARS`, `MAX_JSON_DEPTH`, `MAX_PDF_PAGES`, `MAX_ARCHIVE_*`, `MAX_COMPRESSION_RATIO`). */
+/**
+ * The loaders' limits from the configuration (`MAX_UPLOAD_BYTES`, `MAX_EXTRACTED_CHARS`,
+ * `MAX_JSON_DEPTH`, `MAX_PDF_PAGES`, `MAX_ARCHIVE_*`, `MAX_COMPRESSION_RATIO`); the archive byte
+ * limits, when unset, derived from `INGESTION_WORKER_HEAP_MB` (`archiveBytesForHeap`).
+ */
 export function loaderLimits(config: DocqaConfig): LoaderLimits {
   const ingestion = config.ingestion;
+  const archiveBytes = ingestion.maxArchiveBytes ?? archiveBytesForHeap(ingestion.workerHeapMegabytes);
   return {
     maxFileBytes: ingestion.maxUploadBytes,
     maxExtractedChars: ingestion.maxExtractedChars,
     maxJsonDepth: ingestion.maxJsonDepth,
     maxPdfPages: ingestion.maxPdfPages,
     maxArchiveEntries: ingestion.maxArchiveEntries,
-    maxArchiveBytes: ingestion.maxArchiveBytes,
+    maxArchiveBytes: archiveBytes,
+    maxArchiveEntryBytes: ingestion.maxArchiveEntryBytes ?? archiveBytes,
     maxCompressionRatio: ingestion.maxCompressionRatio,
   };
 }

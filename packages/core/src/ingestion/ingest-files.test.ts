@@ -1,13 +1,13 @@
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import JSZip from "jszip";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type DocqaConfigOverrides, resolveConfig } from "../config/load-config.js";
 import { createEmbeddedStore } from "../embedded-store/embedded-store.js";
 import { createInMemoryJobStore } from "../jobs/in-memory-job-store.js";
 import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
+import { craftZip, paragraphBlock, wordDocumentEntries } from "../testing/hostile-archives.js";
 import { isContinuousIntegration, sharedDataPath } from "../testing/shared-data.js";
 
 const principal = { userName: "ann@example.org", roles: [], groups: [] };
@@ -37,12 +37,12 @@ afterEach(async () => {
 
 const text = (value: string) => new TextEncoder().encode(value);
 
-async function zipBomb(): Promise<Uint8Array> {
-  const zip = new JSZip();
-  zip.file("[Content_Types].xml", "<Types/>");
-  zip.file("word/document.xml", "<w:document/>");
-  zip.file("word/media/padding.bin", new Uint8Array(30_000_000));
-  return zip.generateAsync({ type: "uint8array", compression: "DEFLATE" });
+/** Issue 24's zip bomb at 1/32 of its size: the main part, `word/main.bin`, declares 4 KiB and inflates to 64 MiB. */
+function zipBomb(): Uint8Array {
+  const mebibyte = 1024 * 1024;
+  return craftZip(
+    wordDocumentEntries({ mainPart: "word/main.bin", block: paragraphBlock(mebibyte, 0), repeat: 64, declaredMainSize: 4096 }),
+  );
 }
 
 describe("ingestFiles: bad input", () => {
@@ -78,7 +78,7 @@ describe("ingestFiles: bad input", () => {
       ],
       ["a CSV with ragged rows", { name: "ragged.csv", bytes: text("a,b,c\n1,2,3\n4,5\n") }, "csv_ragged_rows"],
       ["deeply nested JSON", { name: "deep.json", bytes: text(`${"[".repeat(10_000)}"x"${"]".repeat(10_000)}`) }, "json_too_deep"],
-      ["a zip bomb inside a DOCX", { name: "bomb.docx", bytes: await zipBomb() }, "archive_too_large"],
+      ["a zip bomb inside a DOCX", { name: "bomb.docx", bytes: zipBomb() }, "archive_too_large"],
       ["an unsupported type", { name: "deck.pptx", bytes: text("x") }, "unsupported_file_type"],
     ];
     const sharedPdf = sharedDataPath("documents", "pdf");

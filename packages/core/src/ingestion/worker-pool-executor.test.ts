@@ -15,6 +15,7 @@ import type { AuditEvent, AuditLog } from "../logging/audit-log.js";
 import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
 import { docqaErrorOf } from "../testing/docqa-error-of.js";
+import { craftZip, wordDocumentEntries } from "../testing/hostile-archives.js";
 import { createRecordingLogger } from "../testing/recording-logger.js";
 import { createWorkerPoolExecutor, ingestionWorkerUrl } from "./worker-pool-executor.js";
 
@@ -130,6 +131,31 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
     expect((await service.search({ orgId: "org", principal, query: "printer floor" })).results[0]?.chunk.docId).toBe("notes.md");
     await service.deleteDocuments({ orgId: "org", principal }, ["notes.md"]);
     expect((await service.search({ orgId: "org", principal, query: "printer floor" })).total).toBe(0);
+  });
+
+  it("lists a file whose parse passes INGESTION_WORKER_HEAP_MB as file_too_large, and replaces the thread it ended", async () => {
+    // Archive limits raised far above what the 64 MiB heap can parse: 2 MiB of empty paragraphs
+    // need about 280 MiB (archive-limits.ts), so the thread ends with ERR_WORKER_OUT_OF_MEMORY.
+    const { service, dataDir, logger } = workerService({
+      ingestion: { workerHeapMegabytes: 64, maxArchiveBytes: 64 * 1024 * 1024, maxCompressionRatio: 100_000 },
+    });
+    const heavy = craftZip(wordDocumentEntries({ block: "<w:p/>".repeat(350_000) }));
+    const path = join(dataDir, "notes.md");
+    writeFileSync(path, "# Notes\n\nThe printer is on the third floor.");
+    const failed = await service.ingestFiles({ orgId: "org", principal, files: [{ name: "heavy.docx", bytes: heavy }] });
+    expect(failed.errors).toEqual([
+      {
+        file: "heavy.docx",
+        code: "file_too_large",
+        message:
+          "heavy.docx needs more memory to parse than an ingestion thread has (INGESTION_WORKER_HEAP_MB=64); lower MAX_ARCHIVE_BYTES or raise INGESTION_WORKER_HEAP_MB",
+      },
+    ]);
+    expect(logger.lines.filter((line) => line.level === "error")).toEqual([]);
+    // The pool starts another thread for the next file.
+    const next = await service.ingestFiles({ orgId: "org", principal, files: [{ path }] });
+    expect([next.state, next.files.ingested]).toEqual(["succeeded", 1]);
+    expect((await service.search({ orgId: "org", principal, query: "printer floor" })).results[0]?.chunk.docId).toBe("notes.md");
   });
 
   it("refuses new ingestion with ingestion_busy and a Retry-After while INGESTION_QUEUE_SIZE requests are in progress", async () => {

@@ -13,6 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { availableParallelism } from "node:os";
+import { basename } from "node:path";
 import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { Piscina } from "piscina";
 import type { DocqaConfig } from "../config/config-schema.js";
@@ -94,6 +95,45 @@ export function workerEmbeddingThreads(config: DocqaConfig, poolThreads: number)
 }
 
 /**
+ * Young-generation heap of each worker thread, MiB (`resourceLimits.maxYoungGenerationSizeMb`).
+ * Node ends a thread that reaches its old-generation limit by granting the garbage collection in
+ * progress 16 MiB more (`kExtraHeapAllowance` in node's `src/node_worker.cc`) and terminating the
+ * thread; a scavenge that promotes more than that aborts the whole process instead
+ * (nodejs/node#47224). V8 sizes the young generation from the heap (192 MiB for a 4,096 MiB heap,
+ * a third of it per semi-space), so a scavenge can promote tens of MiB. Measured with mammoth
+ * parsing DOCX files past the limit (Node 24.21): with V8's default, 5 of 6 runs aborted the
+ * process at a 64 MiB heap (2 MiB of empty paragraphs), 1 of 16 at 256 MiB (4 MiB), 1 of 8 at
+ * 128 MiB (8 MiB of text); with 32 MiB, 30 of 30 runs over the same cases ended the thread alone
+ * (48 of 48 with 16 MiB; `BENCH_ONLY=docx-memory` repeats the comparison). The cost, an `/upsert`
+ * of a 2 MB document in a worker (RAPTOR on, loaded 2-core machine): 9.0 s on average with V8's
+ * default (12 runs), 9.4 s with 32 MiB (6 runs), 9.7 s with 16 MiB (12 runs).
+ */
+export const workerYoungGenerationMegabytes = 32;
+
+/** The `resourceLimits` of the pool's threads: `INGESTION_WORKER_HEAP_MB` of old generation, {@link workerYoungGenerationMegabytes} of young. */
+export function workerResourceLimits(config: DocqaConfig): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number } {
+  return { maxOldGenerationSizeMb: config.ingestion.workerHeapMegabytes, maxYoungGenerationSizeMb: workerYoungGenerationMegabytes };
+}
+
+/**
+ * The error of a task whose worker thread failed: a file whose task took the thread past its heap
+ * limit (`ERR_WORKER_OUT_OF_MEMORY`) is `file_too_large`, so the job lists it with a stable code
+ * and goes on (the pool replaces the thread); anything else is `internal_error`.
+ */
+function workerFailure(task: IngestionTask, error: unknown, heapMegabytes: number): DocqaError {
+  const message = (error as Error).message;
+  if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY" && task.kind === "file") {
+    const name = task.file.name ?? (task.file.path ? basename(task.file.path) : "the file");
+    return new DocqaError(
+      "file_too_large",
+      `${name} needs more memory to parse than an ingestion thread has (INGESTION_WORKER_HEAP_MB=${heapMegabytes}); lower MAX_ARCHIVE_BYTES or raise INGESTION_WORKER_HEAP_MB`,
+      { component: "ingestion", cause: error },
+    );
+  }
+  return new DocqaError("internal_error", `an ingestion worker failed: ${message}`, { component: "ingestion", cause: error });
+}
+
+/**
  * Creates the executor on a pool of worker threads. No thread starts before the first task.
  *
  * @throws {DocqaError} `config_invalid` when no worker entry is found (the package is not built).
@@ -130,6 +170,9 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       // Lower the workers' scheduling priority (Linux/macOS nice +10, via @napi-rs/nice; the
       // model's own threads inherit it): when the cores are busy, the serving thread runs first.
       niceIncrement: workerNiceIncrement,
+      // A thread whose heap passes INGESTION_WORKER_HEAP_MB ends (ERR_WORKER_OUT_OF_MEMORY); piscina
+      // starts another for the next task, and the process gets the thread's heap back.
+      resourceLimits: workerResourceLimits(settings.config),
       workerData,
     });
     return pool;
@@ -158,10 +201,7 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
     try {
       outcome = channel ? await runOnPool({ ...task, sharesPort: channel.port2 } as IngestionTask, [channel.port2]) : await runOnPool(task);
     } catch (error) {
-      throw new DocqaError("internal_error", `an ingestion worker failed: ${(error as Error).message}`, {
-        component: "ingestion",
-        cause: error,
-      });
+      throw workerFailure(task, error, settings.config.ingestion.workerHeapMegabytes);
     } finally {
       closeChannel?.();
     }

@@ -6,6 +6,20 @@ export { createTestService, type TestServiceOptions } from "./create-test-servic
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
 export { docqaErrorOf } from "./docqa-error-of.js";
 export {
+  type CraftedEntry,
+  craftZip,
+  honestHugeDocumentEntries,
+  mainPartBombEntries,
+  paragraphBlock,
+  type WordDocumentOptions,
+  wordDocumentEntries,
+  wordDocumentHead,
+  wordDocumentTail,
+  wordParagraph,
+  writeCraftedZip,
+  zipChunks,
+} from "./hostile-archives.js";
+export {
   type IntegrationServer,
   type IntegrationServerKind,
   integrationServer,

@@ -4,23 +4,23 @@
  * items as `- ` lines. Headers and footers, which mammoth leaves out, are read from the archive
  * and kept as a last section.
  *
- * Zip bombs are refused before anything is inflated, from the archive's central directory read
- * with `yauzl` (entry count, total uncompressed size, compression ratio; ZIP64 sizes included),
- * and every XML part is then inflated once with `yauzl`'s size validation, so an entry that
- * inflates beyond the size it declares is refused as soon as it does. (The earlier check read the
- * sizes through JSZip, whose 32-bit reads turn a size of 2 GiB or more negative: a 2 MB archive
- * declaring one 2 GiB entry passed and was inflated in full.) Images are not read.
+ * The archive is opened with `bounded-zip.ts` and mammoth reads its parts through it (mammoth's
+ * `file` input, an object with `exists` and `read`, instead of the archive's bytes): each part
+ * mammoth follows a relationship to, whatever its name, is inflated only when mammoth asks for it,
+ * through a stream that counts its real bytes against `MAX_ARCHIVE_ENTRY_BYTES`,
+ * `MAX_ARCHIVE_BYTES` and `MAX_COMPRESSION_RATIO`, and handed over as a buffer once it passed.
+ * mammoth's own zip reader (JSZip, which inflates an entry in full before comparing it with its
+ * declared size) never sees the file. The defaults are derived from the ingestion worker's heap
+ * (`archive-limits.ts`), so whatever passes parses within it. Images are never read.
  */
 
 import { Parser } from "htmlparser2";
 import mammoth from "mammoth";
-import yauzl from "yauzl";
 import { DocqaError } from "../../errors/docqa-error.js";
+import { archiveLimitsOf } from "./archive-limits.js";
+import { type BoundedZip, openBoundedZip } from "./bounded-zip.js";
 import { stripExtension } from "./load-pdf.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
-
-/** Defaults of `MAX_ARCHIVE_ENTRIES`, `MAX_ARCHIVE_BYTES` and `MAX_COMPRESSION_RATIO`. */
-const archiveDefaults = { entries: 10_000, bytes: 256 * 1024 * 1024, ratio: 200 };
 
 /** Parts read besides what mammoth reads: headers, footers and the core properties. */
 const extraPart = /^(word\/(header|footer)\d*\.xml|docProps\/core\.xml)$/;
@@ -29,24 +29,66 @@ const extraPart = /^(word\/(header|footer)\d*\.xml|docProps\/core\.xml)$/;
  * Loads a DOCX file.
  *
  * @throws {DocqaError} `archive_too_large` when the archive has more entries than
- *   `maxArchiveEntries`, would inflate beyond `maxArchiveBytes` or by a ratio above
- *   `maxCompressionRatio` (checked before inflating), or has a part that inflates beyond its
- *   declared size; `corrupt_file` for a truncated or invalid archive; `empty_file` when it holds
- *   no text.
+ *   `maxArchiveEntries` (checked before inflating), or when a part mammoth or this loader reads
+ *   inflates beyond `maxArchiveEntryBytes`, beyond the size it declares, or takes the bytes read
+ *   beyond `maxArchiveBytes` or `maxCompressionRatio` times the file's size (counted as it
+ *   inflates); `corrupt_file` for a truncated or invalid archive, or one without a readable main
+ *   document; `empty_file` when it holds no text; `file_too_large` for more text than
+ *   `maxExtractedChars`.
  */
 export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
-  const buffer = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
-  const parts = await inspectArchive(file.name, buffer, limits);
-  let html: string;
+  const archive = await openBoundedZip(file.name, file.bytes, archiveLimitsOf(limits), "DOCX");
+  try {
+    const html = await convertToHtml(file.name, archive);
+    const parts = new Map<string, string>();
+    for (const partName of archive.names) {
+      if (extraPart.test(partName)) parts.set(partName, (await archive.read(partName)).toString("utf8"));
+    }
+    return documentOf(file, html, parts, limits);
+  } finally {
+    archive.close();
+  }
+}
+
+/**
+ * mammoth's `file` input (`lib/unzip.js`, `openZip`): the object mammoth reads a document's parts
+ * through, which it otherwise builds around JSZip. Not in mammoth's type declarations; mammoth
+ * 1.x accepts it beside `path`, `buffer` and `arrayBuffer`.
+ */
+interface MammothArchive {
+  exists(partName: string): boolean;
+  read(partName: string, encoding?: string): Promise<Uint8Array | string>;
+}
+
+const convertWithMammoth = mammoth.convertToHtml as unknown as (
+  input: { file: MammothArchive },
+  options: Parameters<typeof mammoth.convertToHtml>[1],
+) => Promise<{ value: string }>;
+
+/** mammoth's HTML of the document, its parts read from `archive` (images skipped: never read). */
+async function convertToHtml(name: string, archive: BoundedZip): Promise<string> {
+  const file: MammothArchive = {
+    exists: (partName) => archive.has(partName),
+    read: async (partName, encoding) => {
+      const bytes = await archive.read(partName);
+      if (encoding === "base64") return bytes.toString("base64");
+      return encoding ? new TextDecoder(encoding).decode(bytes) : bytes;
+    },
+  };
   try {
     const skipImages = mammoth.images.imgElement(async () => ({ src: "" }));
-    html = (await mammoth.convertToHtml({ buffer }, { convertImage: skipImages })).value;
+    return (await convertWithMammoth({ file }, { convertImage: skipImages })).value;
   } catch (error) {
-    throw new DocqaError("corrupt_file", `${file.name} is not a readable DOCX (${(error as Error).message})`, {
+    if (DocqaError.isInstance(error)) throw error;
+    throw new DocqaError("corrupt_file", `${name} is not a readable DOCX (${(error as Error).message})`, {
       component: "ingestion",
       cause: error,
     });
   }
+}
+
+/** The loaded file from mammoth's HTML and the header, footer and core-property parts. */
+function documentOf(file: FileInput, html: string, parts: ReadonlyMap<string, string>, limits: LoaderLimits): LoadedFile {
   const sections = htmlToSections(html);
   const headerFooter = headerFooterText(parts);
   if (headerFooter !== "") sections.push({ text: headerFooter, metadata: { section: "Headers and footers" } });
@@ -72,69 +114,6 @@ export async function loadDocx(file: FileInput, limits: LoaderLimits): Promise<L
     ],
     warnings: [],
   };
-}
-
-/**
- * Checks the archive's central directory against the limits, then inflates each XML part once,
- * validating its size, and returns the text of the headers, footers and core properties.
- */
-async function inspectArchive(name: string, buffer: Buffer, limits: LoaderLimits): Promise<Map<string, string>> {
-  const corrupt = (error: unknown) =>
-    new DocqaError("corrupt_file", `${name} is not a readable DOCX (${(error as Error).message})`, {
-      component: "ingestion",
-      cause: error,
-    });
-  const tooLarge = (message: string, cause?: unknown) =>
-    new DocqaError("archive_too_large", `${name} ${message}; refusing a possible zip bomb`, { component: "ingestion", cause });
-  let zip: yauzl.ZipFile;
-  try {
-    zip = await yauzl.fromBufferPromise(buffer, { autoClose: false, validateEntrySizes: true, strictFileNames: false });
-  } catch (error) {
-    throw corrupt(error);
-  }
-  try {
-    const maxEntries = limits.maxArchiveEntries ?? archiveDefaults.entries;
-    if (zip.entryCount > maxEntries) throw tooLarge(`has ${zip.entryCount} entries (limit ${maxEntries}, MAX_ARCHIVE_ENTRIES)`);
-    const entries: yauzl.Entry[] = [];
-    let uncompressed = 0;
-    try {
-      for await (const entry of zip.eachEntry()) {
-        entries.push(entry);
-        uncompressed += entry.uncompressedSize;
-      }
-    } catch (error) {
-      throw corrupt(error);
-    }
-    const maxBytes = limits.maxArchiveBytes ?? archiveDefaults.bytes;
-    const maxRatio = limits.maxCompressionRatio ?? archiveDefaults.ratio;
-    if (uncompressed > maxBytes || uncompressed > buffer.byteLength * maxRatio) {
-      throw tooLarge(
-        `would inflate to ${uncompressed} bytes from ${buffer.byteLength} (limits: ${maxBytes} bytes, MAX_ARCHIVE_BYTES; ratio ${maxRatio}, MAX_COMPRESSION_RATIO)`,
-      );
-    }
-    if (!entries.some((entry) => entry.fileName === "word/document.xml")) {
-      throw new DocqaError("corrupt_file", `${name} is a zip archive but not a Word document (no word/document.xml)`, {
-        component: "ingestion",
-      });
-    }
-    const parts = new Map<string, string>();
-    for (const entry of entries) {
-      if (!/\.(xml|rels)$/i.test(entry.fileName)) continue;
-      const keep = extraPart.test(entry.fileName);
-      const chunks: Buffer[] = [];
-      try {
-        for await (const chunk of await zip.openReadStreamPromise(entry)) if (keep) chunks.push(chunk as Buffer);
-      } catch (error) {
-        if (/too many bytes/i.test((error as Error).message))
-          throw tooLarge(`has a part (${entry.fileName}) that inflates beyond the ${entry.uncompressedSize} bytes it declares`, error);
-        throw corrupt(error);
-      }
-      if (keep) parts.set(entry.fileName, Buffer.concat(chunks).toString("utf8"));
-    }
-    return parts;
-  } finally {
-    zip.close();
-  }
 }
 
 /** Splits mammoth's HTML into sections at headings, rendering paragraphs, lists and tables as text. */

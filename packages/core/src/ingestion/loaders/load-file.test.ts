@@ -92,10 +92,9 @@ describe("loadFile", () => {
     expect(await codeOf(loadFile(file, options))).toBe(code);
   });
 
-  it("rejects a DOCX whose archive would inflate like a zip bomb, before inflating it", async () => {
+  it("rejects a DOCX whose document part would inflate beyond the archive limits, before inflating it", async () => {
     const zip = new JSZip();
-    zip.file("word/document.xml", "<w:document/>");
-    zip.file("word/media/padding.bin", new Uint8Array(20_000_000));
+    zip.file("word/document.xml", new Uint8Array(20_000_000));
     const bomb = await zip.generateAsync({ type: "uint8array", compression: "DEFLATE" });
     expect(bomb.length).toBeLessThan(100_000);
     expect(await codeOf(loadFile({ name: "bomb.docx", bytes: bomb }, options))).toBe("archive_too_large");

@@ -56,11 +56,17 @@ export interface LoaderLimits {
   maxFileBytes: number;
   /** `MAX_EXTRACTED_CHARS`: most characters of text extracted from one file. */
   maxExtractedChars: number;
-  /** `MAX_ARCHIVE_BYTES`: largest total uncompressed size of a DOCX archive, bytes; default 256 MiB. */
+  /**
+   * `MAX_ARCHIVE_BYTES`: inflated bytes read from a DOCX (zip) archive, its parts together, counted
+   * as they inflate (a part read twice counts twice); default 14 MiB, derived from the default
+   * ingestion worker heap (`archive-limits.ts`).
+   */
   maxArchiveBytes?: number | undefined;
+  /** `MAX_ARCHIVE_ENTRY_BYTES`: inflated bytes of one part of a DOCX (zip) archive, counted as it inflates; default as `maxArchiveBytes`. */
+  maxArchiveEntryBytes?: number | undefined;
   /** `MAX_ARCHIVE_ENTRIES`: most entries of a DOCX archive; default 10,000. */
   maxArchiveEntries?: number | undefined;
-  /** `MAX_COMPRESSION_RATIO`: largest compression ratio of a DOCX archive; default 200. */
+  /** `MAX_COMPRESSION_RATIO`: inflated bytes read from a DOCX archive over its file size; default 200. */
   maxCompressionRatio?: number | undefined;
   /** `MAX_JSON_DEPTH`: deepest JSON nesting accepted; default 64. */
   maxJsonDepth?: number | undefined;
