@@ -22,7 +22,7 @@ import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DocqaError, type Logger, mintAccessToken, type RagService } from "@docqa/core";
-import { formatFromName } from "@docqa/core/ingestion";
+import { formatFromName, uploadedFileSources } from "@docqa/core/ingestion";
 import { type AuthVariables, createDocqaApp, type ErrorFormat, type RateLimitSetting, receiveUpload, type ServerConfig } from "@docqa/http";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
@@ -181,12 +181,14 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
         throw new DocqaError("invalid_request", "choose at least one file (form field files)", { component: "web-ui" });
       const { orgId, principal } = c.get("auth");
       const shared = received.fields.share === "organisation";
+      const metadata = { source: "web-ui", ...(shared ? { acl: "|user:_all_|" } : {}) };
       const job = await service.startIngestion({
         orgId,
         principal,
-        files: received.files.map((file) => ({ name: file.name, path: file.path })),
+        // Each user's uploads have their own ids (`<user>/<file name>`); the file name is shown.
+        files: uploadedFileSources(received.files, principal, metadata),
         uploader: principal.userName,
-        metadata: { source: "web-ui", ...(shared ? { acl: "|user:_all_|" } : {}) },
+        metadata,
         uploadDirectory: received.directory,
         requestId: c.req.header("X-Request-Id"),
       });

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { trace } from "@opentelemetry/api";
-import type { Principal } from "../acl/principal.js";
+import { normalizePrincipal, type Principal } from "../acl/principal.js";
 import { hashOf, type SourceDocument, withoutAccess } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
@@ -34,6 +34,13 @@ export interface FileSource {
   bytes?: Uint8Array | undefined;
   /** Document id; default the name. A JSON record array adds `#<index>` per record. */
   docId?: string | undefined;
+  /**
+   * The id the same file was stored under by an earlier release (an upload's bare file name, see
+   * `upload-document-ids.ts`): that document (and its JSON records) is deleted in the same write
+   * when it belongs to the owner of this file's documents, and left alone, without a word, when
+   * it is somebody else's. Default none.
+   */
+  replacesDocId?: string | undefined;
   lastModified?: Date | undefined;
 }
 
@@ -124,6 +131,7 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
   );
   const records = await stores.registry.describeDocuments(orgId, [baseId, `${baseId}#0`, ...previousRecords]);
   const requestedOwner = requestedOwnerOf(request.metadata);
+  const replaced = await replacedDocuments(dependencies, request, baseId);
   const context: WriteContext = {
     orgId,
     principal: request.principal,
@@ -173,8 +181,9 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
     contentHash: contentHash(document.idSuffix),
     derivedFrom: split ? [baseId] : undefined,
   }));
-  // Documents an earlier version of this file produced and this one does not (fewer JSON records).
-  const previous = new Set([baseId, ...previousRecords]);
+  // Documents an earlier version of this file produced and this one does not (fewer JSON records),
+  // and the owner's copy stored under the id of an earlier release.
+  const previous = new Set([baseId, ...previousRecords, ...replaced]);
   for (const source of sources) previous.delete(source.docId);
   let embedding: EmbeddingProgress | undefined;
   const result = await indexDocuments(dependencies, {
@@ -198,4 +207,26 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
     warnings: loaded.warnings,
     embedding,
   };
+}
+
+/**
+ * The documents stored under `request.file.replacesDocId` (and its JSON records) that belong to
+ * the owner this file's documents will have (`metadata.owner_id`, else the uploader, else the
+ * principal), to delete in the same write. Another owner's are not returned, so nothing tells
+ * the uploader they exist.
+ */
+async function replacedDocuments(dependencies: IndexingDependencies, request: FileIngestionRequest, baseId: string): Promise<string[]> {
+  const legacy = request.file.replacesDocId;
+  if (legacy === undefined || legacy === baseId) return [];
+  const { stores } = dependencies;
+  const derived = (await stores.registry.derivedDocuments(request.orgId, [legacy])).filter(
+    (docId) => !docId.startsWith(summaryDocumentPrefix),
+  );
+  const records = await stores.registry.describeDocuments(request.orgId, [legacy, ...derived]);
+  const owner = normalizePrincipal({
+    userName: requestedOwnerOf(request.metadata) ?? request.uploader ?? request.principal.userName,
+    roles: [],
+    groups: [],
+  }).userName;
+  return [...records.values()].filter((record) => record.ownerId.trim().toLowerCase() === owner).map((record) => record.docId);
 }

@@ -203,7 +203,13 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
             await writeFile(path, file.bytes);
           }
           if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
-          files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
+          files.push({
+            name,
+            path,
+            docId: file.docId ?? name,
+            replacesDocId: file.replacesDocId,
+            lastModified: file.lastModified?.toISOString(),
+          });
         }
         const principal = {
           userName: request.principal.userName,
