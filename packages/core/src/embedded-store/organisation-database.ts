@@ -316,9 +316,12 @@ export class OrganisationDatabase {
         ms: Math.round(performance.now() - started),
       });
     } catch (error) {
-      this.settings.logger.warn(`could not rebuild the file to remove deleted text; retried when it is next opened: ${(error as Error).message}`, {
-        path: this.settings.path,
-      });
+      this.settings.logger.warn(
+        `could not rebuild the file to remove deleted text; retried when it is next opened: ${(error as Error).message}`,
+        {
+          path: this.settings.path,
+        },
+      );
     }
   }
 

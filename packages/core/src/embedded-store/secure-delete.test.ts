@@ -61,7 +61,9 @@ describe("deleted text in the embedded store's files", () => {
   it("is gone from the data directory after a delete, while open and after a restart", async () => {
     const directory = dataDirectory();
     const store = createEmbeddedStore({ dataDir: directory });
-    await store.upsert("org", [...fillers.slice(0, 10), documentVersion("secret.md", 60, true), ...fillers.slice(10)], { embeddingModel: model });
+    await store.upsert("org", [...fillers.slice(0, 10), documentVersion("secret.md", 60, true), ...fillers.slice(10)], {
+      embeddingModel: model,
+    });
     expect(occurrences(directory)).toBeGreaterThan(60);
 
     await store.delete("org", ["secret.md"]);

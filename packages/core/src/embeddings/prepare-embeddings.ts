@@ -76,7 +76,7 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
   const local = option.embeddings ? undefined : chooseLocalModel(config, logger);
   const modelName = local?.model?.id ?? config.embeddings.modelName;
   const dimension = local?.model?.dimension ?? config.embeddings.dimension;
-  // A TransformersEmbeddings given by the caller (the CLI's counting one) is loaded and keyed like ours.
+  // A TransformersEmbeddings given by the caller is loaded and keyed like ours.
   const given = option.embeddings instanceof TransformersEmbeddings ? option.embeddings : undefined;
   const transformers = option.embeddings
     ? given

@@ -9,7 +9,7 @@
 import type { Principal } from "../acl/principal.js";
 import type { DocumentInput } from "./document-input.js";
 import type { IndexingDependencies } from "./index-documents.js";
-import { type FileIngestionRequest, type IngestedFile, ingestFile } from "./ingest-file.js";
+import { type FileIngestionRequest, type FilePlan, type IngestedFile, ingestFile, planFile } from "./ingest-file.js";
 import { parseUpsertDocuments, type UpsertDocumentsResult, upsertDocuments } from "./upsert-documents.js";
 
 /** An `/upsert` as the executor receives it: the documents are validated where they are indexed. */
@@ -46,6 +46,13 @@ export interface IngestionExecutor {
    * @throws {DocqaError} the file's rejection code, or a store error.
    */
   ingestFile(request: FileIngestionRequest): Promise<IngestedFile>;
+  /**
+   * Foresees the chunks of one file without writing anything (see `planFile`), where files are
+   * ingested, so that a job's progress can count chunks from the start.
+   *
+   * @throws {DocqaError} a store error (a file that will be rejected plans 0 chunks).
+   */
+  planFile(request: FileIngestionRequest): Promise<FilePlan>;
   /**
    * Embeds texts as documents with `modelId` (default the configured model), in the worker threads
    * for `workers` (data-parallel across them), or returns undefined when that model is not
@@ -84,6 +91,9 @@ export function createInProcessExecutor(indexing: () => Promise<IndexingDependen
     },
     async ingestFile(request) {
       return ingestFile(await indexing(), request);
+    },
+    async planFile(request) {
+      return planFile(await indexing(), request);
     },
     async embedDocuments(texts, modelId) {
       const dependencies = await indexing();

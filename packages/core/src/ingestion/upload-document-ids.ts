@@ -9,8 +9,8 @@
  * (deleted in the same write) when its owner uploads the file again (`FileSource.replacesDocId`).
  */
 import { normalizePrincipal, type Principal } from "../acl/principal.js";
-import type { FileSource } from "./ingest-file.js";
 import { requestedOwnerOf } from "./index-documents.js";
+import type { FileSource } from "./ingest-file.js";
 
 /**
  * The id of the file `fileName` uploaded for `owner`: `<owner>/<fileName>`, the owner normalised

@@ -267,7 +267,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           metadata: request.metadata ?? {},
           uploadDirectory: request.uploadDirectory,
         },
-        ingestOptions?.onProgress,
+        ingestOptions,
       );
     },
 
