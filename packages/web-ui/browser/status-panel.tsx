@@ -53,7 +53,11 @@ export function StatusPanel({ api, user }: { api: ApiClient; user: UiUser }) {
           <Row name="Answerer" value={health.answerer} state="ready" />
           <Row
             name="Chat model"
-            value={chat?.status === "ready" ? `${chat.provider ?? ""} ${chat.model ?? ""}`.trim() : `none${chat?.detail ? `: ${chat.detail}` : ""}`}
+            value={
+              chat?.status === "ready"
+                ? `${chat.provider ?? ""} ${chat.model ?? ""}`.trim()
+                : `none${chat?.detail ? `: ${chat.detail}` : ""}`
+            }
             state={chat?.status === "ready" ? "ready" : "off"}
           />
           <Row name="Reranker" value={health.reranker ?? "none"} state={health.reranker ? "ready" : "off"} />
