@@ -40,12 +40,15 @@ export interface IngestionExecutor {
    */
   upsert(task: UpsertTask): Promise<UpsertDocumentsResult>;
   /**
-   * Ingests one file (see `ingestFile`); resolves once its documents are durable and visible to
-   * searches of this process.
+   * Ingests one file (see `ingestFile`); resolves once its documents are durable. Searches of this
+   * process see them (each search first applies committed writes); {@link settle} waits until
+   * this process's in-memory indexes hold them.
    *
    * @throws {DocqaError} the file's rejection code, or a store error.
    */
   ingestFile(request: FileIngestionRequest): Promise<IngestedFile>;
+  /** Resolves once the writes of the organisation's finished file tasks are applied to this process's stores. */
+  settle(orgId: string): Promise<void>;
   /**
    * Foresees the chunks of one file without writing anything (see `planFile`), where files are
    * ingested, so that a job's progress can count chunks from the start.
@@ -95,6 +98,7 @@ export function createInProcessExecutor(indexing: () => Promise<IndexingDependen
     async planFile(request) {
       return planFile(await indexing(), request);
     },
+    async settle() {},
     async embedDocuments(texts, modelId) {
       const dependencies = await indexing();
       const embeddings = modelId && dependencies.embeddingsFor ? await dependencies.embeddingsFor(modelId) : dependencies.embeddings;

@@ -124,7 +124,7 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
   ): Promise<IngestionJob> => {
     const jobStore = await settings.jobStore();
     try {
-      return await runIngestionJob({
+      const finished = await runIngestionJob({
         ingest: (fileRequest) => settings.executor.ingestFile(fileRequest),
         plan: options.plan ? (fileRequest) => settings.executor.planFile(fileRequest) : undefined,
         concurrency: settings.concurrency,
@@ -141,6 +141,9 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
         onProgress: options.onProgress,
         signal: stopping.signal,
       });
+      // The job's documents are in this process's indexes when it is reported done.
+      await settings.executor.settle(job.orgId);
+      return finished;
     } catch (error) {
       if (stopping.signal.aborted) return job;
       job.state = "failed";

@@ -1,9 +1,10 @@
 /**
  * The {@link IngestionExecutor} on a pool of worker threads (piscina): each task (an `/upsert`,
  * one file of a job) runs in a worker (`ingestion-worker.ts`), which writes the stores
- * itself; once a task has resolved, the serving thread's stores replay what it committed
- * (`DocumentStores.refresh`, in time slices), so the caller reads its own writes and the event loop
- * is never held for long. Threads start on demand, up to `min(MAX_INGESTION_THREADS,
+ * itself; the serving thread's stores replay what it committed (`DocumentStores.refresh`, in time
+ * slices), so the event loop is never held for long: an `/upsert` resolves after the replay, so
+ * the caller reads its own writes; a file's replay runs in the background, so that a job's next
+ * file is not held up by it (searches catch up before they read, and `settle` waits for it). Threads start on demand, up to `min(MAX_INGESTION_THREADS,
  * os.availableParallelism())`, and stop after a few idle minutes; tasks beyond them wait in the
  * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. A task that embeds carries a
  * channel on which its worker offers shares of large embedding calls; this thread runs each offer
@@ -145,6 +146,19 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
     return run;
   };
   let closing: Promise<void> | undefined;
+  /** Each organisation's latest refresh after a file task, chained so each starts after the one before. */
+  const refreshes = new Map<string, Promise<void>>();
+  const refreshLater = (orgId: string): void => {
+    const next = (refreshes.get(orgId) ?? Promise.resolve())
+      .then(() => settings.refresh(orgId))
+      .catch((error: unknown) =>
+        settings.logger.debug(`applying an ingestion worker's writes failed: ${(error as Error).message}`, { component: "ingestion" }),
+      );
+    refreshes.set(orgId, next);
+    void next.finally(() => {
+      if (refreshes.get(orgId) === next) refreshes.delete(orgId);
+    });
+  };
 
   // No AbortSignal reaches piscina: aborting a started task terminates its thread, and terminating
   // a thread while onnxruntime-node runs aborts the whole process. A caller's signal is checked
@@ -200,11 +214,16 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
           signal,
           progress ? [progress.port2] : [],
         );
-        if (!result.unchanged) await settings.refresh(request.orgId);
+        // Applied in the background: the job's next file starts at once, and every search
+        // catches up with committed writes before it reads (`settle` waits for it).
+        if (!result.unchanged) refreshLater(request.orgId);
         return result;
       } finally {
         progress?.port1.close();
       }
+    },
+    async settle(orgId) {
+      await refreshes.get(orgId);
     },
     planFile(request) {
       const { signal, onEmbeddingProgress: _listener, ...rest } = request;
