@@ -199,6 +199,19 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   return job;
 }
 
+/** The request to ingest or plan one file of the job. */
+function fileRequest(run: IngestionRun, file: FileSource): FileIngestionRequest {
+  return {
+    orgId: run.job.orgId,
+    file,
+    principal: run.principal,
+    uploader: run.uploader,
+    metadata: run.metadata,
+    requestId: run.requestId,
+    signal: run.signal,
+  };
+}
+
 /**
  * Plans every file of the job (`run.plan`), `limit` at a time, calling `planned` with each file's
  * index and chunk count; a file whose plan fails counts 0 (its error is reported when it is
@@ -210,15 +223,7 @@ async function planFiles(run: IngestionRun, limit: LimitFunction, planned: (inde
     run.files.map((file, index) =>
       limit(async () => {
         run.signal?.throwIfAborted();
-        const chunks = await plan({
-          orgId: run.job.orgId,
-          file,
-          principal: run.principal,
-          uploader: run.uploader,
-          metadata: run.metadata,
-          requestId: run.requestId,
-          signal: run.signal,
-        }).then(
+        const chunks = await plan(fileRequest(run, file)).then(
           (result) => result.chunks,
           () => 0,
         );
@@ -248,17 +253,8 @@ function ingestFileInSpan(
     ...(run.traceContent ? { "docqa.file.name": name } : {}),
   };
   return withSpan("docqa.ingest.file", attributes, async (span) => {
-    const outcome = await run.ingest({
-      orgId: run.job.orgId,
-      file,
-      principal: run.principal,
-      uploader: run.uploader,
-      metadata: run.metadata,
-      requestId: run.requestId,
-      signal: run.signal,
-      onEmbeddingProgress,
-    });
-    // A worker thread reports the file's embedding once, when it is done.
+    const outcome = await run.ingest({ ...fileRequest(run, file), onEmbeddingProgress });
+    // The final state of the file's embedding (a worker thread's last update may come after it).
     if (outcome.embedding) onEmbeddingProgress(outcome.embedding);
     span.setAttributes({
       "docqa.file.outcome": outcome.unchanged ? "unchanged" : "ingested",
