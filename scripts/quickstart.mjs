@@ -1,17 +1,19 @@
 #!/usr/bin/env node
-// The README's quick start: build quietly, ingest the example corpus into a fresh data directory
-// with the docqa CLI, then ask a question and print the answer with its citations. Retrieval is BM25
-// only unless EMBED_PROVIDER (and EMBED_MODEL_PATH, docs/models.md) say otherwise.
+// The README's quick start: build quietly (once: a build whose inputs have not changed since is
+// reused, see build-state.mjs), ingest the example corpus into a fresh data directory with the
+// docqa CLI, then ask a question and print the answer with its citations. Retrieval is BM25 only
+// unless EMBED_PROVIDER (and EMBED_MODEL_PATH, docs/models.md) say otherwise.
 //
-//   node scripts/quickstart.mjs ["question"] [--no-build] [--data-dir DIR] [--update-readme | --check-readme]
+//   node scripts/quickstart.mjs ["question"] [--no-build | --rebuild] [--data-dir DIR] [--update-readme | --check-readme]
 //
-// The build's output is shown only when it fails. --update-readme writes the answer it printed into
+// The build's output is shown only when it fails; --rebuild builds even when the build is current. --update-readme writes the answer it printed into
 // README.md between the quickstart-output markers, so the README shows a real run; --check-readme
 // exits 1 when the README's copy differs (the CLI tests run it).
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildIsCurrent, recordBuild } from "./build-state.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const docqa = join(root, "packages", "cli", "bin", "docqa.js");
@@ -28,8 +30,12 @@ const optionValue = (name) => {
 const question = args.find((arg, index) => !arg.startsWith("--") && args[index - 1] !== "--data-dir") ?? defaultQuestion;
 const dataDir = optionValue("--data-dir") ?? join(root, "data", "quickstart");
 
-if (!flag("--no-build")) {
-  process.stdout.write("building docqa (npm run build) ... ");
+if (flag("--no-build")) {
+  // The caller built it.
+} else if (!flag("--rebuild") && buildIsCurrent(root)) {
+  process.stdout.write("docqa is built and up to date (--rebuild to build anyway)\n");
+} else {
+  process.stdout.write("building docqa (npm run build, once; later runs reuse it) ... ");
   const started = Date.now();
   const build = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, encoding: "utf8", shell: process.platform === "win32" });
   if (build.status !== 0) {
@@ -37,6 +43,7 @@ if (!flag("--no-build")) {
     process.stderr.write(`${build.stdout}${build.stderr}`);
     process.exit(build.status ?? 1);
   }
+  recordBuild(root);
   process.stdout.write(`done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 

@@ -547,9 +547,9 @@ describe("POST /api/search", () => {
     ]);
     const travel = body.results.find((result) => result.metadata.filename === "travel.txt");
     expect(travel).toMatchObject({
-      id: "travel.txt::0",
+      id: "ann@a.example/travel.txt::0",
       content: "Travel expenses are reimbursed within 30 days. Travel must be booked through the portal.",
-      metadata: { filename: "travel.txt", type: "txt", department: "finance", source: "wiki", doc_id: "travel.txt" },
+      metadata: { filename: "travel.txt", type: "txt", department: "finance", source: "wiki", doc_id: "ann@a.example/travel.txt" },
     });
     const scores = body.results.map((result) => result.score);
     expect(scores).toEqual([...scores].sort((left, right) => right - left));

@@ -22,7 +22,7 @@ import {
   parseDocumentMetadata,
   type RagService,
 } from "@docqa/core";
-import { formatFromName } from "@docqa/core/ingestion";
+import { formatFromName, uploadedFileSources } from "@docqa/core/ingestion";
 import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
@@ -328,7 +328,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       path: "/api/ingest",
       summary: "Document ingestion",
       description:
-        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The uploader owns new documents; share them with an `acl` in `metadata`. A file replacing a document the user neither owns nor administers is rejected in the job (`errors[].code` `forbidden`); a re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. When a store the job writes (vector index, keyword index, registry, job store) does not answer within `READINESS_TIMEOUT_MS`, the upload is refused with 503 `store_unavailable` before a job is created, as `/upsert` is. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The document id of each file is `<owner>/<file name>` (a name space per owner; the file name is the `filename` metadata), so an upload only ever replaces a file of that name of the same owner. The uploader owns new documents; share them with an `acl` in `metadata`. A re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. When a store the job writes (vector index, keyword index, registry, job store) does not answer within `READINESS_TIMEOUT_MS`, the upload is refused with 503 `store_unavailable` before a job is created, as `/upsert` is. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
       ...authenticated,
       request: {
         query: ingestQuerySchema,
@@ -363,7 +363,8 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       });
       try {
         const metadata = parseMetadata(received.fields.metadata, config.ingestion.maxJsonDepth);
-        const files = received.files.map((file) => ({ name: file.name, path: file.path }));
+        // Each owner's uploads have their own ids (`<owner>/<file name>`): see uploadedFileSources.
+        const files = uploadedFileSources(received.files, auth.principal, metadata ?? {});
         const request = {
           orgId: auth.orgId,
           principal: auth.principal,

@@ -90,6 +90,27 @@ describe.skipIf(!built && process.env.CI !== "true")("docqa ask and ingest over 
     expect(human.stdout).not.toMatch(/Caveats:|Supporting points:|Also relevant:/);
   }, 30_000);
 
+  it("with nothing configured, says nothing on standard error and tries no download; --help says how to add a model", async () => {
+    const quiet = await runDocqaOk(
+      ["ask", "--org", "northwind", "--user", "ann@northwind.example", "How many vacation days do new employees get?"],
+      { DATA_DIR: dataDir },
+    );
+    expect(quiet.stdout).toMatch(/^New employees receive 20 vacation days/);
+    expect(quiet.stderr).toBe("");
+    // At debug level: the default model was looked for in the local cache only.
+    const debug = await runDocqaOk(["ask", "--org", "northwind", "--user", "ann@northwind.example", "Vacation days?"], {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "debug",
+    });
+    expect(debug.stderr).toContain(
+      "no embedding model: cannot load embedding model Xenova/bge-base-en-v1.5 (q8) from the local cache (EMBED_ALLOW_REMOTE=false)",
+    );
+    expect(debug.stderr).not.toMatch(/^warning/m);
+    const help = await runDocqaOk(["ask", "--help"], {});
+    expect(help.stdout).toContain("Models: with nothing configured, retrieval is BM25 (keywords) only and answers are extractive");
+    expect(help.stdout).toContain("EMBED_MODEL_PATH=<folder of models>");
+  }, 60_000);
+
   it("abstains on a question from another domain, saying why", async () => {
     const outside = await runDocqaOk(
       ["ask", "--org", "northwind", "--user", "ann@northwind.example", "--json", "What is the capital city of Mongolia?"],

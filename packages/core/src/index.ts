@@ -139,6 +139,7 @@ export { CrossEncoderReranker, type CrossEncoderRerankerSettings } from "./retri
 export type { Reranker } from "./retrieval/reranker.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
 export type {
+  IngestFilesOptions,
   IngestFilesRequest,
   IntentRequest,
   ListDocumentsRequest,

@@ -642,7 +642,8 @@ describe("/query and /healthz with a model", () => {
         answerer: "extractive",
         chatModel: {
           status: "disabled",
-          detail: "RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set",
+          detail:
+            "no chat model configured, so answers are extractive: set HOSTEDLLM_BASE_URL (an OpenAI-compatible server) or HOSTEDLLM_API_KEY, or RAG_LLM_PROVIDER=ollama (docs/model-providers.md)",
         },
       },
     });

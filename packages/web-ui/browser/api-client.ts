@@ -47,7 +47,8 @@ export function apiClient(token?: string) {
     ask: (question: string, threadId: string | undefined) =>
       call<UiAnswer>("/ask", token, { method: "POST", body: JSON.stringify({ question, ...(threadId ? { threadId } : {}) }) }),
     job: (jobId: string) => call<UiJob>(`/jobs/${encodeURIComponent(jobId)}`, token),
-    documents: (query: string) => call<UiDocumentList>(`/documents?q=${encodeURIComponent(query)}`, token),
+    documents: (query: string, cursor?: string) =>
+      call<UiDocumentList>(`/documents?q=${encodeURIComponent(query)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, token),
     status: () => call<UiStatus>("/status", token),
     /** Uploads one file and starts its ingestion job; resolves with the queued job. */
     upload(file: File, share: boolean, onProgress: UploadProgress): Promise<UiJob> {

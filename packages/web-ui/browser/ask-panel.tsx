@@ -1,7 +1,8 @@
 /**
  * Ask: a thread of questions and answers. Each answer shows its callout, supporting points,
  * caveats and further information with numbered citations; each citation opens its source (the
- * cited passage, the document's title and file name). A follow-up continues the thread (the
+ * cited passage with the sentences the answer drew on highlighted, the document's title, file name
+ * and place in the file). A follow-up continues the thread (the
  * service rewrites it to stand alone); an abstention is shown as such, never as an answer.
  */
 import { useRef, useState } from "preact/hooks";
@@ -81,9 +82,28 @@ function SourceItem({ source, open, onToggle }: { source: UiSource; open: boolea
           {source.location ? `, ${source.location}` : ""}
         </span>
       </summary>
-      <blockquote data-testid="source-passage">{source.passage}</blockquote>
+      <blockquote data-testid="source-passage">
+        <Passage text={source.passage} cited={source.cited} />
+      </blockquote>
     </details>
   );
+}
+
+/** The passage with the sentences the answer drew on marked (`cited`: ranges in passage order). */
+function Passage({ text, cited }: { text: string; cited: UiSource["cited"] }) {
+  const parts: preact.ComponentChildren[] = [];
+  let at = 0;
+  for (const { start, end } of cited) {
+    if (start > at) parts.push(text.slice(at, start));
+    parts.push(
+      <mark key={start} data-testid="cited-sentence">
+        {text.slice(start, end)}
+      </mark>,
+    );
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return <>{parts}</>;
 }
 
 function AnswerCard({ answer }: { answer: UiAnswer }) {

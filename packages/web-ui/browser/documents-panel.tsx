@@ -1,8 +1,8 @@
 /**
- * Documents: the documents the signed-in user may read. With a documents API on the server the
- * whole list is shown; otherwise the panel searches, listing the documents whose chunks best
- * match the words typed. Either way, access control is the service's: a document the user may
- * not read is never listed.
+ * Documents: the documents the signed-in user may read, a page at a time ("Show more documents"
+ * follows the documents API's cursor), or, with words typed, the documents whose chunks best match
+ * them. Either way, access control is the service's: a document the user may not read is never
+ * listed.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { UiDocumentList } from "../src/ui-api-types.ts";
@@ -25,6 +25,20 @@ export function DocumentsPanel({ api, visible }: { api: ApiClient; visible: bool
       if (request !== latest.current) return;
       setList(documents);
       setSearched(words);
+    } catch (failure) {
+      if (request === latest.current) setError(messageOf(failure));
+    }
+  };
+  // The next page of the whole list, appended to the rows shown.
+  const more = async () => {
+    const cursor = list?.nextCursor;
+    if (!list || !cursor) return;
+    const request = ++latest.current;
+    setError(undefined);
+    try {
+      const next = await api.documents("", cursor);
+      if (request !== latest.current) return;
+      setList({ ...next, documents: [...list.documents, ...next.documents] });
     } catch (failure) {
       if (request === latest.current) setError(messageOf(failure));
     }
@@ -67,7 +81,8 @@ export function DocumentsPanel({ api, visible }: { api: ApiClient; visible: bool
       {list && searched !== undefined && (searched !== "" || list.listing === "all") && (
         <>
           <p class="meta" data-testid="documents-count">
-            {list.documents.length} document(s){searched ? ` matching “${searched}”` : ""}
+            {list.documents.length}
+            {list.nextCursor ? "+" : ""} document(s){searched ? ` matching “${searched}”` : ""}
           </p>
           <table class="documents-table" data-testid="documents">
             <thead>
@@ -89,6 +104,11 @@ export function DocumentsPanel({ api, visible }: { api: ApiClient; visible: bool
               ))}
             </tbody>
           </table>
+          {list.nextCursor && (
+            <button type="button" class="secondary" data-testid="documents-more" onClick={() => void more()}>
+              Show more documents
+            </button>
+          )}
         </>
       )}
     </div>

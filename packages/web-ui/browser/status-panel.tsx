@@ -47,13 +47,17 @@ export function StatusPanel({ api, user }: { api: ApiClient; user: UiUser }) {
           <Row name="Keyword index" value={health.stores.keyword} state="ready" />
           <Row
             name="Embedding model"
-            value={`${health.embeddings.model}${health.embeddings.detail ? `: ${health.embeddings.detail}` : ""}`}
+            value={`${health.embeddings.status === "disabled" ? "none" : health.embeddings.model}${health.embeddings.detail ? `: ${health.embeddings.detail}` : ""}`}
             state={embeddingState}
           />
           <Row name="Answerer" value={health.answerer} state="ready" />
           <Row
             name="Chat model"
-            value={chat?.status === "ready" ? `${chat.provider ?? ""} ${chat.model ?? ""}`.trim() : (chat?.detail ?? "none")}
+            value={
+              chat?.status === "ready"
+                ? `${chat.provider ?? ""} ${chat.model ?? ""}`.trim()
+                : `none${chat?.detail ? `: ${chat.detail}` : ""}`
+            }
             state={chat?.status === "ready" ? "ready" : "off"}
           />
           <Row name="Reranker" value={health.reranker ?? "none"} state={health.reranker ? "ready" : "off"} />

@@ -19,5 +19,12 @@ export type {
   UiUser,
 } from "./ui-api-types.js";
 export { readWebUiAsset, webUiAssets, webUiContentSecurityPolicy, webUiPage } from "./ui-assets.js";
-export { type DocumentListRequest, type ListDocuments, searchDocuments } from "./ui-documents.js";
+export {
+  type DocumentListRequest,
+  documentsPageSize,
+  fileNameOfDocumentId,
+  type ListDocuments,
+  searchDocuments,
+  type UiDocumentPage,
+} from "./ui-documents.js";
 export { devTokensEnabled, type WebUiRoutesOptions, webUiRoutes } from "./web-ui-routes.js";

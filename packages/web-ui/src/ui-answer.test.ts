@@ -53,6 +53,7 @@ describe("uiAnswer", () => {
         fileName: "vacation.txt#2",
         location: "",
         passage: "Twenty days.",
+        cited: [{ start: 0, end: 12 }],
         docId: "docs/hr/vacation.txt#2",
       },
       {
@@ -62,10 +63,52 @@ describe("uiAnswer", () => {
         fileName: "carry.md",
         location: "page 3",
         passage: "Five days carry over.",
+        cited: [{ start: 0, end: 21 }],
         docId: "carry.md",
       },
     ]);
     expect(answer.abstained).toBe(false);
+  });
+
+  it("gives two sources of one file distinct labels: the chunk when file and place are the same, the document id across owners", () => {
+    const chunk = (docId: string, index: number, text: string, extra: Record<string, unknown> = {}) =>
+      source("Vacation", text, { filename: "vacation.md", doc_id: docId, chunk_index: index, section: "Leave", ...extra });
+    const answer = uiAnswer(
+      result(
+        { callout_answer: "A [Source: doc_1] B [Source: doc_2] C [Source: doc_3] D [Source: doc_4] E [Source: doc_5]" },
+        {
+          doc_1: chunk("ann@x.org/vacation.md", 0, "Twenty days."),
+          doc_2: chunk("ann@x.org/vacation.md", 3, "Five days."),
+          doc_3: chunk("ann@x.org/vacation.md", 4, "Sick leave.", { section: "Sickness" }),
+          doc_4: source("Parking", "Level two.", { filename: "parking.md", doc_id: "ann@x.org/parking.md", chunk_index: 0 }),
+          doc_5: source("Parking", "Level three.", { filename: "parking.md", doc_id: "bob@x.org/parking.md", chunk_index: 0 }),
+        },
+      ),
+    );
+    expect(answer.sources.map((cited) => `${cited.fileName}, ${cited.location}`)).toEqual([
+      "vacation.md, section Leave, chunk 0",
+      "vacation.md, section Leave, chunk 3",
+      "vacation.md, section Sickness",
+      "ann@x.org/parking.md, ",
+      "bob@x.org/parking.md, ",
+    ]);
+  });
+
+  it("marks the sentences of the passage the answer drew on: quoted, or paraphrased keeping half their words", () => {
+    const passage =
+      "# Vacation\n\nFull-time employees receive 25 days of paid vacation per year. New employees receive\n20 days in their first year.\n\nUp to five unused days may be carried over.";
+    const answer = uiAnswer(
+      result(
+        {
+          callout_answer: "New employees receive 20 days in their first year. [Source: doc_1]",
+          positive_list: ["Five unused days can be carried into the next year [Source: doc_1]", "Parking is free [Source: doc_1]"],
+        },
+        { doc_1: source("Vacation", passage, { filename: "vacation.md", doc_id: "vacation.md" }) },
+      ),
+    );
+    const cited = (answer.sources[0]?.cited ?? []).map(({ start, end }) => passage.slice(start, end));
+    // A sentence wrapped over two lines is one sentence.
+    expect(cited).toEqual(["New employees receive\n20 days in their first year.", "Up to five unused days may be carried over."]);
   });
 
   it("names the files a summary node summarises", () => {

@@ -16,10 +16,20 @@ export interface UiSource {
   title: string;
   /** The document's file name (`metadata.filename`), else its document id. */
   fileName: string;
-  /** Where in the file: `page 3`, `section Leave > Vacation`, `record 4`, `rows 2-24`; empty when unknown. */
+  /**
+   * Where in the file: `page 3`, `section Leave > Vacation`, `record 4`, `rows 2-24`; with the
+   * chunk (`section Leave, chunk 2`) when another source of the answer would otherwise carry the
+   * same file name and location; empty when unknown.
+   */
   location: string;
   /** The cited chunk's text. */
   passage: string;
+  /**
+   * The sentences of `passage` the answer's statements citing this source were drawn from, as
+   * character ranges (`start` inclusive, `end` exclusive, UTF-16 code units), in order; the page
+   * highlights them. Empty when no sentence matches a statement closely enough.
+   */
+  cited: { start: number; end: number }[];
   /** The document id. */
   docId: string;
 }
@@ -82,6 +92,8 @@ export interface UiDocumentList {
   documents: UiDocument[];
   /** `all`: every document the user may read (documents API); `search`: the documents matching the words typed. */
   listing: "all" | "search";
+  /** For `all`: the `cursor` of the next page, or null on the last page; null for `search`. */
+  nextCursor: string | null;
 }
 
 /** An ingestion job as `POST /ui/api/upload` and `GET /ui/api/jobs/{jobId}` answer it. */

@@ -15,18 +15,36 @@ export interface DocumentListRequest {
   principal: Principal;
   /** Words to search for; empty for the whole list (documents API only). */
   query: string;
+  /** The `nextCursor` of the page before, for the whole list; absent for the first page. */
+  cursor?: string | undefined;
   signal?: AbortSignal | undefined;
 }
 
-/** A source of the documents list: a documents API, or {@link searchDocuments}. */
-export type ListDocuments = (request: DocumentListRequest) => Promise<UiDocument[]>;
+/** One page of the documents list. */
+export interface UiDocumentPage {
+  documents: UiDocument[];
+  /** The cursor of the next page, or null on the last page (and for a search, which has one page). */
+  nextCursor: string | null;
+}
 
-/** Documents shown without a query: the first page of the documents API, in id order. */
-const listedDocuments = 200;
+/** A source of the documents list: a documents API, or {@link searchDocuments}. */
+export type ListDocuments = (request: DocumentListRequest) => Promise<UiDocumentPage>;
+
+/** Documents per page of the whole list (the documents API's pages, in id order). */
+export const documentsPageSize = 200;
+
+/**
+ * The file name a document id shows: its last path segment without the `#<n>` of a JSON record
+ * (`ann@example.org/parking.md` → `parking.md`, `docs/a.json#3` → `a.json`).
+ */
+export function fileNameOfDocumentId(docId: string): string {
+  return (docId.split(/[\\/]/).at(-1) ?? docId).replace(/#\d+$/, "");
+}
 
 /**
  * The documents API (`RagService.listDocuments`: what the principal may read, every document for
- * an administrator) for an empty query, else {@link searchDocuments}.
+ * an administrator), {@link documentsPageSize} at a time, for an empty query; else
+ * {@link searchDocuments}.
  */
 export function catalogueDocuments(service: Pick<RagService, "search" | "listDocuments">): ListDocuments {
   const search = searchDocuments(service);
@@ -35,19 +53,23 @@ export function catalogueDocuments(service: Pick<RagService, "search" | "listDoc
     const page = await service.listDocuments({
       orgId: request.orgId,
       principal: request.principal,
-      limit: listedDocuments,
+      limit: documentsPageSize,
+      cursor: request.cursor,
       signal: request.signal,
     });
-    return page.documents.map(
-      (document): UiDocument => ({
-        docId: document.docId,
-        title: document.title,
-        fileName: document.docId,
-        owner: document.ownerId === "" ? undefined : document.ownerId,
-        chunks: document.chunkCount,
-        updatedAt: document.updatedAt,
-      }),
-    );
+    return {
+      documents: page.documents.map(
+        (document): UiDocument => ({
+          docId: document.docId,
+          title: document.title,
+          fileName: fileNameOfDocumentId(document.docId),
+          owner: document.ownerId === "" ? undefined : document.ownerId,
+          chunks: document.chunkCount,
+          updatedAt: document.updatedAt,
+        }),
+      ),
+      nextCursor: page.nextCursor,
+    };
   };
 }
 
@@ -61,7 +83,7 @@ const searchDepth = 50;
  */
 export function searchDocuments(service: Pick<RagService, "search">): ListDocuments {
   return async (request) => {
-    if (request.query.trim() === "") return [];
+    if (request.query.trim() === "") return { documents: [], nextCursor: null };
     const { results } = await service.search({
       orgId: request.orgId,
       principal: request.principal,
@@ -87,6 +109,6 @@ export function searchDocuments(service: Pick<RagService, "search">): ListDocume
         chunks: 1,
       });
     }
-    return [...documents.values()];
+    return { documents: [...documents.values()], nextCursor: null };
   };
 }

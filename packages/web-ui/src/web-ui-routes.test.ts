@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UiAnswer, UiConfig, UiDocumentList, UiJob, UiStatus } from "./ui-api-types.js";
 import { webUiContentSecurityPolicy } from "./ui-assets.js";
+import { documentsPageSize } from "./ui-documents.js";
 import { webUiRoutes } from "./web-ui-routes.js";
 
 const secret = "web-ui-test-secret-0123456789-0123456789";
@@ -15,9 +16,9 @@ let service: RagService;
 let annToken: string;
 let bobToken: string;
 
-function mounted(server: ServerConfig = resolveServerConfig({ jwt: { secret } }), nodeEnvironment = "test"): Hono {
+function mounted(server: ServerConfig = resolveServerConfig({ jwt: { secret } }), nodeEnvironment = "test", over = service): Hono {
   const app = new Hono();
-  app.route("/ui", webUiRoutes(service, { server, set: "b", nodeEnvironment }));
+  app.route("/ui", webUiRoutes(over, { server, set: "b", nodeEnvironment }));
   return app;
 }
 
@@ -152,6 +153,39 @@ describe("webUiRoutes", () => {
     expect(catalogue.documents.map((document) => [document.docId, document.owner])).toEqual([["vacation-policy.md", ann.userName]]);
   });
 
+  it("lists every document a page at a time: the next page follows the documents API's cursor", async () => {
+    const pagedOrg = "org-web-ui-pages";
+    const count = documentsPageSize + 5;
+    const paged = createTestService();
+    await paged.upsert({
+      orgId: pagedOrg,
+      principal: ann,
+      uploader: ann.userName,
+      documents: Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [
+          `ann@example.org/memo-${String(index).padStart(3, "0")}.md`,
+          { title: `Memo ${index}`, content: `Memo number ${index} about the canteen.` },
+        ]),
+      ),
+    });
+    const token = await mintAccessToken(resolveServerConfig({ jwt: { secret } }).jwt, { email: ann.userName, orgId: pagedOrg });
+    const app = mounted(resolveServerConfig({ jwt: { secret } }), "test", paged);
+    const page = async (query: string) =>
+      (await (await app.request(`/ui/api/documents?${query}`, { headers: bearer(token) })).json()) as UiDocumentList;
+    const first = await page("q=");
+    expect(first.documents).toHaveLength(documentsPageSize);
+    expect(first.documents[0]).toMatchObject({ docId: "ann@example.org/memo-000.md", fileName: "memo-000.md", title: "Memo 0" });
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await page(`q=&cursor=${encodeURIComponent(first.nextCursor as string)}`);
+    expect(second.documents.map((document) => document.fileName)).toEqual(
+      Array.from({ length: 5 }, (_, index) => `memo-${documentsPageSize + index}.md`),
+    );
+    expect(second.nextCursor).toBeNull();
+    // A search has one page.
+    expect((await page("q=canteen")).nextCursor).toBeNull();
+    await paged.close();
+  });
+
   it("starts an ingestion job per upload and reports it, rejecting a malformed file with its reason", async () => {
     const upload = async (file: File, share: boolean) => {
       const form = new FormData();
@@ -172,6 +206,12 @@ describe("webUiRoutes", () => {
     expect(good).toMatchObject({ state: "succeeded", files: { ingested: 1, failed: 0 }, documents: 1 });
     const again = await waitFor(await upload(new File(["# Travel\n\nMeals are reimbursed up to 60 euros per day.\n"], "travel.md"), true));
     expect(again.files).toMatchObject({ unchanged: 1 });
+    // The upload is the uploader's own document, its file name shown.
+    const listed = (await (await mounted().request("/ui/api/documents?q=", { headers: bearer(annToken) })).json()) as UiDocumentList;
+    expect(listed.documents.find((document) => document.fileName === "travel.md")).toMatchObject({
+      docId: "ann@example.org/travel.md",
+      owner: ann.userName,
+    });
     const bad = await waitFor(await upload(new File(['{"unterminated": '], "broken.json"), false));
     expect(bad).toMatchObject({ state: "failed", files: { failed: 1 } });
     expect(bad.errors).toEqual([{ file: "broken.json", code: "corrupt_file", message: expect.stringContaining("broken.json") }]);

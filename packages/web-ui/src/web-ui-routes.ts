@@ -15,19 +15,20 @@
  * | `POST /api/ask` | yes | `predict`, with citations resolved to passages, titles and file names |
  * | `POST /api/upload` | yes | starts an ingestion job for the uploaded files (202) |
  * | `GET /api/jobs/{jobId}` | yes | the job |
- * | `GET /api/documents?q=` | yes | the documents the user may read |
+ * | `GET /api/documents?q=&cursor=` | yes | the documents the user may read, a page at a time (`nextCursor`) |
  * | `GET /api/status` | yes | health, backends, counts of the user's organisation |
  */
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DocqaError, type Logger, mintAccessToken, type RagService } from "@docqa/core";
-import { formatFromName } from "@docqa/core/ingestion";
+import { formatFromName, uploadedFileSources } from "@docqa/core/ingestion";
 import { type AuthVariables, createDocqaApp, type ErrorFormat, type RateLimitSetting, receiveUpload, type ServerConfig } from "@docqa/http";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import { uiAnswer } from "./ui-answer.js";
+import type { UiDocumentList } from "./ui-api-types.js";
 import { readWebUiAsset, webUiContentSecurityPolicy, webUiPage } from "./ui-assets.js";
 import { catalogueDocuments, type ListDocuments } from "./ui-documents.js";
 
@@ -181,12 +182,14 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
         throw new DocqaError("invalid_request", "choose at least one file (form field files)", { component: "web-ui" });
       const { orgId, principal } = c.get("auth");
       const shared = received.fields.share === "organisation";
+      const metadata = { source: "web-ui", ...(shared ? { acl: "|user:_all_|" } : {}) };
       const job = await service.startIngestion({
         orgId,
         principal,
-        files: received.files.map((file) => ({ name: file.name, path: file.path })),
+        // Each user's uploads have their own ids (`<user>/<file name>`); the file name is shown.
+        files: uploadedFileSources(received.files, principal, metadata),
         uploader: principal.userName,
-        metadata: { source: "web-ui", ...(shared ? { acl: "|user:_all_|" } : {}) },
+        metadata,
         uploadDirectory: received.directory,
         requestId: c.req.header("X-Request-Id"),
       });
@@ -208,8 +211,10 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
   app.get("/api/documents", async (c) => {
     const { orgId, principal } = c.get("auth");
     const query = (c.req.query("q") ?? "").slice(0, 500);
-    const documents = await listDocuments({ orgId, principal, query, signal: c.req.raw.signal });
-    return c.json({ documents, listing: query.trim() === "" ? "all" : "search" }, 200);
+    const cursor = c.req.query("cursor") || undefined;
+    const page = await listDocuments({ orgId, principal, query, cursor, signal: c.req.raw.signal });
+    const list: UiDocumentList = { ...page, listing: query.trim() === "" ? "all" : "search" };
+    return c.json(list, 200);
   });
 
   app.get("/api/status", async (c) => {

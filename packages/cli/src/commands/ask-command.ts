@@ -239,6 +239,17 @@ async function askBatch(file: string, answering: Answering, options: AskOptions,
   return batchExitCode(pending.length, summary.failed);
 }
 
+/**
+ * The note `docqa ask --help` ends with: what answers are made with when nothing is configured,
+ * and which settings add a model (`docqa ask` itself says nothing about it on each run).
+ */
+export const modelsHelp = `
+Models: with nothing configured, retrieval is BM25 (keywords) only and answers are extractive
+(sentences quoted from the documents), and nothing goes over the network. An embedding model finds
+passages by meaning: EMBED_MODEL_PATH=<folder of models> EMBED_MODEL_NAME=<id> EMBED_DIMENSION=<n>
+(docs/models.md). A chat model writes the answers: HOSTEDLLM_BASE_URL=<OpenAI-compatible server>
+or RAG_LLM_PROVIDER=ollama (docs/model-providers.md).`;
+
 /** Registers `docqa ask`. */
 export function registerAskCommand(program: Command): void {
   program
@@ -267,6 +278,7 @@ export function registerAskCommand(program: Command): void {
     .option("--quiet", "no progress, notes or summary on standard error", false)
     .option("--no-progress", "no progress bar")
     .option("--data-dir <directory>", "data directory (DATA_DIR), in-process")
+    .addHelpText("after", modelsHelp)
     .action(async (question: string | undefined, options: AskOptions) => {
       if ((question === undefined) === (options.file === undefined))
         throw usage("give one question, or --file <path> (- for standard input), not both");

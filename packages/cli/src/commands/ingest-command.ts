@@ -1,7 +1,8 @@
 /**
  * `docqa ingest`: ingests files and folders (PDF, DOCX, TXT, MD, JSON, CSV) into an
- * organisation of the configured store, with progress on standard error (files, chunks and
- * embeddings per second, chunks reused from the embedding cache, ETA) and a summary of
+ * organisation of the configured store, on the service's ingestion worker threads, with progress
+ * on standard error (with an embedding model: chunks embedded of the chunks planned, files,
+ * chunks per second, chunks reused from the embedding cache, and an ETA by chunks) and a summary of
  * unchanged, skipped and rejected files. The exit code says whether every file was ingested (0),
  * some failed or were not found (2), or nothing was ingested (3).
  */
@@ -12,8 +13,8 @@ import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 import { cliAuditLog, cliPrincipal } from "../cli-principal.js";
 import { type ExitCode, exitCodes } from "../exit-codes.js";
-import { countingEmbeddings } from "../progress/counting-embeddings.js";
-import { createProgress, progressMode } from "../progress/progress-reporter.js";
+import { ingestionProgress, ingestionProgressLayout } from "../progress/ingestion-progress.js";
+import { createProgress, type ProgressReporter, progressMode } from "../progress/progress-reporter.js";
 
 interface IngestOptions {
   org: string;
@@ -108,39 +109,27 @@ export function registerIngestCommand(program: Command): void {
         return;
       }
       const sizes = new Map(await Promise.all(files.map(async (file) => [file.path, (await stat(file.path)).size] as const)));
-      const totalBytes = [...sizes.values()].reduce((sum, size) => sum + size, 0);
       const config = loadConfig({ ...process.env, ...(options.dataDir ? { DATA_DIR: options.dataDir } : {}) });
       const logger = createCliLogger(config.logging.level === "debug");
-      let embedded = 0;
-      let cached = 0;
-      let doneBytes = 0;
-      let processed = 0;
-      let job: IngestionJob | undefined;
-      const progress = createProgress({
-        mode: progressMode(options),
-        phase: "ingest",
-        unit: "files",
-        total: files.length,
-        counters: ["chunks", "embeddings", "cached"],
-      });
-      const show = (current?: string) =>
-        progress.update({
-          done: job?.files.processed ?? 0,
-          fraction: totalBytes > 0 ? doneBytes / totalBytes : undefined,
-          counters: { chunks: job?.chunks ?? 0, embeddings: embedded, cached },
-          current,
-        });
-      const embeddings = countingEmbeddings(config, (count) => {
-        embedded += count;
-        show();
-      });
-      const service = createRagService({ config, logger, audit: cliAuditLog(config), ...(embeddings ? { embeddings } : {}) });
+      // The service's own embedding model, so that files are ingested by its pool of worker
+      // threads (each a model, sharing large files' embedding work); progress comes from the job.
+      const service = createRagService({ config, logger, audit: cliAuditLog(config) });
       const started = performance.now();
+      let progress: ProgressReporter | undefined;
       let result: IngestionJob;
       try {
         await service.ready();
         const health = await service.health();
-        if (health.embeddings.status === "unavailable") note("note: no embedding model loaded; documents are indexed for BM25 only\n");
+        const embedding = health.embeddings.status === "ready";
+        if (!embedding) note("note: no embedding model loaded; documents are indexed for BM25 only\n");
+        const tracker = ingestionProgress(sizes, embedding);
+        const reporter = createProgress({
+          mode: progressMode(options),
+          phase: "ingest",
+          ...ingestionProgressLayout(embedding),
+          total: embedding ? 0 : files.length,
+        });
+        progress = reporter;
         result = await service.ingestFiles(
           {
             orgId: options.org,
@@ -151,19 +140,13 @@ export function registerIngestCommand(program: Command): void {
             metadata: { source: options.source, owner_id: ownerId, ...(options.acl ? { acl: options.acl } : {}) },
           },
           {
-            onProgress: (state, file, throughput) => {
-              job = state;
-              cached = throughput.cachedChunks;
-              if (state.files.processed > processed) {
-                processed = state.files.processed;
-                doneBytes += sizes.get(file) ?? 0;
-              }
-              show(file.split(/[\\/]/).at(-1) ?? "");
-            },
+            // With a model, each file is read and split first, so the ETA counts every file's chunks.
+            plan: embedding,
+            onProgress: (state, file, throughput) => reporter.update(tracker.update(state, file, throughput)),
           },
         );
       } finally {
-        progress.stop();
+        progress?.stop();
         await service.close();
       }
       const seconds = (performance.now() - started) / 1000;

@@ -2,11 +2,26 @@ import { mkdtempSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInMemoryJobStore, createRagService, type DeepPartial, mintAccessToken, type RagService, resolveConfig } from "@docqa/core";
+import {
+  createInMemoryJobStore,
+  createRagService,
+  type DeepPartial,
+  mintAccessToken,
+  type RagService,
+  resolveConfig,
+  type ServiceHealth,
+} from "@docqa/core";
 import { loadServerConfig, resolveServerConfig, type ServerConfig } from "@docqa/http";
 import { Command } from "commander";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningServers, registerServeCommand, type ServeSettings, sharedRateLimiters, startServers } from "./serve-command.js";
+import {
+  type RunningServers,
+  registerServeCommand,
+  type ServeSettings,
+  sharedRateLimiters,
+  startServers,
+  startupModelNote,
+} from "./serve-command.js";
 
 const secret = "serve-command-secret-0123456789-0123456789";
 const running: RunningServers[] = [];
@@ -211,5 +226,34 @@ describe("docqa serve options", () => {
     const serveCommand = program.commands.find((command) => command.name() === "serve");
     expect(serveCommand?.options.map((option) => option.long)).toEqual(["--api", "--port", "--port-b", "--host", "--data-dir"]);
     expect(serveCommand?.options[0]?.defaultValue).toBe("both");
+  });
+});
+
+describe("startupModelNote", () => {
+  const health = (embeddings: ServiceHealth["embeddings"], chatModel: ServiceHealth["chatModel"]): ServiceHealth => ({
+    status: "ok",
+    embeddings,
+    stores: { vector: "embedded", keyword: "embedded" },
+    answerer: "extractive",
+    chatModel,
+    reranker: null,
+  });
+
+  it("says once, at start, why there is no embedding model and no chat model", () => {
+    expect(
+      startupModelNote(
+        health(
+          { status: "disabled", model: "Xenova/bge-base-en-v1.5", detail: "no embedding model configured" },
+          { status: "disabled", detail: "no chat model configured" },
+        ),
+      ),
+    ).toBe("note: no embedding model configured; no chat model configured\n");
+  });
+
+  it("says nothing when both models are ready, nor again for a model that failed to load (already warned)", () => {
+    const ready = health({ status: "ready", model: "bge-small" }, { status: "ready", provider: "openai", model: "gpt-4o-mini" });
+    expect(startupModelNote(ready)).toBeUndefined();
+    const failed = health({ status: "unavailable", model: "bge-small", detail: "cannot load" }, { status: "ready" });
+    expect(startupModelNote(failed)).toBeUndefined();
   });
 });

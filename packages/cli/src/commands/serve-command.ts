@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from "node:net";
 import { chatRoutes, setBErrors } from "@docqa/chat-api";
-import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService } from "@docqa/core";
+import { createRagService, type DocqaConfig, DocqaError, type Logger, loadConfig, type RagService, type ServiceHealth } from "@docqa/core";
 import { defaultStopTimeoutMs } from "@docqa/core/ingestion";
 import { importBackend } from "@docqa/core/stores";
 import {
@@ -189,6 +189,18 @@ function parseApi(value: string): ServedApi {
   return api;
 }
 
+/**
+ * The one note `docqa serve` prints at start when a model would help: why there is no embedding
+ * model and why no chat model, when the service runs without them. Undefined when both are ready
+ * (an embedding model that failed to load has already been warned about).
+ */
+export function startupModelNote(health: ServiceHealth): string | undefined {
+  const reasons: string[] = [];
+  if (health.embeddings.status === "disabled" && health.embeddings.detail) reasons.push(health.embeddings.detail);
+  if (health.chatModel?.status === "disabled" && health.chatModel.detail) reasons.push(health.chatModel.detail);
+  return reasons.length === 0 ? undefined : `note: ${reasons.join("; ")}\n`;
+}
+
 /** Registers `docqa serve`. */
 export function registerServeCommand(program: Command): void {
   program
@@ -243,12 +255,18 @@ export function registerServeCommand(program: Command): void {
       for (const { api: set, url } of running.servers) {
         process.stderr.write(
           `docqa set ${set.toUpperCase()} listening on ${url} (data: ${config.stores.dataDir}; embeddings: ${
-            health.embeddings.status === "ready" ? health.embeddings.model : "unavailable, retrieval uses BM25 only"
+            health.embeddings.status === "ready"
+              ? health.embeddings.model
+              : health.embeddings.status === "disabled"
+                ? "none, retrieval uses BM25 only"
+                : "unavailable, retrieval uses BM25 only"
           }; answerer: ${health.answerer}; rate limits: ${set === "a" && !server.rateLimits.setA ? "off" : limits}; ${operations.summary}${
             server.jwt.secret ? "" : "; JWT_SECRET unset: authenticated routes answer 503"
           })\n`,
         );
       }
+      const modelNote = startupModelNote(health);
+      if (modelNote) process.stderr.write(modelNote);
       if (tracing) process.stderr.write(`docqa traces exported to ${tracing.description}\n`);
       let stopping = false;
       const stop = (signal: string) => {

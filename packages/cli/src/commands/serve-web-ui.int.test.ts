@@ -131,6 +131,13 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
     expect(await source.locator(".title").textContent()).toBe("Vacation and Leave Policy");
     expect(await source.getByTestId("source-passage").textContent()).toContain("New employees receive");
     expect(await source.getByTestId("source-passage").isVisible()).toBe(true);
+    // The sentence the answer quotes is highlighted in the opened source.
+    expect(await source.getByTestId("cited-sentence").allTextContents()).toEqual([
+      expect.stringMatching(/^New employees receive\s+20 vacation days/),
+    ]);
+    // Every source of the answer has its own label, even two of one file.
+    const labels = await first.getByTestId("source-file").allTextContents();
+    expect(new Set(labels).size).toBe(labels.length);
     await screenshot(ann.page, "ask");
 
     const followUp = await ask(ann.page, "And how many unused days can be carried over?");
@@ -170,12 +177,15 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
     await ann.page.getByTestId("tab-documents").click();
     // Nothing typed: the documents API's catalogue, her upload included.
     await ann.page.getByTestId("documents").waitFor();
-    expect(await listed()).toEqual(expect.arrayContaining(["salary-bands.md", "vacation-policy.md"]));
+    // Her upload's id is her own (`<user>/<file name>`); the file name is shown.
+    const upload = "ann@acme.example/salary-bands.md";
+    expect(await listed()).toEqual(expect.arrayContaining([upload, "vacation-policy.md"]));
+    expect(await ann.page.locator(`[data-testid="document-row"][data-doc-id="${upload}"] td`).nth(1).textContent()).toBe("salary-bands.md");
     // Words typed: the documents holding the best chunks for them.
     await ann.page.getByTestId("documents-query").fill("salary bands vacation");
     await ann.page.getByTestId("documents-search").click();
     await expect.poll(() => ann.page.getByTestId("documents-count").textContent()).toContain("matching");
-    expect(await listed()).toEqual(expect.arrayContaining(["salary-bands.md", "vacation-policy.md"]));
+    expect(await listed()).toEqual(expect.arrayContaining([upload, "vacation-policy.md"]));
     await screenshot(ann.page, "documents");
     // Her answers cite it: the question the other user asks below is answered from it.
     await ann.page.getByTestId("tab-ask").click();
@@ -201,11 +211,53 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
       ["Reranker", "off"],
     ]);
     expect(Number(await ann.page.getByTestId("status-chunks").textContent())).toBeGreaterThan(30);
+    // The chat model row says what answers are made with when none is configured.
+    expect(await ann.page.locator('[data-testid="status-row"][data-name="Chat model"] td').first().textContent()).toMatch(
+      /^none: no chat model configured, so answers are extractive/,
+    );
     await screenshot(ann.page, "status");
     expect(ann.leaked).toEqual([]);
     expect(ann.errors).toEqual([]);
     await ann.context.close();
   }, 60_000);
+
+  it("lists more than a page of documents: 'Show more documents' follows the documents API's cursor", async () => {
+    // 205 documents of their own organisation, written through set A's /upsert.
+    const paging = await mintAccessToken(
+      { secret, algorithm: "HS256", issuer: "oauth-app" },
+      { email: "pat@paging.example", orgId: "paging" },
+    );
+    const documents = Object.fromEntries(
+      Array.from({ length: 205 }, (_, index) => [
+        `memo-${String(index).padStart(3, "0")}.md`,
+        { title: `Memo ${index}`, content: `Memo ${index}.` },
+      ]),
+    );
+    const upserted = await fetch(`${served?.urls.a}/upsert`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${paging}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ user_email: "pat@paging.example", documents }),
+    });
+    expect(upserted.status).toBe(200);
+    const pat = await visit();
+    try {
+      await pat.page.goto(`${served?.urls.b}/ui`);
+      await pat.page.getByTestId("token-input").fill(paging);
+      await pat.page.getByTestId("sign-in").click();
+      await pat.page.getByTestId("tab-documents").click();
+      await pat.page.getByTestId("documents").waitFor();
+      await expect.poll(() => pat.page.getByTestId("document-row").count()).toBe(200);
+      expect(await pat.page.getByTestId("documents-count").textContent()).toBe("200+ document(s)");
+      await pat.page.getByTestId("documents-more").click();
+      await expect.poll(() => pat.page.getByTestId("document-row").count()).toBe(205);
+      expect(await pat.page.getByTestId("documents-more").count()).toBe(0);
+      expect(await pat.page.getByTestId("document-row").last().getAttribute("data-doc-id")).toBe("memo-204.md");
+      expect(pat.leaked).toEqual([]);
+      expect(pat.errors).toEqual([]);
+    } finally {
+      await pat.context.close();
+    }
+  }, 120_000);
 
   it("hides a document from a user who may not read it, in the documents list and in answers", async () => {
     const bob = await visit();
@@ -225,7 +277,7 @@ describe.skipIf(!ready && !isContinuousIntegration())("the web page in Chromium,
       await bob.page.getByTestId("documents").waitFor();
       const listed = await bob.page.getByTestId("document-row").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-doc-id")));
       expect(listed).toContain("vacation-policy.md");
-      expect(listed).not.toContain("salary-bands.md");
+      expect(listed).not.toContain("ann@acme.example/salary-bands.md");
       expect(bob.leaked).toEqual([]);
       expect(bob.errors).toEqual([]);
     } finally {

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createProgress, formatDuration, formatProgressDetails, progressMode, progressSnapshot } from "./progress-reporter.js";
+import { createProgress, formatDuration, formatProgressDetails, formatRate, progressMode, progressSnapshot } from "./progress-reporter.js";
 
 function capture(isTTY = false) {
   const stream = Object.assign(new PassThrough(), { isTTY, columns: 160 });
@@ -38,10 +38,20 @@ describe("progressSnapshot and its text", () => {
       counters: { chunks: { value: 300, perSecond: 10 }, embeddings: { value: 0, perSecond: 0 } },
       current: "handbook.pdf",
     });
-    expect(formatProgressDetails(snapshot)).toBe("0.1 files/s | 300 chunks (10/s) | 0 embeddings (0.0/s) | ETA 1m 30s | handbook.pdf");
+    expect(formatProgressDetails(snapshot)).toBe("0.067 files/s | 300 chunks (10/s) | 0 embeddings (0.0/s) | ETA 1m 30s | handbook.pdf");
     const finished = progressSnapshot({ phase: "ask", unit: "questions", total: 4 }, { done: 4 }, 125);
-    expect(formatProgressDetails(finished)).toBe("0.0 questions/s | 2m 05s elapsed");
+    expect(formatProgressDetails(finished)).toBe("0.032 questions/s | 2m 05s elapsed");
     expect(progressSnapshot({ phase: "ask", unit: "questions", total: 4 }, { done: 0 }, 5).etaSeconds).toBeNull();
+  });
+
+  it("formats rates below one with two significant digits, never as 0.0 when something was done", () => {
+    expect([formatRate(44 / 3600), formatRate(0.5), formatRate(0), formatRate(3.14), formatRate(41.6)]).toEqual([
+      "0.012",
+      "0.50",
+      "0.0",
+      "3.1",
+      "42",
+    ]);
   });
 
   it("formats durations", () => {

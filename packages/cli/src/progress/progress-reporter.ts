@@ -54,10 +54,15 @@ export interface ProgressUpdate {
   /** Units done. */
   done: number;
   /**
-   * Share of the work done, from 0 to 1, for the ETA; default `done / total`. Give a better
-   * measure when units differ in size (ingestion uses bytes of finished files).
+   * Units to do, when the work grows or is estimated as it goes (ingestion learns each file's
+   * chunks as it plans or reads it); default {@link ProgressSettings.total}.
    */
-  fraction?: number | undefined;
+  total?: number | undefined;
+  /**
+   * Share of the work done, from 0 to 1, for the ETA; default `done / total`. Give a better
+   * measure when units differ in size; null when it is not known yet (no ETA is shown).
+   */
+  fraction?: number | null | undefined;
   /** Current values of the counters named in {@link ProgressSettings.counters}. */
   counters?: Readonly<Record<string, number>> | undefined;
   /** The item being worked on, for example a file name. */
@@ -97,7 +102,9 @@ export function progressSnapshot(
   elapsedSeconds: number,
 ): ProgressSnapshot {
   const seconds = Math.max(elapsedSeconds, 1e-3);
-  const fraction = Math.min(1, Math.max(0, update.fraction ?? (settings.total > 0 ? update.done / settings.total : 1)));
+  const total = update.total ?? settings.total;
+  const share = update.fraction === undefined ? (total > 0 ? update.done / total : 1) : update.fraction;
+  const fraction = share === null ? 0 : Math.min(1, Math.max(0, share));
   const counters: ProgressSnapshot["counters"] = {};
   for (const name of settings.counters ?? []) {
     const value = update.counters?.[name] ?? 0;
@@ -107,7 +114,7 @@ export function progressSnapshot(
     phase: settings.phase,
     unit: settings.unit,
     done: update.done,
-    total: settings.total,
+    total,
     elapsedSeconds,
     rate: update.done / seconds,
     etaSeconds: fraction > 0 ? (elapsedSeconds * (1 - fraction)) / fraction : null,
@@ -125,7 +132,15 @@ export function formatDuration(seconds: number | null): string {
   return `${Math.floor(whole / 3600)}h ${String(Math.floor((whole % 3600) / 60)).padStart(2, "0")}m`;
 }
 
-const formatRate = (perSecond: number) => (perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1));
+/**
+ * A rate for people: whole above 10, one decimal above 1, two significant digits below (a file
+ * every 80 s is `0.013 files/s`, not `0.0`).
+ */
+export function formatRate(perSecond: number): string {
+  if (perSecond >= 10) return perSecond.toFixed(0);
+  if (perSecond >= 1 || perSecond === 0) return perSecond.toFixed(1);
+  return perSecond.toPrecision(2);
+}
 
 /** The text beside the bar: rates, counters, ETA and the current item. */
 export function formatProgressDetails(snapshot: ProgressSnapshot): string {
@@ -200,8 +215,10 @@ export function createProgress(settings: ProgressSettings): ProgressReporter {
     update(update) {
       if (stopped || settings.mode === "off") return;
       last = update;
-      if (bar) bar.update(update.done, { details: formatProgressDetails(snapshot()) });
-      else if (now() - lastEventAt >= interval || update.done >= settings.total) writeEvent();
+      if (bar) {
+        if (update.total !== undefined && update.total !== bar.getTotal()) bar.setTotal(update.total);
+        bar.update(update.done, { details: formatProgressDetails(snapshot()) });
+      } else if (now() - lastEventAt >= interval || update.done >= (update.total ?? settings.total)) writeEvent();
     },
     stop() {
       if (stopped) return;

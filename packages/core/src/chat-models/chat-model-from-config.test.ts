@@ -11,7 +11,7 @@ import type { Logger } from "../logging/logger.js";
 import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
 import { type OllamaWireServer, startOllamaWireServer } from "../testing/ollama-wire-server.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
-import { chatModelFromConfig, placeholderApiKey } from "./chat-model-from-config.js";
+import { chatModelFromConfig, noChatModelReason, placeholderApiKey } from "./chat-model-from-config.js";
 import { loadOllamaModule } from "./load-provider-module.js";
 
 const ollama = await loadOllamaModule();
@@ -58,7 +58,7 @@ describe("chatModelFromConfig", () => {
     const choice = await chatModelFromConfig(resolveConfig({ models: { provider: "openai" } }));
     expect(choice).toEqual({
       status: "disabled",
-      reason: "RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set",
+      reason: noChatModelReason,
     });
   });
 

@@ -45,6 +45,13 @@ export interface ChatModelOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Why there is no chat model when none is configured (`RAG_LLM_PROVIDER` at its default, `openai`,
+ * without `HOSTEDLLM_API_KEY` or `HOSTEDLLM_BASE_URL`): the effective answerer is the extractive one.
+ */
+export const noChatModelReason =
+  "no chat model configured, so answers are extractive: set HOSTEDLLM_BASE_URL (an OpenAI-compatible server) or HOSTEDLLM_API_KEY, or RAG_LLM_PROVIDER=ollama (docs/model-providers.md)";
+
 /** Placeholder API key sent to an OpenAI-compatible server configured without `HOSTEDLLM_API_KEY`. */
 export const placeholderApiKey = "docqa-no-key";
 
@@ -59,7 +66,7 @@ export const placeholderApiKey = "docqa-no-key";
  */
 export async function chatModelFromConfig(config: ChatModelConfig, options: ChatModelOptions = {}): Promise<ChatModelChoice> {
   const logger = options.logger ?? silentLogger;
-  const disabled = (reason: string, level: "info" | "warn" = "warn"): ChatModelChoice => {
+  const disabled = (reason: string, level: "debug" | "info" | "warn" = "warn"): ChatModelChoice => {
     logger[level](`no chat model; answers use the extractive answerer: ${reason}`, { component: "models" });
     return { status: "disabled", reason };
   };
@@ -68,7 +75,7 @@ export async function chatModelFromConfig(config: ChatModelConfig, options: Chat
       return disabled("RAG_LLM_PROVIDER is extractive", "info");
     case "openai": {
       if (!config.models.hostedApiKey && !config.models.hostedBaseUrl) {
-        return disabled("RAG_LLM_PROVIDER is openai but neither HOSTEDLLM_API_KEY nor HOSTEDLLM_BASE_URL is set", "info");
+        return disabled(noChatModelReason, "debug");
       }
       const loaded = await loadOpenAIModule();
       if (!loaded.ok) return disabled(loaded.reason);

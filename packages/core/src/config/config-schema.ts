@@ -141,7 +141,7 @@ export const defaultEmbeddingDimension = 768;
 /** The embedding model. */
 const embeddingsSchema = z.object({
   /**
-   * `EMBED_PROVIDER`: `transformers` (default; a local model run with transformers.js), `openai`
+   * `EMBED_PROVIDER`: `transformers` (the default; a local model run with transformers.js), `openai`
    * (`OpenAIEmbeddings` at `HOSTEDLLM_BASE_URL` with `HOSTEDLLM_API_KEY`), `ollama`
    * (`OllamaEmbeddings` at `LOCALLLM_BASE_URL`), or `none` (BM25 only, without a warning).
    * `openai` and `ollama` need `EMBED_MODEL_NAME` set explicitly.
@@ -163,8 +163,12 @@ const embeddingsSchema = z.object({
    * it, else `model_quantized.onnx`; without `EMBED_MODEL_PATH` (cache or hub) it loads `q8`.
    */
   dtype: setting("EMBED_DTYPE", z.enum(["auto", "fp32", "fp16", "q8", "int8", "uint8", "q4"]).default("auto")),
-  /** `EMBED_ALLOW_REMOTE`, default true: whether transformers.js may download the model from the Hugging Face hub. */
-  allowRemote: setting("EMBED_ALLOW_REMOTE", flag(true)),
+  /**
+   * `EMBED_ALLOW_REMOTE`, default false: whether transformers.js may download a model (the
+   * embedding model, the reranker) from the Hugging Face hub. Off, docqa makes no network call for
+   * models: they are read from `EMBED_MODEL_PATH` or transformers.js's local cache.
+   */
+  allowRemote: setting("EMBED_ALLOW_REMOTE", flag(false)),
   /**
    * `EMBED_THREADS`, default 0: ONNX Runtime threads per forward pass. 0 means the cores available
    * to the process in the serving thread, and those cores divided by the ingestion pool's threads in
@@ -572,7 +576,23 @@ export const configSchema = sectionsSchema
             | "opensearch",
         },
       },
-      embeddings: { ...config.embeddings, modelName: config.embeddings.modelName ?? defaultEmbeddingModel },
+      embeddings: {
+        ...config.embeddings,
+        modelName: config.embeddings.modelName ?? defaultEmbeddingModel,
+        /**
+         * Whether the settings choose an embedding model beyond the defaults: `EMBED_PROVIDER`
+         * other than `transformers`, `EMBED_MODEL_NAME` other than the default,
+         * `EMBED_MODEL_PATH`, or `EMBED_ALLOW_REMOTE=true` (decided from the values, so parsing a
+         * resolved configuration again keeps it). When not, and the default model is not in
+         * transformers.js's local cache, retrieval is BM25 only without a warning
+         * (`prepareEmbeddings`): nothing was asked for, so nothing failed.
+         */
+        chosen:
+          config.embeddings.provider !== "transformers" ||
+          (config.embeddings.modelName ?? defaultEmbeddingModel) !== defaultEmbeddingModel ||
+          config.embeddings.modelPath !== undefined ||
+          config.embeddings.allowRemote,
+      },
       retrieval: { ...config.retrieval, rerankerModelPath: config.retrieval.rerankerModelPath ?? config.embeddings.modelPath },
     };
   });

@@ -9,6 +9,14 @@
  * the in-memory indexes replay (see `organisation-store.ts`). A reindex keeps the chunks' vectors
  * by the new model in `reindex_vectors` (keyed by chunk and version) until they replace the live
  * ones in one transaction.
+ *
+ * Deleted text is not kept (issue 27, N8): every connection runs with `secure_delete` on, so
+ * SQLite overwrites deleted rows and freed pages with zeros; new files use incremental
+ * auto-vacuum, so the pages a deletion frees are given back to the file system; and after a write
+ * that deleted rows, the write-ahead log, whose older frames still hold the deleted rows' pages,
+ * is checkpointed and truncated to zero bytes ({@link OrganisationDatabase.releaseDeletedContent}).
+ * A file written before this (no `secure_delete` recorded in `store_info`) is rebuilt once with
+ * `VACUUM` when it is first opened.
  */
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
@@ -22,6 +30,15 @@ import type { Analyzer } from "../text/analyzer.js";
 import { metadataSql } from "./metadata-sql.js";
 
 const schemaVersion = "2";
+
+/** Milliseconds a connection waits for another one's lock (SQLite's `busy_timeout`). */
+const busyTimeoutMs = 10_000;
+
+/**
+ * The `store_info` key recording that every deletion in the file ran with `secure_delete` on (set
+ * when the file is created, or once an older file has been rebuilt by `VACUUM`).
+ */
+const secureDeleteKey = "secure_delete";
 
 /** The columns schema version 2 added to `documents` (what the registry records about a document). */
 const documentInfoColumns = `
@@ -145,7 +162,11 @@ export class OrganisationDatabase {
       database = new DatabaseSync(settings.path);
       // The busy timeout first: another connection (an ingestion worker thread) may be creating
       // the same file, and switching a new file to WAL waits for its lock.
-      database.exec("PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;");
+      // auto_vacuum before the first table is created (it applies to new files only); secure_delete
+      // is a setting of the connection, so every connection sets it.
+      database.exec(
+        `PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA secure_delete = ON; PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;`,
+      );
       database.exec(schema);
       this.database = database;
       this.migrate();
@@ -232,9 +253,76 @@ export class OrganisationDatabase {
     return this.database.prepare(sql).iterate(parameters) as Iterable<Row>;
   }
 
-  /** Closes the database, if open. */
+  /**
+   * Removes what a committed deletion left outside the live rows: gives the freed pages back to
+   * the file system (`PRAGMA incremental_vacuum`), then copies the write-ahead log into the file
+   * and truncates it to zero bytes (`PRAGMA wal_checkpoint(TRUNCATE)`): its older frames hold
+   * the deleted rows' pages as they were before. The checkpoint does not wait for readers (a
+   * connection reading an older snapshot, in this thread or another): when one holds it back it
+   * returns false, and the caller tries again later. Call it outside a transaction.
+   *
+   * @returns true when the log was emptied.
+   * @throws {DocqaError} `store_unavailable` when SQLite fails otherwise (a disk error).
+   */
+  releaseDeletedContent(): boolean {
+    try {
+      this.database.exec("PRAGMA incremental_vacuum");
+      return this.checkpointTruncate();
+    } catch (error) {
+      throw new DocqaError("store_unavailable", `cannot release deleted content of ${this.settings.path}: ${(error as Error).message}`, {
+        component: "embedded-store",
+        cause: error,
+      });
+    }
+  }
+
+  /** Closes the database, if open, after one more attempt to empty the write-ahead log. */
   close(): void {
-    if (this.database.isOpen) this.database.close();
+    if (!this.database.isOpen) return;
+    try {
+      this.checkpointTruncate();
+    } catch {
+      // Closing goes on: SQLite checkpoints again when the last connection closes.
+    }
+    this.database.close();
+  }
+
+  /** `wal_checkpoint(TRUNCATE)` without waiting for readers; true when it completed. */
+  private checkpointTruncate(): boolean {
+    this.database.exec("PRAGMA busy_timeout = 0");
+    try {
+      const result = this.database.prepare("PRAGMA wal_checkpoint(TRUNCATE)").get() as { busy: number };
+      return Number(result.busy) === 0;
+    } finally {
+      this.database.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    }
+  }
+
+  /**
+   * Rebuilds a file written before deletions ran with `secure_delete` (`VACUUM`: the live rows
+   * are copied into fresh pages, so nothing deleted earlier survives in free pages or free space
+   * inside pages; it also switches the file to incremental auto-vacuum), empties the log and
+   * records that it was done. A failure (another connection holds the write lock) is logged and
+   * left for the next opening.
+   */
+  private scrubDeletedContent(): void {
+    const started = performance.now();
+    try {
+      this.database.exec("PRAGMA auto_vacuum = INCREMENTAL; VACUUM");
+      this.statements.putInfo.run(secureDeleteKey, "on");
+      this.checkpointTruncate();
+      this.settings.logger.info("rebuilt the embedded store's file so that no deleted text remains (VACUUM, once)", {
+        path: this.settings.path,
+        ms: Math.round(performance.now() - started),
+      });
+    } catch (error) {
+      this.settings.logger.warn(
+        `could not rebuild the file to remove deleted text; retried when it is next opened: ${(error as Error).message}`,
+        {
+          path: this.settings.path,
+        },
+      );
+    }
   }
 
   /**
@@ -258,12 +346,17 @@ export class OrganisationDatabase {
       });
     }
     const storedAnalyzer = read("analyzer");
+    // A file written before deletions were secure is rebuilt once; a new one is secure from the start.
+    if (storedSchema !== undefined && read(secureDeleteKey) === undefined) this.scrubDeletedContent();
     // Write only when something is missing or changed: a write waits for the write lock, which
     // an ingestion worker may hold for a long transaction.
     if (storedOrg !== undefined && storedSchema !== undefined && storedAnalyzer === this.settings.analyzer.name) return;
     this.transaction(() => {
       if (storedOrg === undefined) this.statements.putInfo.run("org_id", this.settings.orgId);
-      if (storedSchema === undefined) this.statements.putInfo.run("schema_version", schemaVersion);
+      if (storedSchema === undefined) {
+        this.statements.putInfo.run("schema_version", schemaVersion);
+        this.statements.putInfo.run(secureDeleteKey, "on");
+      }
       if (storedAnalyzer !== undefined && storedAnalyzer !== this.settings.analyzer.name) this.reanalyzeAll();
       if (storedAnalyzer !== this.settings.analyzer.name) this.statements.putInfo.run("analyzer", this.settings.analyzer.name);
     });

@@ -54,6 +54,10 @@ const reloadPageRows = 256;
 const stagedDocumentRows = 64;
 /** Slots staged between checks of the time slice. */
 const stagingStep = 32;
+/** Milliseconds before the first retry of emptying the write-ahead log after a deletion (a reader held it back). */
+const releaseRetryMs = 100;
+/** Longest wait between two such retries, in milliseconds. */
+const releaseRetryMaxMs = 30_000;
 /** The columns the in-memory indexes are built from. */
 const documentChunksQuery = "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks";
 
@@ -114,6 +118,8 @@ export class OrganisationStore {
   private catchUpEpoch = 0;
   private refreshing: Promise<void> | undefined;
   private readonly writerOnly: boolean;
+  /** The next attempt to empty the write-ahead log after a deletion, when a reader held it back. */
+  private releaseRetry: NodeJS.Timeout | undefined;
 
   constructor(private readonly settings: OrganisationStoreSettings) {
     this.database = new OrganisationDatabase(settings);
@@ -162,6 +168,7 @@ export class OrganisationStore {
       })),
     }));
     const now = Date.now();
+    let deletedRows = 0;
     this.database.transaction(() => {
       if (hasVectors && embeddingModel) {
         // Checked again under the write lock: another connection may have switched the vectors.
@@ -170,9 +177,9 @@ export class OrganisationStore {
           this.database.statements.putInfo.run("embedding_dimension", String(embeddingModel.dimension));
         }
       }
-      for (const docId of deleteDocIds) this.deleteDocument(docId);
+      for (const docId of deleteDocIds) deletedRows += this.deleteDocument(docId);
       for (const { document, chunks } of rows) {
-        this.database.statements.deleteChunks.run(document.docId);
+        deletedRows += Number(this.database.statements.deleteChunks.run(document.docId).changes);
         this.database.statements.deleteDerivationsOf.run(document.docId);
         for (const source of document.derivedFrom ?? []) this.database.statements.putDerivation.run(source, document.docId);
         const info = documentInfo(document);
@@ -207,15 +214,44 @@ export class OrganisationStore {
         this.database.statements.logChange.run(document.docId);
       }
     });
+    if (deletedRows > 0) this.releaseDeletedContent();
     this.afterWrite();
   }
 
-  /** Deletes documents in one transaction; missing ids are ignored. */
+  /**
+   * Deletes documents in one transaction; missing ids are ignored. No deleted text stays
+   * recoverable from the file: see {@link releaseDeletedContent}.
+   */
   delete(docIds: readonly string[]): void {
+    let deletedRows = 0;
     this.database.transaction(() => {
-      for (const docId of docIds) this.deleteDocument(docId);
+      for (const docId of docIds) deletedRows += this.deleteDocument(docId);
     });
+    if (deletedRows > 0) this.releaseDeletedContent();
     this.afterWrite();
+  }
+
+  /**
+   * After a write that deleted or replaced chunks: frees their pages and empties the write-ahead
+   * log (`OrganisationDatabase.releaseDeletedContent`; the rows themselves were overwritten with
+   * zeros by `secure_delete`). When a reader holds the log back, tries again after
+   * {@link releaseRetryMs} milliseconds, doubling up to {@link releaseRetryMaxMs}, until it
+   * succeeds or the store closes (closing tries once more, and SQLite empties the log when its
+   * last connection closes).
+   */
+  private releaseDeletedContent(delayMs = releaseRetryMs): void {
+    clearTimeout(this.releaseRetry);
+    this.releaseRetry = undefined;
+    if (!this.database.isOpen) return;
+    let released = false;
+    try {
+      released = this.database.releaseDeletedContent();
+    } catch (error) {
+      this.settings.logger.warn((error as Error).message, { component: "embedded-store" });
+    }
+    if (released) return;
+    this.releaseRetry = setTimeout(() => this.releaseDeletedContent(Math.min(delayMs * 2, releaseRetryMaxMs)), delayMs);
+    this.releaseRetry.unref();
   }
 
   /**
@@ -243,11 +279,13 @@ export class OrganisationStore {
     return [...derived];
   }
 
-  private deleteDocument(docId: string): void {
-    this.database.statements.deleteChunks.run(docId);
+  /** Deletes one document's rows (inside a transaction); returns the chunk rows deleted. */
+  private deleteDocument(docId: string): number {
+    const deleted = Number(this.database.statements.deleteChunks.run(docId).changes);
     this.database.statements.deleteDocument.run(docId);
     this.database.statements.deleteDerivationsOf.run(docId);
     this.database.statements.logChange.run(docId);
+    return deleted;
   }
 
   /** Stored content hashes of the given documents that exist. */
@@ -511,6 +549,7 @@ export class OrganisationStore {
 
   /** Closes the database. */
   close(): void {
+    clearTimeout(this.releaseRetry);
     this.hnsw.discard();
     this.database.close();
   }

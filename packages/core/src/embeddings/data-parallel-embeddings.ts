@@ -9,6 +9,11 @@
  * thread takes back (0 → 2) every share no helper has started and embeds it itself. So a call
  * never waits for a thread that is busy with other work (no deadlock when every worker is busy,
  * no slower than embedding alone), and when threads are idle it uses them.
+ *
+ * A call is dealt into several shares per thread ({@link sharesPerThread}): helpers take them
+ * from the front, the calling thread takes the rest back from the end, and they meet in the
+ * middle. So a helper that becomes free in the middle of a call (its own file done) joins it, and
+ * the calling thread then waits at most for one small share, not for half the call.
  */
 import { Embeddings, type EmbeddingsInterface } from "@langchain/core/embeddings";
 
@@ -42,6 +47,15 @@ export interface DataParallelEmbeddingsSettings {
 export const defaultMinShareSize = 32;
 
 /**
+ * Shares per thread of a large call (the calling thread and each helper): with one share per
+ * thread, a helper that started its share late (it was busy with its own task until then) kept
+ * the calling thread waiting for up to a whole share, half of a 256-text slice on two threads; four
+ * bound that wait to an eighth of the slice (32 texts at `defaultMinShareSize`), while each share
+ * stays large enough for a full token batch.
+ */
+export const sharesPerThread = 4;
+
+/**
  * Wraps an embeddings object so that `embedDocuments` spreads large calls over
  * {@link EmbeddingHelpers}; `embedQuery` and small calls stay on the calling thread.
  *
@@ -69,7 +83,8 @@ export class DataParallelEmbeddings extends Embeddings {
   }
 
   override async embedDocuments(texts: string[]): Promise<number[][]> {
-    const shareCount = Math.min(this.helpers.count + 1, Math.floor(texts.length / this.minShareSize));
+    if (this.helpers.count < 1) return this.inner.embedDocuments(texts);
+    const shareCount = Math.min((this.helpers.count + 1) * sharesPerThread, Math.floor(texts.length / this.minShareSize));
     if (shareCount < 2) return this.inner.embedDocuments(texts);
     const shares = dealShares(texts, shareCount);
     const claims = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * shareCount));
@@ -84,11 +99,19 @@ export class DataParallelEmbeddings extends Embeddings {
       });
     };
     place(shares[0] as Share, await this.inner.embedDocuments((shares[0] as Share).texts));
-    for (let index = 1; index < shareCount; index++) {
+    // From the end: helpers start from the front, so the two meet in the middle.
+    const helping: number[] = [];
+    for (let index = shareCount - 1; index >= 1; index--) {
       const share = shares[index] as Share;
-      const reclaimed = Atomics.compareExchange(claims, index, shareOffered, shareReclaimed) === shareOffered;
-      const helped = reclaimed ? undefined : await offered[index];
-      place(share, helped ?? (await this.inner.embedDocuments(share.texts)));
+      if (Atomics.compareExchange(claims, index, shareOffered, shareReclaimed) === shareOffered) {
+        place(share, await this.inner.embedDocuments(share.texts));
+      } else {
+        helping.push(index);
+      }
+    }
+    for (const index of helping) {
+      const share = shares[index] as Share;
+      place(share, (await offered[index]) ?? (await this.inner.embedDocuments(share.texts)));
     }
     return vectors;
   }

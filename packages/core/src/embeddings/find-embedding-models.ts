@@ -5,7 +5,7 @@
  * and by tests and benchmarks that need a real model.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 
 /** A model found on disk. */
 export interface LocalModel {
@@ -66,5 +66,8 @@ function readModel(root: string, directory: string): LocalModel | undefined {
   };
   const isEncoder = !(config.architectures ?? []).some((name) => name.endsWith("ForSequenceClassification"));
   if (!dtype || !config.hidden_size || !isEncoder) return undefined;
+  // A root that is itself a model's folder: the model is that folder's name, under its parent.
+  if (resolve(directory) === resolve(root))
+    return { id: basename(resolve(root)), root: dirname(resolve(root)), dimension: config.hidden_size, dtype };
   return { id: relative(root, directory).split(sep).join("/"), root: resolve(root), dimension: config.hidden_size, dtype };
 }

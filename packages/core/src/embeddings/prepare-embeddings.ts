@@ -74,15 +74,22 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     return { status: "disabled", reason: "embeddings disabled by configuration; retrieval uses BM25 only" };
   }
   const local = option.embeddings ? undefined : chooseLocalModel(config, logger);
+  if (local?.missing) {
+    logger.warn(`embedding model unavailable; retrieval uses BM25 only: ${local.missing}`, {
+      component: "embeddings",
+      model: config.embeddings.modelName,
+    });
+    return { status: "unavailable", reason: local.missing };
+  }
   const modelName = local?.model?.id ?? config.embeddings.modelName;
   const dimension = local?.model?.dimension ?? config.embeddings.dimension;
-  // A TransformersEmbeddings given by the caller (the CLI's counting one) is loaded and keyed like ours.
+  // A TransformersEmbeddings given by the caller is loaded and keyed like ours.
   const given = option.embeddings instanceof TransformersEmbeddings ? option.embeddings : undefined;
   const transformers = option.embeddings
     ? given
     : new TransformersEmbeddings({
         modelName,
-        localModelPath: config.embeddings.modelPath,
+        localModelPath: local?.model?.root ?? config.embeddings.modelPath,
         allowRemote: config.embeddings.allowRemote,
         dtype: config.embeddings.dtype,
         threads: config.embeddings.threads > 0 ? config.embeddings.threads : undefined,
@@ -95,12 +102,17 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     if (transformers) await transformers.load();
     probe = await embeddings.embedQuery("dimension probe");
   } catch (error) {
+    if (!given) await transformers?.dispose();
+    if (!option.embeddings && !config.embeddings.chosen) {
+      // Nothing asked for a model and the default one is not on this machine: BM25 only, quietly.
+      logger.debug(`no embedding model: ${(error as Error).message}`, { component: "embeddings", model: modelId });
+      return { status: "disabled", reason: noEmbeddingModelReason };
+    }
     const reason = DocqaError.isInstance(error) ? error.publicMessage : `embedding model ${modelId} failed: ${(error as Error).message}`;
-    logger.warn(`embedding model unavailable; retrieval uses BM25 only: ${reason}${local?.hint ?? ""}`, {
+    logger.warn(`embedding model unavailable; retrieval uses BM25 only: ${reason}`, {
       component: "embeddings",
       model: modelId,
     });
-    if (!given) await transformers?.dispose();
     return { status: "unavailable", reason };
   }
   if (probe.length !== dimension) {
@@ -130,25 +142,47 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
 }
 
 /**
- * The model to load from `EMBED_MODEL_PATH` when the configured one is the absent default; a
- * hint for the warning when several others are there.
+ * Why retrieval is BM25 only when no setting chose an embedding model and the default one is not
+ * in transformers.js's local cache (health shows it; `docqa serve` says it once at start).
  */
-function chooseLocalModel(config: DocqaConfig, logger: Logger): { model?: LocalModel; hint?: string } | undefined {
-  if (config.embeddings.provider !== "transformers" || config.embeddings.modelPath === undefined) return undefined;
-  const isDefault = config.embeddings.modelName === defaultEmbeddingModel && config.embeddings.dimension === defaultEmbeddingDimension;
-  if (!isDefault) return undefined;
-  const found = findEmbeddingModels([config.embeddings.modelPath]);
-  if (found.length === 0 || found.some((model) => model.id === config.embeddings.modelName)) return undefined;
-  if (found.length > 1) {
-    const list = found.map((model) => `EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension}`).join(" or ");
-    return { hint: `. EMBED_MODEL_PATH holds ${found.length} other models; to use one, set ${list}` };
+export const noEmbeddingModelReason = `no embedding model configured, so retrieval uses BM25 only: set EMBED_MODEL_PATH to a folder of models (with EMBED_MODEL_NAME and EMBED_DIMENSION), or EMBED_ALLOW_REMOTE=true to download ${defaultEmbeddingModel} (docs/models.md)`;
+
+/**
+ * What `EMBED_MODEL_PATH` gives for transformers.js: nothing to change when it holds
+ * `EMBED_MODEL_NAME`; the one model there when the name is left at its default, the default is
+ * absent and `EMBED_DIMENSION` is its default or that model's (also when the path is that model's
+ * own folder); else, without trying to load anything,
+ * why no model can be loaded from it (`missing`: the models it holds, and the settings that pick
+ * one).
+ */
+function chooseLocalModel(config: DocqaConfig, logger: Logger): { model?: LocalModel; missing?: string } | undefined {
+  const path = config.embeddings.modelPath;
+  if (config.embeddings.provider !== "transformers" || path === undefined) return undefined;
+  const name = config.embeddings.modelName;
+  const found = findEmbeddingModels([path]);
+  const named = found.find((model) => model.id === name && resolve(model.root) === resolve(path));
+  if (named) return undefined;
+  const isDefault = name === defaultEmbeddingModel;
+  const only = found.length === 1 ? (found[0] as LocalModel) : undefined;
+  // The one model there, when the name is left at its default and the dimension at its default or the model's.
+  if (isDefault && only && (config.embeddings.dimension === defaultEmbeddingDimension || config.embeddings.dimension === only.dimension)) {
+    const model = only;
+    logger.warn(
+      `the default embedding model ${name} is not in EMBED_MODEL_PATH (${path}); using the one model there, ${model.id} (${model.dimension} dimensions). Set EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension} to keep it`,
+      { component: "embeddings", model: model.id },
+    );
+    return { model };
   }
-  const model = found[0] as LocalModel;
-  logger.warn(
-    `the default embedding model ${config.embeddings.modelName} is not in EMBED_MODEL_PATH (${config.embeddings.modelPath}); using the one model there, ${model.id} (${model.dimension} dimensions). Set EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension} to keep it`,
-    { component: "embeddings", model: model.id },
-  );
-  return { model };
+  const settings = (model: LocalModel) =>
+    `${resolve(model.root) === resolve(path) ? "" : `EMBED_MODEL_PATH=${model.root} `}EMBED_MODEL_NAME=${model.id} EMBED_DIMENSION=${model.dimension}`;
+  const which = isDefault ? `${name} (the default EMBED_MODEL_NAME)` : `EMBED_MODEL_NAME ${name}`;
+  if (found.length === 0)
+    return {
+      missing: `EMBED_MODEL_PATH (${path}) holds no embedding model (no <name>/config.json, tokenizer.json and onnx/ folder), so ${which} cannot be loaded from it`,
+    };
+  return {
+    missing: `EMBED_MODEL_PATH (${path}) does not hold ${which}; it holds ${found.length === 1 ? "one model" : `${found.length} models`}: set ${found.map(settings).join(", or ")}`,
+  };
 }
 
 /** The identity of a ready state's vectors ({@link EmbeddingState} `identity`, else model id and dimension). */

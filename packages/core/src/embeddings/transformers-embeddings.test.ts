@@ -54,7 +54,9 @@ describe("TransformersEmbeddings", () => {
     const state = await prepareEmbeddings(config, {}, logger);
     expect(state.status).toBe("unavailable");
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^embedding model unavailable; retrieval uses BM25 only: cannot load embedding model Xenova\/absent-model/);
+    expect(warnings[0]).toMatch(
+      /^embedding model unavailable; retrieval uses BM25 only: EMBED_MODEL_PATH \(.+\) holds no embedding model .*, so EMBED_MODEL_NAME Xenova\/absent-model cannot be loaded from it$/,
+    );
 
     const service = createRagService({
       config: resolveConfig({ stores: { dataDir: mkdtempSync(join(tmpdir(), "docqa-")) } }, config),
@@ -145,6 +147,18 @@ describe("TransformersEmbeddings", () => {
         await Promise.all([caller.dispose(), worker.dispose()]);
       });
 
+      it("loads the model EMBED_MODEL_PATH points at when it is a model's own folder and no name is set", async () => {
+        const found = model as NonNullable<typeof model>;
+        const { warnings, logger } = collectingLogger();
+        const config = resolveConfig({ embeddings: { modelPath: join(found.root, found.id), dimension: found.dimension } });
+        const state = await prepareEmbeddings(config, {}, logger);
+        expect(state.status === "ready" ? state.model : state).toEqual({ id: found.id.split("/").at(-1), dimension: found.dimension });
+        expect(warnings).toEqual([
+          `the default embedding model Xenova/bge-base-en-v1.5 is not in EMBED_MODEL_PATH (${join(found.root, found.id)}); using the one model there, ${found.id.split("/").at(-1)} (${found.dimension} dimensions). Set EMBED_MODEL_NAME=${found.id.split("/").at(-1)} EMBED_DIMENSION=${found.dimension} to keep it`,
+        ]);
+        if (state.status === "ready") await state.dispose?.();
+      });
+
       it("fails start-up when EMBED_DIMENSION does not match the model", async () => {
         const found = model as NonNullable<typeof model>;
         const wrong = found.dimension + 1;
@@ -204,7 +218,7 @@ describe("TransformersEmbeddings", () => {
         expect(state.status).toBe("unavailable");
         expect(warnings).toHaveLength(1);
         expect(warnings[0]).toContain(
-          `. EMBED_MODEL_PATH holds 2 other models; to use one, set EMBED_MODEL_NAME=Org/first EMBED_DIMENSION=${found.dimension} or EMBED_MODEL_NAME=Org/second EMBED_DIMENSION=${found.dimension}`,
+          `it holds 2 models: set EMBED_MODEL_NAME=Org/first EMBED_DIMENSION=${found.dimension}, or EMBED_MODEL_NAME=Org/second EMBED_DIMENSION=${found.dimension}`,
         );
       });
     },

@@ -59,6 +59,7 @@ export {
   supportedFormats,
 } from "./loaders/loaded-file.js";
 export { formatFromName } from "./loaders/sniff-file-format.js";
+export { type UploadedFile, uploadDocumentId, uploadedFileSources } from "./upload-document-ids.js";
 export {
   createWorkerPoolExecutor,
   defaultStopTimeoutMs,

@@ -12,10 +12,12 @@ import { createHash } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { trace } from "@opentelemetry/api";
-import type { Principal } from "../acl/principal.js";
+import { normalizePrincipal, type Principal } from "../acl/principal.js";
+import { chunkDocument } from "../chunking/chunk-document.js";
 import { hashOf, type SourceDocument, withoutAccess } from "../chunking/source-document.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
+import type { AuditLog } from "../logging/audit-log.js";
 import { summaryDocumentPrefix } from "../stores/document-registry.js";
 import { withSpan } from "../telemetry/tracing.js";
 import { auditEvent, authorizeWrites, type WriteContext } from "./authorize-writes.js";
@@ -35,6 +37,13 @@ export interface FileSource {
   bytes?: Uint8Array | undefined;
   /** Document id; default the name. A JSON record array adds `#<index>` per record. */
   docId?: string | undefined;
+  /**
+   * The id the same file was stored under by an earlier release (an upload's bare file name, see
+   * `upload-document-ids.ts`): that document (and its JSON records) is deleted in the same write
+   * when it belongs to the owner of this file's documents, and left alone, without a word, when
+   * it is somebody else's. Default none.
+   */
+  replacesDocId?: string | undefined;
   lastModified?: Date | undefined;
 }
 
@@ -97,6 +106,104 @@ export function loaderLimits(config: DocqaConfig): LoaderLimits {
  *   `invalid_request` for a file with neither name nor path, or a store error.
  */
 export async function ingestFile(dependencies: IndexingDependencies, request: FileIngestionRequest): Promise<IngestedFile> {
+  const prepared = await prepareFile(dependencies, request, dependencies.audit);
+  if (prepared.unchanged) return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
+  request.signal?.throwIfAborted();
+  const { sources, warnings } = await loadSources(dependencies.config, prepared, request);
+  // Documents an earlier version of this file produced and this one does not (fewer JSON records),
+  // and the owner's copy stored under the id of an earlier release.
+  const previous = new Set([prepared.baseId, ...prepared.previousRecords, ...prepared.replaced]);
+  for (const source of sources) previous.delete(source.docId);
+  let embedding: EmbeddingProgress | undefined;
+  const result = await indexDocuments(dependencies, {
+    orgId: request.orgId,
+    principal: request.principal,
+    uploader: request.uploader,
+    documents: sources,
+    deleteDocIds: [...previous],
+    via: "ingest",
+    requestId: request.requestId,
+    signal: request.signal,
+    onEmbeddingProgress: (progress) => {
+      embedding = progress;
+      request.onEmbeddingProgress?.(progress);
+    },
+  });
+  return {
+    unchanged: false,
+    documents: result.documents.length,
+    chunks: result.documents.reduce((sum, document) => sum + document.chunks, 0) + result.summaries,
+    warnings,
+    embedding,
+  };
+}
+
+/** What {@link planFile} foresees for a file. */
+export interface FilePlan {
+  /**
+   * Chunks the file's documents will have (split as `CHUNK_SIZE` and `CHUNK_OVERLAP` say, with
+   * the recursive splitter even when the semantic split is on); 0 when the file is unchanged or
+   * will be rejected. Summary nodes are not counted.
+   */
+  chunks: number;
+}
+
+/**
+ * Foresees the work of ingesting a file without writing anything or recording an audit line: it
+ * reads the file, checks the write rules and whether it is unchanged, loads it and splits its
+ * documents into chunks, and counts them. Ingestion jobs plan their files first when asked
+ * (`plan`), so that progress and its ETA count chunks, the embedding work, from the start. A
+ * file that will be rejected plans 0 chunks (its error is reported when it is ingested).
+ */
+export async function planFile(dependencies: IndexingDependencies, request: FileIngestionRequest): Promise<FilePlan> {
+  try {
+    const prepared = await prepareFile(dependencies, request, { record() {} });
+    if (prepared.unchanged) return { chunks: 0 };
+    const { sources } = await loadSources(dependencies.config, prepared, request);
+    const { chunkSize, chunkOverlap } = dependencies.config.ingestion;
+    let chunks = 0;
+    for (const source of sources) {
+      const version = await chunkDocument(
+        source,
+        { chunkSize, chunkOverlap },
+        { orgId: request.orgId, uploader: request.uploader ?? request.principal.userName },
+      );
+      chunks += version.chunks.length;
+    }
+    return { chunks };
+  } catch (error) {
+    if (DocqaError.isInstance(error) && error.code !== "store_unavailable" && error.code !== "internal_error") return { chunks: 0 };
+    throw error;
+  }
+}
+
+/** A file read, its stored documents looked up and the write rules decided. */
+interface PreparedFile {
+  unchanged: false;
+  name: string;
+  bytes: Uint8Array;
+  lastModified: Date | undefined;
+  /** The file's document id (its documents' ids start with it). */
+  baseId: string;
+  /** The content hash of the document with id suffix `suffix` (`""`, or `#<n>` for JSON records). */
+  contentHash: (suffix: string) => string;
+  /** Stored documents derived from the file (JSON records). */
+  previousRecords: string[];
+  /** Documents stored under `replacesDocId` that this write deletes. */
+  replaced: string[];
+}
+
+/**
+ * Reads the file (refusing one larger than `MAX_UPLOAD_BYTES` before reading), looks up the
+ * stored documents it would replace, decides the write rules on them (throwing `forbidden`,
+ * with audit lines in `audit`) and tells whether its bytes and access are unchanged (recording
+ * `unchanged` audit lines).
+ */
+async function prepareFile(
+  dependencies: IndexingDependencies,
+  request: FileIngestionRequest,
+  audit: AuditLog,
+): Promise<PreparedFile | { unchanged: true }> {
   const { config, stores, embeddings } = dependencies;
   const { file } = request;
   const name = file.name ?? (file.path ? basename(file.path) : undefined);
@@ -131,13 +238,14 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
   );
   const records = await stores.registry.describeDocuments(orgId, [baseId, `${baseId}#0`, ...previousRecords]);
   const requestedOwner = requestedOwnerOf(request.metadata);
+  const replaced = await replacedDocuments(dependencies, request, baseId);
   const context: WriteContext = {
     orgId,
     principal: request.principal,
     adminRoles: config.access.adminRoles,
     via: "ingest",
     requestId: request.requestId,
-    audit: dependencies.audit,
+    audit,
   };
   const decisions = authorizeWrites(
     context,
@@ -154,14 +262,22 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
   if (unchanged) {
     for (const { docId, decision } of decisions)
       context.audit.record(auditEvent(context, docId, "write", "unchanged", { rule: decision.rule }));
-    return { unchanged: true, documents: 0, chunks: 0, warnings: [] };
+    return { unchanged: true };
   }
-  request.signal?.throwIfAborted();
-  const fileBytes = bytes;
-  trace.getActiveSpan()?.setAttribute("docqa.file.bytes", fileBytes.byteLength);
-  const loaded = await withSpan("docqa.ingest.load", { "docqa.file.bytes": fileBytes.byteLength }, async (span) => {
+  return { unchanged: false, name, bytes, lastModified, baseId, contentHash, previousRecords, replaced };
+}
+
+/** Loads a prepared file (any of the six formats, within the loaders' limits) into the source documents it holds. */
+async function loadSources(
+  config: DocqaConfig,
+  prepared: PreparedFile,
+  request: FileIngestionRequest,
+): Promise<{ sources: SourceDocument[]; warnings: string[] }> {
+  const { name, bytes, lastModified, baseId, contentHash } = prepared;
+  trace.getActiveSpan()?.setAttribute("docqa.file.bytes", bytes.byteLength);
+  const loaded = await withSpan("docqa.ingest.load", { "docqa.file.bytes": bytes.byteLength }, async (span) => {
     const result = await loadFile(
-      { name, bytes: fileBytes, lastModified },
+      { name, bytes, lastModified },
       {
         limits: loaderLimits(config),
         chunkSize: config.ingestion.chunkSize,
@@ -180,29 +296,27 @@ export async function ingestFile(dependencies: IndexingDependencies, request: Fi
     contentHash: contentHash(document.idSuffix),
     derivedFrom: split ? [baseId] : undefined,
   }));
-  // Documents an earlier version of this file produced and this one does not (fewer JSON records).
-  const previous = new Set([baseId, ...previousRecords]);
-  for (const source of sources) previous.delete(source.docId);
-  let embedding: EmbeddingProgress | undefined;
-  const result = await indexDocuments(dependencies, {
-    orgId,
-    principal: request.principal,
-    uploader: request.uploader,
-    documents: sources,
-    deleteDocIds: [...previous],
-    via: "ingest",
-    requestId: request.requestId,
-    signal: request.signal,
-    onEmbeddingProgress: (progress) => {
-      embedding = progress;
-      request.onEmbeddingProgress?.(progress);
-    },
-  });
-  return {
-    unchanged: false,
-    documents: result.documents.length,
-    chunks: result.documents.reduce((sum, document) => sum + document.chunks, 0) + result.summaries,
-    warnings: loaded.warnings,
-    embedding,
-  };
+  return { sources, warnings: loaded.warnings };
+}
+
+/**
+ * The documents stored under `request.file.replacesDocId` (and its JSON records) that belong to
+ * the owner this file's documents will have (`metadata.owner_id`, else the uploader, else the
+ * principal), to delete in the same write. Another owner's are not returned, so nothing tells
+ * the uploader they exist.
+ */
+async function replacedDocuments(dependencies: IndexingDependencies, request: FileIngestionRequest, baseId: string): Promise<string[]> {
+  const legacy = request.file.replacesDocId;
+  if (legacy === undefined || legacy === baseId) return [];
+  const { stores } = dependencies;
+  const derived = (await stores.registry.derivedDocuments(request.orgId, [legacy])).filter(
+    (docId) => !docId.startsWith(summaryDocumentPrefix),
+  );
+  const records = await stores.registry.describeDocuments(request.orgId, [legacy, ...derived]);
+  const owner = normalizePrincipal({
+    userName: requestedOwnerOf(request.metadata) ?? request.uploader ?? request.principal.userName,
+    roles: [],
+    groups: [],
+  }).userName;
+  return [...records.values()].filter((record) => record.ownerId.trim().toLowerCase() === owner).map((record) => record.docId);
 }

@@ -6,7 +6,7 @@
  * is saved after every file.
  */
 import { basename, extname } from "node:path";
-import pLimit from "p-limit";
+import pLimit, { type LimitFunction } from "p-limit";
 import type { Principal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { IngestionJob } from "../jobs/ingestion-job.js";
@@ -15,7 +15,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { errorCodeOf, withSpan } from "../telemetry/tracing.js";
 import type { EmbeddingProgress } from "./embed-chunks.js";
-import type { FileIngestionRequest, FileSource, IngestedFile } from "./ingest-file.js";
+import type { FileIngestionRequest, FilePlan, FileSource, IngestedFile } from "./ingest-file.js";
 
 export type { FileSource } from "./ingest-file.js";
 
@@ -27,12 +27,20 @@ export interface IngestionThroughput {
   cachedChunks: number;
   /** `embeddedChunks` per second since the job's first embedding started (0 before). */
   chunksPerSecond: number;
+  /**
+   * Chunks of the files whose chunk count is known (planned, or being embedded): the embedding
+   * work to do, summary nodes not counted. With `plan`, every file's count is known once the
+   * plan is done.
+   */
+  plannedChunks: number;
+  /** Files whose chunk count is known (counted in `plannedChunks`), of the job's files. */
+  plannedFiles: number;
 }
 
 /**
- * Progress of a running job: called after each file, and while a file's chunks are embedded in
- * this thread (after each slice of `embeddingSliceSize` chunks), with the job's embedding
- * throughput. A file ingested in a worker thread adds its embedding once, when it is done.
+ * Progress of a running job: called after each file planned (with `plan`), after each file, and
+ * while a file's chunks are embedded (after each slice of `embeddingSliceSize` chunks, in this
+ * thread or a worker thread), with the job's embedding throughput.
  */
 export type IngestionProgressListener = (job: IngestionJob, file: string, throughput: IngestionThroughput) => void;
 
@@ -40,6 +48,12 @@ export type IngestionProgressListener = (job: IngestionJob, file: string, throug
 export interface IngestionRun {
   /** Ingests one file of the job (see `IngestionExecutor.ingestFile`: a worker thread or this one). */
   ingest(request: FileIngestionRequest): Promise<IngestedFile>;
+  /**
+   * Plans one file (see `IngestionExecutor.planFile`); when given, every file is planned before
+   * any is ingested, so that progress counts the chunks of every file from the start. Default
+   * none: a file's chunks are counted when its embedding starts.
+   */
+  plan?: ((request: FileIngestionRequest) => Promise<FilePlan>) | undefined;
   /** Files processed at once (`MAX_INGESTION_THREADS`). */
   concurrency: number;
   /** `TRACE_CONTENT`: file names go into spans. */
@@ -97,15 +111,43 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   await jobStore.save(job);
   const limit = pLimit(Math.max(1, run.concurrency));
   let saving = Promise.resolve();
-  const throughput: IngestionThroughput = { embeddedChunks: 0, cachedChunks: 0, chunksPerSecond: 0 };
+  const throughput: IngestionThroughput = { embeddedChunks: 0, cachedChunks: 0, chunksPerSecond: 0, plannedChunks: 0, plannedFiles: 0 };
+  /** Each file's known chunk count, by its index in the job. */
+  const planned = new Map<number, number>();
+  /** Chunks with a vector so far, by file index. */
+  const done = new Map<number, number>();
+  const plan = (index: number, chunks: number) => {
+    if (planned.has(index)) return;
+    planned.set(index, chunks);
+    throughput.plannedChunks += chunks;
+    throughput.plannedFiles = planned.size;
+  };
+  /** Once a file is finished, its work is what it did (a rejected or unchanged file did none). */
+  const settle = (index: number) => {
+    const actual = done.get(index) ?? 0;
+    throughput.plannedChunks += actual - (planned.get(index) ?? 0);
+    planned.set(index, actual);
+    throughput.plannedFiles = planned.size;
+  };
+  const labelOf = (file: FileSource) => file.name ?? file.path ?? "(unnamed)";
+  if (run.plan && run.files.length > 1)
+    await planFiles(run, limit, (index, chunks) => {
+      plan(index, chunks);
+      run.onProgress?.(job, labelOf(run.files[index] as FileSource), { ...throughput });
+    });
   let embeddingStarted: number | undefined;
-  const embeddingListener = (label: string) => {
-    let last = { embedded: 0, cached: 0 };
+  const embeddingListener = (label: string, index: number) => {
+    let last = { done: 0, embedded: 0, cached: 0 };
     return (progress: EmbeddingProgress) => {
+      // Updates from a worker thread arrive on their own port, possibly after the final one the
+      // outcome carries: only a later state counts.
+      if (progress.done < last.done || (progress.done === last.done && last.done > 0)) return;
+      plan(index, progress.total);
       embeddingStarted ??= performance.now() - progress.embeddingMs;
       throughput.embeddedChunks += progress.embedded - last.embedded;
       throughput.cachedChunks += progress.cached - last.cached;
       last = progress;
+      done.set(index, progress.done);
       const seconds = (performance.now() - embeddingStarted) / 1000;
       throughput.chunksPerSecond = seconds > 0 ? throughput.embeddedChunks / seconds : 0;
       run.onProgress?.(job, label, { ...throughput });
@@ -115,10 +157,10 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
     run.files.map((file, index) =>
       limit(async () => {
         // The name the caller gave (an upload's file name) wins over a spool path.
-        const label = file.name ?? file.path ?? "(unnamed)";
+        const label = labelOf(file);
         try {
           run.signal?.throwIfAborted();
-          const outcome = await ingestFileInSpan(run, file, index, embeddingListener(label));
+          const outcome = await ingestFileInSpan(run, file, index, embeddingListener(label, index));
           if (outcome.unchanged) job.files.unchanged++;
           else job.files.ingested++;
           job.documents += outcome.documents;
@@ -143,6 +185,7 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
             });
         }
         job.files.processed++;
+        settle(index);
         saving = saving.then(() => jobStore.save(job));
         run.onProgress?.(job, label, { ...throughput });
       }),
@@ -154,6 +197,40 @@ async function runJobFiles(run: IngestionRun): Promise<IngestionJob> {
   job.finishedAt = new Date().toISOString();
   await jobStore.save(job);
   return job;
+}
+
+/** The request to ingest or plan one file of the job. */
+function fileRequest(run: IngestionRun, file: FileSource): FileIngestionRequest {
+  return {
+    orgId: run.job.orgId,
+    file,
+    principal: run.principal,
+    uploader: run.uploader,
+    metadata: run.metadata,
+    requestId: run.requestId,
+    signal: run.signal,
+  };
+}
+
+/**
+ * Plans every file of the job (`run.plan`), `limit` at a time, calling `planned` with each file's
+ * index and chunk count; a file whose plan fails counts 0 (its error is reported when it is
+ * ingested).
+ */
+async function planFiles(run: IngestionRun, limit: LimitFunction, planned: (index: number, chunks: number) => void): Promise<void> {
+  const plan = run.plan as NonNullable<IngestionRun["plan"]>;
+  await Promise.all(
+    run.files.map((file, index) =>
+      limit(async () => {
+        run.signal?.throwIfAborted();
+        const chunks = await plan(fileRequest(run, file)).then(
+          (result) => result.chunks,
+          () => 0,
+        );
+        planned(index, chunks);
+      }),
+    ),
+  );
 }
 
 /**
@@ -176,17 +253,8 @@ function ingestFileInSpan(
     ...(run.traceContent ? { "docqa.file.name": name } : {}),
   };
   return withSpan("docqa.ingest.file", attributes, async (span) => {
-    const outcome = await run.ingest({
-      orgId: run.job.orgId,
-      file,
-      principal: run.principal,
-      uploader: run.uploader,
-      metadata: run.metadata,
-      requestId: run.requestId,
-      signal: run.signal,
-      onEmbeddingProgress,
-    });
-    // A worker thread reports the file's embedding once, when it is done.
+    const outcome = await run.ingest({ ...fileRequest(run, file), onEmbeddingProgress });
+    // The final state of the file's embedding (a worker thread's last update may come after it).
     if (outcome.embedding) onEmbeddingProgress(outcome.embedding);
     span.setAttributes({
       "docqa.file.outcome": outcome.unchanged ? "unchanged" : "ingested",

@@ -9,7 +9,7 @@
 import type { Principal } from "../acl/principal.js";
 import type { DocumentInput } from "./document-input.js";
 import type { IndexingDependencies } from "./index-documents.js";
-import { type FileIngestionRequest, type IngestedFile, ingestFile } from "./ingest-file.js";
+import { type FileIngestionRequest, type FilePlan, type IngestedFile, ingestFile, planFile } from "./ingest-file.js";
 import { parseUpsertDocuments, type UpsertDocumentsResult, upsertDocuments } from "./upsert-documents.js";
 
 /** An `/upsert` as the executor receives it: the documents are validated where they are indexed. */
@@ -40,12 +40,22 @@ export interface IngestionExecutor {
    */
   upsert(task: UpsertTask): Promise<UpsertDocumentsResult>;
   /**
-   * Ingests one file (see `ingestFile`); resolves once its documents are durable and visible to
-   * searches of this process.
+   * Ingests one file (see `ingestFile`); resolves once its documents are durable. Searches of this
+   * process see them (each search first applies committed writes); {@link settle} waits until
+   * this process's in-memory indexes hold them.
    *
    * @throws {DocqaError} the file's rejection code, or a store error.
    */
   ingestFile(request: FileIngestionRequest): Promise<IngestedFile>;
+  /** Resolves once the writes of the organisation's finished file tasks are applied to this process's stores. */
+  settle(orgId: string): Promise<void>;
+  /**
+   * Foresees the chunks of one file without writing anything (see `planFile`), where files are
+   * ingested, so that a job's progress can count chunks from the start.
+   *
+   * @throws {DocqaError} a store error (a file that will be rejected plans 0 chunks).
+   */
+  planFile(request: FileIngestionRequest): Promise<FilePlan>;
   /**
    * Embeds texts as documents with `modelId` (default the configured model), in the worker threads
    * for `workers` (data-parallel across them), or returns undefined when that model is not
@@ -85,6 +95,10 @@ export function createInProcessExecutor(indexing: () => Promise<IndexingDependen
     async ingestFile(request) {
       return ingestFile(await indexing(), request);
     },
+    async planFile(request) {
+      return planFile(await indexing(), request);
+    },
+    async settle() {},
     async embedDocuments(texts, modelId) {
       const dependencies = await indexing();
       const embeddings = modelId && dependencies.embeddingsFor ? await dependencies.embeddingsFor(modelId) : dependencies.embeddings;

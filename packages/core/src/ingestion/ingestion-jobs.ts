@@ -40,6 +40,13 @@ export interface IngestionRequest {
   uploadDirectory?: string | undefined;
 }
 
+/** Options of {@link IngestionJobs.run}. */
+export interface IngestionRunOptions {
+  onProgress?: IngestionProgressListener | undefined;
+  /** Plan every file first (`IngestionExecutor.planFile`), so that progress counts every file's chunks from the start. */
+  plan?: boolean | undefined;
+}
+
 /** What the jobs run on. */
 export interface IngestionJobsSettings {
   /** `DATA_DIR`: uploads are spooled under `<dataDir>/uploads/<jobId>/`. */
@@ -70,7 +77,7 @@ export interface IngestionJobs {
    *
    * @throws {DocqaError} `ingestion_busy` when `INGESTION_QUEUE_SIZE` requests are in progress.
    */
-  run(request: IngestionRequest, onProgress?: IngestionProgressListener): Promise<IngestionJob>;
+  run(request: IngestionRequest, options?: IngestionRunOptions): Promise<IngestionJob>;
   /**
    * Spools the files, saves the job queued, starts it in the background and returns it (without internals).
    *
@@ -113,12 +120,13 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
     job: IngestionJob,
     files: readonly FileSource[],
     request: Pick<IngestionRequest, "principal" | "uploader" | "metadata" | "requestId">,
-    onProgress?: IngestionProgressListener,
+    options: IngestionRunOptions = {},
   ): Promise<IngestionJob> => {
     const jobStore = await settings.jobStore();
     try {
-      return await runIngestionJob({
+      const finished = await runIngestionJob({
         ingest: (fileRequest) => settings.executor.ingestFile(fileRequest),
+        plan: options.plan ? (fileRequest) => settings.executor.planFile(fileRequest) : undefined,
         concurrency: settings.concurrency,
         traceContent: settings.traceContent,
         logger: settings.logger,
@@ -130,9 +138,12 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
         uploader: request.uploader,
         metadata: request.metadata,
         requestId: request.requestId,
-        onProgress,
+        onProgress: options.onProgress,
         signal: stopping.signal,
       });
+      // The job's documents are in this process's indexes when it is reported done.
+      await settings.executor.settle(job.orgId);
+      return finished;
     } catch (error) {
       if (stopping.signal.aborted) return job;
       job.state = "failed";
@@ -174,13 +185,13 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
   };
 
   return {
-    async run(request, onProgress) {
+    async run(request, options) {
       const release = settings.admission.admit();
       try {
         await settings.accept?.();
         const job = newJob(request.orgId, request.files.length);
         await (await settings.jobStore()).save(job);
-        return await runJob(job, request.files, request, onProgress);
+        return await runJob(job, request.files, request, options);
       } finally {
         release();
         if (request.uploadDirectory) await rm(request.uploadDirectory, { recursive: true, force: true });
@@ -203,7 +214,13 @@ export function createIngestionJobs(settings: IngestionJobsSettings): IngestionJ
             await writeFile(path, file.bytes);
           }
           if (!path) throw new DocqaError("invalid_request", `file ${index} has neither bytes nor a path`, { component: "service" });
-          files.push({ name, path, docId: file.docId ?? name, lastModified: file.lastModified?.toISOString() });
+          files.push({
+            name,
+            path,
+            docId: file.docId ?? name,
+            replacesDocId: file.replacesDocId,
+            lastModified: file.lastModified?.toISOString(),
+          });
         }
         const principal = {
           userName: request.principal.userName,

@@ -32,10 +32,19 @@ export interface SharesPort {
   sharesPort?: MessagePort | undefined;
 }
 
+/**
+ * What a file task carries to report its embedding progress while it runs: a port on which the
+ * worker posts each `EmbeddingProgress` (a listener cannot cross threads).
+ */
+export interface ProgressPort {
+  progressPort?: MessagePort | undefined;
+}
+
 /** A unit of work for a worker. */
 export type IngestionTask =
   | ({ kind: "upsert" } & Omit<UpsertTask, "signal"> & SharesPort)
-  | ({ kind: "file" } & Omit<FileIngestionRequest, "signal"> & SharesPort)
+  | ({ kind: "file" } & Omit<FileIngestionRequest, "signal" | "onEmbeddingProgress"> & SharesPort & ProgressPort)
+  | ({ kind: "plan-file" } & Omit<FileIngestionRequest, "signal" | "onEmbeddingProgress">)
   | ({ kind: "embed"; texts: readonly string[] /** Default the configured model. */; modelId?: string | undefined } & SharesPort)
   | ({ kind: "embed-share" } & Omit<ShareOffer, "id">);
 

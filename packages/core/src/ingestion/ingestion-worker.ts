@@ -31,7 +31,7 @@ import { storesFromConfig, usesEmbeddedStore } from "../stores/stores-from-confi
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { flattenShare, helpersThroughPort } from "./embedding-shares.js";
 import type { IndexingDependencies } from "./index-documents.js";
-import { ingestFile } from "./ingest-file.js";
+import { ingestFile, planFile } from "./ingest-file.js";
 import { runUpsertTask } from "./ingestion-executor.js";
 import type { IngestionTask, IngestionTaskOutcome, IngestionWorkerData } from "./ingestion-tasks.js";
 import { StoppableEmbeddings } from "./stoppable-embeddings.js";
@@ -140,8 +140,20 @@ async function run(task: IngestionTask): Promise<unknown> {
     switch (task.kind) {
       case "upsert":
         return await withDependencies(task.sharesPort, (dependencies) => runUpsertTask(dependencies, { ...task, signal: stopping.signal }));
-      case "file":
-        return await withDependencies(task.sharesPort, (dependencies) => ingestFile(dependencies, { ...task, signal: stopping.signal }));
+      case "file": {
+        const { progressPort, sharesPort, ...request } = task;
+        return await withDependencies(sharesPort, (dependencies) =>
+          ingestFile(dependencies, {
+            ...request,
+            signal: stopping.signal,
+            onEmbeddingProgress: progressPort ? (progress) => progressPort.postMessage(progress) : undefined,
+          }),
+        );
+      }
+      case "plan-file": {
+        const { kind: _kind, ...request } = task;
+        return await withDependencies(undefined, (dependencies) => planFile(dependencies, { ...request, signal: stopping.signal }));
+      }
       case "embed": {
         const embeddings = taskEmbeddings(
           task.modelId ? await loadModel(task.modelId) : (await prepare()).embeddings,
@@ -164,7 +176,8 @@ async function run(task: IngestionTask): Promise<unknown> {
       }
     }
   } finally {
-    if (task.kind !== "embed-share") task.sharesPort?.close();
+    if (task.kind !== "embed-share" && task.kind !== "plan-file") task.sharesPort?.close();
+    if (task.kind === "file") task.progressPort?.close();
   }
 }
 

@@ -16,7 +16,9 @@ import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
 import { docqaErrorOf } from "../testing/docqa-error-of.js";
 import { craftZip, wordDocumentEntries } from "../testing/hostile-archives.js";
+import { startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createRecordingLogger } from "../testing/recording-logger.js";
+import type { IngestionThroughput } from "./ingest-files.js";
 import { createWorkerPoolExecutor, ingestionWorkerUrl } from "./worker-pool-executor.js";
 
 const built = ingestionWorkerUrl() !== undefined;
@@ -156,6 +158,40 @@ describe.skipIf(!built && process.env.CI !== "true")("ingestion in worker thread
     const next = await service.ingestFiles({ orgId: "org", principal, files: [{ path }] });
     expect([next.state, next.files.ingested]).toEqual(["succeeded", 1]);
     expect((await service.search({ orgId: "org", principal, query: "printer floor" })).results[0]?.chunk.docId).toBe("notes.md");
+  });
+
+  it("plans every file first, then reports each file's embedding progress from the worker while it is embedded", async () => {
+    // The workers embed through an OpenAI-compatible server (deterministic vectors), one request per slice.
+    await using wire = await startOpenAIWireServer({ embeddingDimension: 8 });
+    const { service } = workerService({
+      embeddings: { provider: "openai", modelName: "wire-embedding", dimension: 8, cacheMaxEntries: 0 },
+      models: { provider: "extractive", hostedBaseUrl: wire.baseUrl },
+      ingestion: { chunkSize: 200, chunkOverlap: 0 },
+    });
+    const paragraphs = (name: string, count: number) =>
+      Array.from({ length: count }, (_, index) => `Paragraph ${index} of ${name}: visitors sign in at the desk ${index}.`).join("\n\n");
+    const encode = (value: string) => new TextEncoder().encode(value);
+    const updates: IngestionThroughput[] = [];
+    const job = await service.ingestFiles(
+      {
+        orgId: "org",
+        principal,
+        files: [
+          { name: "large.md", bytes: encode(paragraphs("large", 900)) },
+          { name: "small.md", bytes: encode(paragraphs("small", 10)) },
+        ],
+      },
+      { plan: true, onProgress: (_job, _file, throughput) => updates.push(throughput) },
+    );
+    expect(job.state).toBe("succeeded");
+    const chunks = job.chunks;
+    // Both files' chunks were known before the first was embedded.
+    const firstEmbedded = updates.findIndex((update) => update.embeddedChunks > 0);
+    expect(updates[firstEmbedded - 1]).toMatchObject({ plannedFiles: 2, plannedChunks: chunks, embeddedChunks: 0 });
+    // The large file's slices were reported while it was embedded in the worker, not only at its end.
+    const during = updates.filter((update) => update.embeddedChunks > 0 && update.embeddedChunks < chunks);
+    expect(new Set(during.map((update) => update.embeddedChunks)).size).toBeGreaterThanOrEqual(2);
+    expect(updates.at(-1)).toMatchObject({ embeddedChunks: chunks, plannedChunks: chunks });
   });
 
   it("refuses new ingestion with ingestion_busy and a Retry-After while INGESTION_QUEUE_SIZE requests are in progress", async () => {

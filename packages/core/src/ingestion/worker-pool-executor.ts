@@ -1,9 +1,10 @@
 /**
  * The {@link IngestionExecutor} on a pool of worker threads (piscina): each task (an `/upsert`,
  * one file of a job) runs in a worker (`ingestion-worker.ts`), which writes the stores
- * itself; once a task has resolved, the serving thread's stores replay what it committed
- * (`DocumentStores.refresh`, in time slices), so the caller reads its own writes and the event loop
- * is never held for long. Threads start on demand, up to `min(MAX_INGESTION_THREADS,
+ * itself; the serving thread's stores replay what it committed (`DocumentStores.refresh`, in time
+ * slices), so the event loop is never held for long: an `/upsert` resolves after the replay, so
+ * the caller reads its own writes; a file's replay runs in the background, so that a job's next
+ * file is not held up by it (searches catch up before they read, and `settle` waits for it). Threads start on demand, up to `min(MAX_INGESTION_THREADS,
  * os.availableParallelism())`, and stop after a few idle minutes; tasks beyond them wait in the
  * pool's queue, which the admission (`INGESTION_QUEUE_SIZE`) bounds. A task that embeds carries a
  * channel on which its worker offers shares of large embedding calls; this thread runs each offer
@@ -24,8 +25,9 @@ import type { AuditLog } from "../logging/audit-log.js";
 import type { Logger } from "../logging/logger.js";
 import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { builtEntryUrl } from "../threads/built-entry-url.js";
+import type { EmbeddingProgress } from "./embed-chunks.js";
 import { type EmbeddedShare, relayShareOffers, type ShareOffer } from "./embedding-shares.js";
-import type { IngestedFile } from "./ingest-file.js";
+import type { FilePlan, IngestedFile } from "./ingest-file.js";
 import type { IngestionExecutor } from "./ingestion-executor.js";
 import type { IngestionTask, IngestionTaskOutcome, IngestionWorkerData } from "./ingestion-tasks.js";
 import type { UpsertDocumentsResult } from "./upsert-documents.js";
@@ -187,19 +189,34 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
     return run;
   };
   let closing: Promise<void> | undefined;
+  /** Each organisation's latest refresh after a file task, chained so each starts after the one before. */
+  const refreshes = new Map<string, Promise<void>>();
+  const refreshLater = (orgId: string): void => {
+    const next = (refreshes.get(orgId) ?? Promise.resolve())
+      .then(() => settings.refresh(orgId))
+      .catch((error: unknown) =>
+        settings.logger.debug(`applying an ingestion worker's writes failed: ${(error as Error).message}`, { component: "ingestion" }),
+      );
+    refreshes.set(orgId, next);
+    void next.finally(() => {
+      if (refreshes.get(orgId) === next) refreshes.delete(orgId);
+    });
+  };
 
   // No AbortSignal reaches piscina: aborting a started task terminates its thread, and terminating
   // a thread while onnxruntime-node runs aborts the whole process. A caller's signal is checked
   // before the task is queued; closing the pool stops started tasks through the shared flag.
-  const runTask = async <T>(task: IngestionTask, signal?: AbortSignal): Promise<T> => {
+  const runTask = async <T>(task: IngestionTask, signal?: AbortSignal, ports: MessagePort[] = []): Promise<T> => {
     signal?.throwIfAborted();
     if (closing) throw new DocqaError("store_unavailable", "the service is stopping: retry the ingestion", { component: "ingestion" });
     let outcome: IngestionTaskOutcome;
     // A task that embeds offers shares to the other workers through its own channel (embedding-shares.ts).
-    const channel = task.kind === "embed-share" || threads < 2 ? undefined : new MessageChannel();
+    const channel = task.kind === "embed-share" || task.kind === "plan-file" || threads < 2 ? undefined : new MessageChannel();
     const closeChannel = channel ? relayShareOffers(channel.port1, embedShare) : undefined;
     try {
-      outcome = channel ? await runOnPool({ ...task, sharesPort: channel.port2 } as IngestionTask, [channel.port2]) : await runOnPool(task);
+      const transfer = channel ? [channel.port2, ...ports] : ports;
+      const sent = channel ? ({ ...task, sharesPort: channel.port2 } as IngestionTask) : task;
+      outcome = transfer.length > 0 ? await runOnPool(sent, transfer) : await runOnPool(sent);
     } catch (error) {
       throw workerFailure(task, error, settings.config.ingestion.workerHeapMegabytes);
     } finally {
@@ -226,11 +243,31 @@ export function createWorkerPoolExecutor(settings: WorkerPoolExecutorSettings): 
       return result;
     },
     async ingestFile(request) {
-      // A listener cannot cross to the thread: the outcome carries the file's embedding progress.
+      // A listener cannot cross to the thread: the worker posts the file's embedding progress on a
+      // port of its own (after each slice embedded), and the outcome carries the final one.
+      const { signal, onEmbeddingProgress: listener, ...rest } = request;
+      const progress = listener ? new MessageChannel() : undefined;
+      progress?.port1.on("message", (update: EmbeddingProgress) => listener?.(update));
+      try {
+        const result = await runTask<IngestedFile>(
+          { kind: "file", ...rest, ...(progress ? { progressPort: progress.port2 } : {}) },
+          signal,
+          progress ? [progress.port2] : [],
+        );
+        // Applied in the background: the job's next file starts at once, and every search
+        // catches up with committed writes before it reads (`settle` waits for it).
+        if (!result.unchanged) refreshLater(request.orgId);
+        return result;
+      } finally {
+        progress?.port1.close();
+      }
+    },
+    async settle(orgId) {
+      await refreshes.get(orgId);
+    },
+    planFile(request) {
       const { signal, onEmbeddingProgress: _listener, ...rest } = request;
-      const result = await runTask<IngestedFile>({ kind: "file", ...rest }, signal);
-      if (!result.unchanged) await settings.refresh(request.orgId);
-      return result;
+      return runTask<FilePlan>({ kind: "plan-file", ...rest }, signal);
     },
     embedDocuments(texts, modelId) {
       return runTask<number[][] | undefined>({ kind: "embed", texts, modelId });

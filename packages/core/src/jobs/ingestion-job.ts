@@ -57,7 +57,7 @@ export interface IngestionJob {
         principal?: { userName: string; roles: string[]; groups: string[] } | undefined;
         requestId?: string | undefined;
         metadata: Record<string, unknown>;
-        files: { name: string; path: string; docId: string; lastModified?: string }[];
+        files: { name: string; path: string; docId: string; replacesDocId?: string | undefined; lastModified?: string }[];
         /** A directory of received uploads to delete when the job finishes. */
         uploadDirectory?: string | undefined;
       }

@@ -270,7 +270,7 @@ export function createRagService(options: RagServiceOptions = {}): RagService {
           metadata: parseDocumentMetadata(request.metadata ?? {}),
           uploadDirectory: request.uploadDirectory,
         },
-        ingestOptions?.onProgress,
+        ingestOptions,
       );
     },
 

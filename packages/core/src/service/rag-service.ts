@@ -48,6 +48,19 @@ export interface UpsertRequest extends RequestContext {
 /** Output of {@link RagService.upsert}. */
 export type UpsertResult = UpsertDocumentsResult;
 
+/** How {@link RagService.ingestFiles} reports its progress. */
+export interface IngestFilesOptions {
+  /** Called as the job advances (see {@link IngestionProgressListener}). */
+  onProgress?: IngestionProgressListener | undefined;
+  /**
+   * Plan every file before ingesting any (read, load and split into chunks, nothing written), so
+   * that the progress's `plannedChunks` counts the chunks of every file from the start and an ETA
+   * can be based on chunks, the embedding work; default false. Costs one more parse of each file:
+   * worth it when an embedding model makes each chunk far dearer than its parse.
+   */
+  plan?: boolean | undefined;
+}
+
 /** Input of {@link RagService.ingestFiles} and {@link RagService.startIngestion}. */
 export interface IngestFilesRequest extends RequestContext {
   files: readonly FileSource[];
@@ -291,7 +304,7 @@ export interface RagService {
    *   (vector index, keyword index, registry, job store) does not answer a readiness check within
    *   `READINESS_TIMEOUT_MS`.
    */
-  ingestFiles(request: IngestFilesRequest, options?: { onProgress?: IngestionProgressListener }): Promise<IngestionJob>;
+  ingestFiles(request: IngestFilesRequest, options?: IngestFilesOptions): Promise<IngestionJob>;
   /**
    * Starts an ingestion job in the background and returns it queued. Files given as bytes are
    * first saved under `DATA_DIR/uploads/<jobId>/`, so a job interrupted by a restart resumes
