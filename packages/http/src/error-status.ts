@@ -7,8 +7,9 @@
  * the reranker raise `model_unavailable` only while loading, which the service turns into
  * BM25-only retrieval or no reranking at start-up, so their failures do not reach clients.
  *
- * Overload: `ingestion_busy` is 503 Service Unavailable with `Retry-After` (RFC 9110 §15.6.4:
- * a temporary overload of the server, not of the client's budget, which is 429 `rate_limited`).
+ * Overload: `ingestion_busy` and `model_busy` (the in-process model's queue is full) are 503
+ * Service Unavailable with `Retry-After` (RFC 9110 §15.6.4: a temporary overload of the server,
+ * not of the client's budget, which is 429 `rate_limited`).
  */
 import type { DocqaErrorCode } from "@docqa/core";
 
@@ -33,6 +34,7 @@ export const errorStatus: Readonly<Record<DocqaErrorCode, 400 | 401 | 403 | 404 
   store_corrupt: 500,
   model_unavailable: 502,
   model_timeout: 504,
+  model_busy: 503,
   rate_limited: 429,
   ingestion_busy: 503,
   too_many_documents: 413,

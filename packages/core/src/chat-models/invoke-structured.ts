@@ -9,6 +9,7 @@ import { BaseCallbackHandler, type CallbackHandlerPrefersStreaming } from "@lang
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk } from "@langchain/core/outputs";
+import { DocqaError } from "../errors/docqa-error.js";
 import { callWithResilience, type ResiliencePolicy } from "./call-with-resilience.js";
 import type { ModelFailure } from "./classify-model-error.js";
 
@@ -28,10 +29,39 @@ export type StructuredOutputMethod = "functionCalling" | "jsonSchema" | "jsonMod
 
 /**
  * The default method for a model: `jsonSchema` for Ollama (its native `format` schema; `ChatOllama`
- * does not force a tool choice), `functionCalling` for every other provider.
+ * does not force a tool choice) and for the in-process `llama-cpp` model (a grammar, whatever the
+ * method), `functionCalling` for every other provider. For a model marked with
+ * {@link detectStructuredOutputMethod}, `functionCalling` is where detection starts.
  */
 export function defaultStructuredOutputMethod(model: BaseChatModel): StructuredOutputMethod {
-  return model._llmType() === "ollama" ? "jsonSchema" : "functionCalling";
+  const type = model._llmType();
+  return type === "ollama" || type === "llama-cpp" ? "jsonSchema" : "functionCalling";
+}
+
+/** Models whose `functionCalling` calls may switch to `jsonSchema` (see {@link detectStructuredOutputMethod}). */
+const detecting = new WeakSet<BaseChatModel>();
+/** What detection found per model: `jsonSchema` once the server showed it does not honour a forced tool call. */
+const detected = new WeakMap<BaseChatModel, StructuredOutputMethod>();
+
+/**
+ * Marks a model whose server may not honour a forced tool call (`RAG_LLM_STRUCTURED_OUTPUT=auto`
+ * with the openai provider): its `functionCalling` calls then switch to `jsonSchema` when the
+ * server shows it, and stay switched for that model (every later call of any component):
+ * - the server rejects the request (HTTP 400) with a message about tools or `tool_choice`
+ *   (llama.cpp's `llama-server`: "Wrong type supplied for parameter 'tool_choice'"): the call is
+ *   sent again at once with `response_format: json_schema`, and the switch is kept only if that
+ *   succeeds;
+ * - the server answers with text and no tool call (it ignored `tool_choice`): this call's text is
+ *   used as it is (the answer's repair reads JSON from text), later calls use `jsonSchema`.
+ * Servers that honour tool calling (OpenAI, vLLM with a tool parser, gateways) are never switched.
+ */
+export function detectStructuredOutputMethod(model: BaseChatModel): void {
+  detecting.add(model);
+}
+
+/** The method detection chose for a model so far: `jsonSchema` after a switch, else undefined. */
+export function detectedStructuredOutputMethod(model: BaseChatModel): StructuredOutputMethod | undefined {
+  return detected.get(model);
 }
 
 /** Input of {@link invokeStructured}. */
@@ -77,7 +107,31 @@ export interface StructuredOutput {
  * @throws {DocqaError} `model_unavailable` (see `callWithResilience`); the caller's abort reason.
  */
 export async function invokeStructured(call: StructuredCall): Promise<StructuredOutput> {
-  const runnable = call.model.withStructuredOutput(call.schema, { name: call.name, method: call.method, includeRaw: true });
+  const detects = call.method === "functionCalling" && detecting.has(call.model);
+  const method = detects ? (detected.get(call.model) ?? call.method) : call.method;
+  if (!detects || method !== "functionCalling") return invokeWith(call, method);
+  let output: StructuredOutput & { toolCalls: number };
+  try {
+    output = await invokeWith(call, "functionCalling");
+  } catch (error) {
+    if (!rejectsToolCalls(error)) throw error;
+    const retried = await invokeWith(call, "jsonSchema");
+    detected.set(call.model, "jsonSchema");
+    return { ...retried, attempts: retried.attempts + 1 };
+  }
+  if (output.toolCalls === 0 && output.candidates.length > 0) detected.set(call.model, "jsonSchema");
+  return output;
+}
+
+/** True for a request the server refused because of its tools or forced `tool_choice` (HTTP 400). */
+function rejectsToolCalls(error: unknown): boolean {
+  if (!DocqaError.isInstance(error)) return false;
+  const details = error.details as { reason?: unknown; status?: unknown } | undefined;
+  return details?.reason === "rejected" && details.status === 400 && /tool/i.test(error.message);
+}
+
+async function invokeWith(call: StructuredCall, method: StructuredOutputMethod): Promise<StructuredOutput & { toolCalls: number }> {
+  const runnable = call.model.withStructuredOutput(call.schema, { name: call.name, method, includeRaw: true });
   const callbacks = call.onToken ? [new TokenForwarder(call.onToken)] : undefined;
   const { value, attempts } = await callWithResilience(
     async (signal) => {
@@ -94,7 +148,8 @@ export async function invokeStructured(call: StructuredCall): Promise<Structured
     { policy: call.policy, signal: call.signal, component: call.component, model: call.modelName, mayRetry: call.mayRetry },
   );
   const result = value as { raw?: unknown; parsed?: unknown; parseError?: string };
-  return { candidates: candidatesOf(result.parsed, result.raw), attempts, parseError: result.parseError };
+  const toolCalls = ((result.raw ?? {}) as { tool_calls?: unknown[] }).tool_calls?.length ?? 0;
+  return { candidates: candidatesOf(result.parsed, result.raw), attempts, parseError: result.parseError, toolCalls };
 }
 
 function candidatesOf(parsed: unknown, raw: unknown): unknown[] {
