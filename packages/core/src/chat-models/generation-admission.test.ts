@@ -11,8 +11,12 @@ describe("GenerationAdmission", () => {
     const first = await admission.acquire();
     const second = await admission.acquire();
     const started: string[] = [];
-    const third = admission.acquire().then((release) => (started.push("third"), release));
-    const fourth = admission.acquire().then((release) => (started.push("fourth"), release));
+    const track = (name: string) => (release: () => void) => {
+      started.push(name);
+      return release;
+    };
+    const third = admission.acquire().then(track("third"));
+    const fourth = admission.acquire().then(track("fourth"));
     await settle();
     expect([admission.active, admission.waiting, started]).toEqual([2, 2, []]);
     second();
