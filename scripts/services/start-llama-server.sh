@@ -22,7 +22,7 @@
 # State under ${DOCQA_SERVICES_DIR:-$PWD/.services}/llama-server/ (pid, port, log). Idempotent: exits 0
 # at once when our server already answers. On success writes ${DOCQA_SERVICES_DIR}/llama-server.ready
 # containing the server's base URL (the OpenAI-compatible API is under /v1); scripts/services/env.sh
-# exports it as DOCQA_TEST_LLAMA_SERVER_URL and the model path as DOCQA_TEST_LLM_MODEL_PATH.
+# exports it as DOCQA_TEST_LLAMA_SERVER_URL.
 #
 # Environment:
 #   DOCQA_LLAMA_SERVER_PORT   port (default: the running server's, else a free port)
@@ -172,6 +172,5 @@ if ! docqa_wait_until 180 "$pidfile" "$pattern" llama_ready; then
   docqa_stop_pidfile "$pidfile" "$pattern" TERM || true
   exit 1
 fi
-printf '%s\n' "$model" >"$state_dir/model-path"
 docqa_mark_ready llama-server "$url"
 docqa_log "ready on ${url} (pid $(docqa_pid_from_file "$pidfile"), $(($(docqa_now) - started_at)) s)"

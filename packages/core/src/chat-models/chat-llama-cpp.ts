@@ -4,16 +4,16 @@
  * (`RAG_LLM_PROVIDER=llama-cpp`), so the answerer, query decomposition, the intent classifier,
  * streaming callbacks and the retry layer use it like any other provider.
  *
- * - Messages become node-llama-cpp's chat history (system, user, model turns) and are rendered
- *   with the model's own chat template (node-llama-cpp's `"auto"` chat wrapper).
+ * - Messages become the runtime's system, user and assistant messages, rendered with the model's
+ *   own chat template.
  * - `withStructuredOutput` constrains sampling with a grammar made from the JSON Schema, whatever
  *   method is asked for (there is no tool-call protocol in process): the output is valid JSON of
  *   the schema unless generation stops early (token limit, repetition).
  * - Generation is bounded: at most `maxTokens` tokens (`LOCALLLM_NUM_PREDICT`), and it stops as
- *   soon as the output loops ({@link RepetitionGuard}); `response_metadata.finish_reason` says why
+ *   soon as the output loops (`RepetitionGuard`); `response_metadata.finish_reason` says why
  *   it ended (`stop`, `length`, `repetition`).
- * - Each call leases one context sequence of the shared {@link LlamaCppRuntime} (bounded
- *   concurrency and queue, `model_busy` when full) and honours the call's `signal`.
+ * - Each call is one `generate` of the shared {@link LlamaCppRuntime} (a context sequence of its
+ *   own, bounded concurrency and queue, `model_busy` when full) and honours the call's `signal`.
  *
  * @langchain/community's `ChatLlamaCpp` is not used: it keeps one chat session per model (no
  * concurrent calls) and has no grammar-constrained structured output.
@@ -29,9 +29,7 @@ import type { Runnable } from "@langchain/core/runnables";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { isSerializableSchema, type SerializableSchema } from "@langchain/core/utils/standard_schema";
 import { type InteropZodType, isInteropZodSchema } from "@langchain/core/utils/types";
-import type { ChatHistoryItem } from "node-llama-cpp";
-import { type LlamaCppRuntime, sharedLlamaCppRuntime } from "./llama-cpp-runtime.js";
-import { RepetitionGuard } from "./repetition-guard.js";
+import { type LlamaCppRuntime, type LocalChatMessage, type LocalGeneration, sharedLlamaCppRuntime } from "./llama-cpp-runtime.js";
 
 /**
  * Default `LOCALLLM_NUM_PREDICT` for llama-cpp (1024 tokens): an Answer object with a callout and
@@ -39,9 +37,6 @@ import { RepetitionGuard } from "./repetition-guard.js";
  * which at about 20 tokens/s on two cores would hold a sequence for a minute.
  */
 export const defaultLlamaCppMaxTokens = 1024;
-
-/** Why a generation ended (`response_metadata.finish_reason`), in OpenAI's terms plus `repetition`. */
-export type LlamaCppFinishReason = "stop" | "length" | "repetition";
 
 /** Constructor fields of {@link ChatLlamaCpp}. */
 export interface ChatLlamaCppFields extends BaseChatModelParams {
@@ -65,16 +60,6 @@ export interface ChatLlamaCppCallOptions extends BaseChatModelCallOptions {
   responseSchema?: Record<string, unknown>;
   /** Overrides the model's `maxTokens` for this call. */
   maxTokens?: number;
-}
-
-/** What one generation produced. */
-interface Generation {
-  text: string;
-  finishReason: LlamaCppFinishReason;
-  inputTokens: number;
-  outputTokens: number;
-  /** Milliseconds waited for a sequence (and the first load). */
-  queueMs: number;
 }
 
 /**
@@ -140,7 +125,7 @@ export class ChatLlamaCpp extends BaseChatModel<ChatLlamaCppCallOptions, AIMessa
     let wake: (() => void) | undefined;
     let finished = false;
     let failure: unknown;
-    let generation: Generation | undefined;
+    let generation: LocalGeneration | undefined;
     const stop = new AbortController();
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     void this.#generate(messages, { ...options, signal }, (text) => {
@@ -192,46 +177,17 @@ export class ChatLlamaCpp extends BaseChatModel<ChatLlamaCppCallOptions, AIMessa
     }
   }
 
-  /** Runs one generation on a leased sequence. */
-  async #generate(messages: BaseMessage[], options: this["ParsedCallOptions"], onText?: (text: string) => void): Promise<Generation> {
-    const lease = await this.runtime.lease(options.signal);
-    try {
-      const grammar = options.responseSchema ? await this.runtime.grammar(lease.llama, options.responseSchema) : undefined;
-      const chat = new lease.module.LlamaChat({ contextSequence: lease.sequence });
-      const guard = new RepetitionGuard();
-      const stop = new AbortController();
-      const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-      const meter = lease.sequence.tokenMeter.getState();
-      try {
-        const response = await chat.generateResponse(toChatHistory(messages), {
-          grammar,
-          maxTokens: options.maxTokens ?? this.maxTokens,
-          temperature: this.temperature,
-          ...(this.temperature > 0 ? { topP: this.topP } : {}),
-          signal,
-          // A stop of ours (repetition) keeps the text generated so far; the caller's abort throws below.
-          stopOnAbortSignal: true,
-          onTextChunk: onText,
-          onToken: (tokens) => {
-            if (guard.push(tokens)) stop.abort(new DOMException("the output repeats itself", "AbortError"));
-          },
-        });
-        options.signal?.throwIfAborted();
-        const used = lease.sequence.tokenMeter.diff(meter);
-        const stopReason = response.metadata.stopReason;
-        return {
-          text: response.response,
-          finishReason: guard.looping ? "repetition" : stopReason === "maxTokens" ? "length" : "stop",
-          inputTokens: used.usedInputTokens,
-          outputTokens: used.usedOutputTokens,
-          queueMs: lease.waitedMs,
-        };
-      } finally {
-        chat.dispose();
-      }
-    } finally {
-      lease.release();
-    }
+  /** Runs one generation on the shared runtime. */
+  #generate(messages: BaseMessage[], options: this["ParsedCallOptions"], onText?: (text: string) => void): Promise<LocalGeneration> {
+    return this.runtime.generate({
+      messages: messages.map(toLocalMessage),
+      jsonSchema: options.responseSchema,
+      maxTokens: options.maxTokens ?? this.maxTokens,
+      temperature: this.temperature,
+      topP: this.topP,
+      signal: options.signal,
+      onText,
+    });
   }
 
   /**
@@ -268,24 +224,14 @@ export class ChatLlamaCpp extends BaseChatModel<ChatLlamaCppCallOptions, AIMessa
 }
 
 /**
- * LangChain messages as node-llama-cpp's chat history, ending with the model turn to generate:
- * system messages become system turns, AI messages model turns, every other message (human,
- * tool) a user turn. Content arrays keep their text parts.
+ * A LangChain message as a message of the runtime: system messages stay system messages, AI
+ * messages become assistant messages, every other message (human, tool) a user message. Content
+ * arrays keep their text parts.
  */
-export function toChatHistory(messages: readonly BaseMessage[]): ChatHistoryItem[] {
-  const history: ChatHistoryItem[] = messages.map((message): ChatHistoryItem => {
-    const text = textOf(message.content);
-    switch (message.getType()) {
-      case "system":
-        return { type: "system", text };
-      case "ai":
-        return { type: "model", response: [text] };
-      default:
-        return { type: "user", text };
-    }
-  });
-  history.push({ type: "model", response: [] });
-  return history;
+export function toLocalMessage(message: BaseMessage): LocalChatMessage {
+  const content = textOf(message.content);
+  const type = message.getType();
+  return { role: type === "system" ? "system" : type === "ai" ? "assistant" : "user", content };
 }
 
 function textOf(content: BaseMessage["content"]): string {
@@ -293,7 +239,7 @@ function textOf(content: BaseMessage["content"]): string {
   return content.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : "")).join("");
 }
 
-function responseMetadata(generation: Generation, model: string): Record<string, unknown> {
+function responseMetadata(generation: LocalGeneration, model: string): Record<string, unknown> {
   return {
     model_provider: "llama-cpp",
     model_name: model,
@@ -302,7 +248,7 @@ function responseMetadata(generation: Generation, model: string): Record<string,
   };
 }
 
-function usageMetadata(generation: Generation) {
+function usageMetadata(generation: LocalGeneration) {
   return {
     input_tokens: generation.inputTokens,
     output_tokens: generation.outputTokens,

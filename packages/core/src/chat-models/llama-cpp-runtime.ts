@@ -17,11 +17,12 @@
  */
 import { resolve } from "node:path";
 import { LRUCache } from "lru-cache";
-import type { Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from "node-llama-cpp";
+import type { ChatHistoryItem, Llama, LlamaContext, LlamaContextSequence, LlamaGrammar, LlamaModel } from "node-llama-cpp";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { GenerationAdmission } from "./generation-admission.js";
 import { loadNodeLlamaCppModule, type NodeLlamaCppModule } from "./load-provider-module.js";
+import { RepetitionGuard } from "./repetition-guard.js";
 
 /** Settings of a {@link LlamaCppRuntime}. */
 export interface LlamaCppRuntimeSettings {
@@ -62,15 +63,47 @@ interface LoadedModel {
   context: LlamaContext;
 }
 
-/** A context sequence leased for one generation. */
-export interface SequenceLease {
-  module: NodeLlamaCppModule;
-  llama: Llama;
-  sequence: LlamaContextSequence;
-  /** Milliseconds the call waited for a free sequence (and, on the first call, for the model to load). */
-  waitedMs: number;
-  /** Returns the sequence; call once, after the generation has ended. */
-  release(): void;
+/** One message of a conversation to continue. */
+export interface LocalChatMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+/** What to generate (see {@link LlamaCppRuntime.generate}). */
+export interface LocalGenerationRequest {
+  /** The conversation; the model writes the next assistant message. */
+  messages: readonly LocalChatMessage[];
+  /** JSON Schema the output must follow (grammar-constrained sampling); free text without it. */
+  jsonSchema?: Record<string, unknown> | undefined;
+  /** Most tokens to generate. */
+  maxTokens: number;
+  /** Sampling temperature; 0 is greedy decoding. */
+  temperature: number;
+  /** Nucleus sampling threshold, used when `temperature` is above 0. */
+  topP?: number | undefined;
+  /** Aborts the generation (or the wait for a sequence); the call then rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+  /** Receives the text as it is generated. */
+  onText?: ((text: string) => void) | undefined;
+}
+
+/** Why a generation ended, in OpenAI's terms plus `repetition` (stopped by the {@link RepetitionGuard}). */
+export type LocalFinishReason = "stop" | "length" | "repetition";
+
+/** What one generation produced. */
+export interface LocalGeneration {
+  text: string;
+  finishReason: LocalFinishReason;
+  /** Prompt tokens evaluated (a prefix already in the sequence's KV cache is not evaluated again). */
+  inputTokens: number;
+  /** Tokens generated. */
+  outputTokens: number;
+  /** Milliseconds waited for a sequence (and, on the first call, for the model to load). */
+  queueMs: number;
+  /** Milliseconds from the start of the call to the first generated text; undefined when nothing was generated. */
+  firstTextMs: number | undefined;
+  /** Milliseconds from the start of the call to its end. */
+  totalMs: number;
 }
 
 /** Load and queue state, for health and benchmarks. */
@@ -120,7 +153,11 @@ export class LlamaCppRuntime {
    *
    * @throws {DocqaError} `model_unavailable` when node-llama-cpp is missing or the file cannot be loaded.
    */
-  load(): Promise<LoadedModel> {
+  async load(): Promise<void> {
+    await this.#loadOnce();
+  }
+
+  #loadOnce(): Promise<LoadedModel> {
     this.#loading ??= this.#load().then(
       (loaded) => {
         this.#loaded = loaded;
@@ -184,35 +221,66 @@ export class LlamaCppRuntime {
   }
 
   /**
-   * Leases a context sequence for one generation, waiting in the queue when all are busy.
+   * Generates the next assistant message of a conversation on a leased context sequence: waits for
+   * a free sequence (bounded queue), loads the model on first use, applies the grammar of
+   * `jsonSchema`, and stops at `maxTokens`, at the end of the message, or as soon as the output
+   * loops ({@link RepetitionGuard}).
    *
    * @throws {DocqaError} `model_busy` (with `retryAfterSeconds`) when `queueSize` calls already wait.
-   * @throws the signal's reason when `signal` aborts while waiting.
-   * @throws {DocqaError} `model_unavailable` from {@link load}.
+   * @throws {DocqaError} `model_unavailable` when the model cannot be loaded or the schema not turned into a grammar.
+   * @throws the signal's reason when `request.signal` aborts.
    */
-  async lease(signal?: AbortSignal): Promise<SequenceLease> {
+  async generate(request: LocalGenerationRequest): Promise<LocalGeneration> {
     const started = performance.now();
-    const release = await this.#admission.acquire(signal);
+    const release = await this.#admission.acquire(request.signal);
+    let sequence: LlamaContextSequence | undefined;
     try {
-      const { module, llama, context } = await this.load();
-      signal?.throwIfAborted();
-      const sequence = this.#free.pop() ?? context.getSequence();
-      let released = false;
-      return {
-        module,
-        llama,
-        sequence,
-        waitedMs: performance.now() - started,
-        release: () => {
-          if (released) return;
-          released = true;
-          this.#free.push(sequence);
-          release();
-        },
-      };
-    } catch (error) {
+      const { module, llama, context } = await this.#loadOnce();
+      request.signal?.throwIfAborted();
+      sequence = this.#free.pop() ?? context.getSequence();
+      const queueMs = performance.now() - started;
+      const grammar = request.jsonSchema ? await this.#grammar(llama, request.jsonSchema) : undefined;
+      const chat = new module.LlamaChat({ contextSequence: sequence });
+      const guard = new RepetitionGuard();
+      const stop = new AbortController();
+      const signal = request.signal ? AbortSignal.any([request.signal, stop.signal]) : stop.signal;
+      const meter = sequence.tokenMeter.getState();
+      let firstTextMs: number | undefined;
+      try {
+        const response = await chat.generateResponse(toChatHistory(request.messages), {
+          grammar,
+          maxTokens: request.maxTokens,
+          temperature: request.temperature,
+          ...(request.temperature > 0 && request.topP !== undefined ? { topP: request.topP } : {}),
+          signal,
+          // A stop of ours (repetition) keeps the text generated so far; the caller's abort throws below.
+          stopOnAbortSignal: true,
+          onTextChunk: (text) => {
+            firstTextMs ??= performance.now() - started;
+            request.onText?.(text);
+          },
+          onToken: (tokens) => {
+            if (guard.push(tokens)) stop.abort(new DOMException("the output repeats itself", "AbortError"));
+          },
+        });
+        request.signal?.throwIfAborted();
+        const used = sequence.tokenMeter.diff(meter);
+        const stopReason = response.metadata.stopReason;
+        return {
+          text: response.response,
+          finishReason: guard.looping ? "repetition" : stopReason === "maxTokens" ? "length" : "stop",
+          inputTokens: used.usedInputTokens,
+          outputTokens: used.usedOutputTokens,
+          queueMs,
+          firstTextMs,
+          totalMs: performance.now() - started,
+        };
+      } finally {
+        chat.dispose();
+      }
+    } finally {
+      if (sequence) this.#free.push(sequence);
       release();
-      throw error;
     }
   }
 
@@ -222,7 +290,7 @@ export class LlamaCppRuntime {
    *
    * @throws {DocqaError} `model_unavailable` (`rejected`) when the schema uses what the grammar cannot express.
    */
-  grammar(llama: Llama, schema: Record<string, unknown>): Promise<LlamaGrammar> {
+  #grammar(llama: Llama, schema: Record<string, unknown>): Promise<LlamaGrammar> {
     const key = JSON.stringify(schema);
     let grammar = this.#grammars.get(key);
     if (!grammar) {
@@ -239,7 +307,7 @@ export class LlamaCppRuntime {
     return grammar;
   }
 
-  /** Frees the context, the model and the runtime; waiting calls are refused. */
+  /** Frees the context and the model; waiting calls are refused. A later call loads the model again. */
   async dispose(): Promise<void> {
     this.#admission.rejectWaiting(new DocqaError("model_unavailable", "the local model was closed", { component: "llama-cpp" }));
     const loading = this.#loading;
@@ -274,4 +342,21 @@ export async function disposeSharedLlamaCppRuntimes(): Promise<void> {
   const all = [...runtimes.values()];
   runtimes.clear();
   await Promise.all(all.map((runtime) => runtime.dispose()));
+}
+
+/**
+ * The conversation as node-llama-cpp's chat history, ending with the model turn to generate; it is
+ * rendered with the model's own chat template (node-llama-cpp's `"auto"` chat wrapper).
+ */
+function toChatHistory(messages: readonly LocalChatMessage[]): ChatHistoryItem[] {
+  const history = messages.map(
+    (message): ChatHistoryItem =>
+      message.role === "system"
+        ? { type: "system", text: message.content }
+        : message.role === "assistant"
+          ? { type: "model", response: [message.content] }
+          : { type: "user", text: message.content },
+  );
+  history.push({ type: "model", response: [] });
+  return history;
 }
