@@ -100,9 +100,9 @@ const authErrors = {
   500: errorContent("Server error."),
   503: {
     ...errorContent(
-      "`JWT_SECRET` is not configured, a store is unavailable, or (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+      "`JWT_SECRET` is not configured, a store is unavailable, (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
     ),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy`: seconds to wait." } },
+    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy` or `model_busy`: seconds to wait." } },
   },
 };
 const modelErrors = {

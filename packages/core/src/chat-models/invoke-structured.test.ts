@@ -15,6 +15,7 @@ import {
   detectStructuredOutputMethod,
   invokeStructured,
   type StructuredCall,
+  toolCallWrittenAsText,
 } from "./invoke-structured.js";
 
 const schema = {
@@ -100,6 +101,16 @@ describe("structured-output detection (RAG_LLM_STRUCTURED_OUTPUT=auto, openai pr
     expect(methodsRequested()).toEqual(["tool_choice", "json_schema"]);
   });
 
+  it("reads a tool call the model wrote as text (llama-server with a forced tool_choice), then uses json_schema", async () => {
+    const model = modelFor(true);
+    const written = `\`\`\`json\n{"name": "decomposition", "arguments": ${output}}\n\`\`\``;
+    server.enqueueChat({ type: "content", content: written }, { type: "content", content: output });
+    const first = await call(model);
+    expect(first.candidates).toEqual([{ subqueries: ["vacation days", "travel expenses"] }, written]);
+    await call(model);
+    expect(methodsRequested()).toEqual(["tool_choice", "json_schema"]);
+  });
+
   it("keeps forced tool calls for a server that honours them", async () => {
     const model = modelFor(true);
     server.enqueueChat({ type: "output", text: output }, { type: "output", text: output });
@@ -122,5 +133,26 @@ describe("structured-output detection (RAG_LLM_STRUCTURED_OUTPUT=auto, openai pr
     server.enqueueChat(toolChoiceRejection);
     await expect(call(model)).rejects.toMatchObject({ code: "model_unavailable", details: { reason: "rejected", status: 400 } });
     expect(methodsRequested()).toEqual(["tool_choice"]);
+  });
+});
+
+describe("toolCallWrittenAsText", () => {
+  it.each([
+    ['{"name": "answer", "arguments": {"a": 1}}', { a: 1 }],
+    ['```json\n{"name": "answer", "arguments": {"a": 1}}\n```', { a: 1 }],
+    ['<tool_call>\n{"name": "answer", "arguments": {"a": 1}}\n</tool_call>', { a: 1 }],
+    ['{"name": "answer", "parameters": {"a": 1}}', { a: 1 }],
+  ])("reads the arguments of %j", (text, expected) => {
+    expect(toolCallWrittenAsText(text, "answer")).toEqual(expected);
+  });
+
+  it.each([
+    ['{"name": "other", "arguments": {"a": 1}}'],
+    ['{"callout_answer": "x", "arguments": {"a": 1}}'],
+    ['{"name": "answer", "arguments": "{\\"a\\": 1}"}'],
+    ["The answer is 25 [Source: doc_1]."],
+    ['{"name": "answer", "arguments": {"a": 1}'],
+  ])("returns undefined for %j", (text) => {
+    expect(toolCallWrittenAsText(text, "answer")).toBeUndefined();
   });
 });

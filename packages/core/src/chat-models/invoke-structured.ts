@@ -48,11 +48,13 @@ const detected = new WeakMap<BaseChatModel, StructuredOutputMethod>();
  * with the openai provider): its `functionCalling` calls then switch to `jsonSchema` when the
  * server shows it, and stay switched for that model (every later call of any component):
  * - the server rejects the request (HTTP 400) with a message about tools or `tool_choice`
- *   (llama.cpp's `llama-server`: "Wrong type supplied for parameter 'tool_choice'"): the call is
+ *   (older `llama-server` builds: "Wrong type supplied for parameter 'tool_choice'"): the call is
  *   sent again at once with `response_format: json_schema`, and the switch is kept only if that
  *   succeeds;
- * - the server answers with text and no tool call (it ignored `tool_choice`): this call's text is
- *   used as it is (the answer's repair reads JSON from text), later calls use `jsonSchema`.
+ * - the server answers with text and no tool call (it accepted `tool_choice` without enforcing it,
+ *   as current `llama-server` builds do, and the model wrote the call as text): this call's text is
+ *   used (with the arguments of a call written as text first, `toolCallWrittenAsText`), later
+ *   calls use `jsonSchema`.
  * Servers that honour tool calling (OpenAI, vLLM with a tool parser, gateways) are never switched.
  */
 export function detectStructuredOutputMethod(model: BaseChatModel): void {
@@ -91,8 +93,8 @@ export interface StructuredCall {
 export interface StructuredOutput {
   /**
    * Candidate outputs, most structured first: the parsed object, the first tool call's
-   * arguments (an object), an invalid tool call's raw arguments (a string), the message text.
-   * Empty values are left out.
+   * arguments (an object), an invalid tool call's raw arguments (a string), the arguments of a
+   * tool call written as text (`toolCallWrittenAsText`), the message text. Empty values are left out.
    */
   candidates: unknown[];
   /** Calls made, retries included. */
@@ -149,10 +151,35 @@ async function invokeWith(call: StructuredCall, method: StructuredOutputMethod):
   );
   const result = value as { raw?: unknown; parsed?: unknown; parseError?: string };
   const toolCalls = ((result.raw ?? {}) as { tool_calls?: unknown[] }).tool_calls?.length ?? 0;
-  return { candidates: candidatesOf(result.parsed, result.raw), attempts, parseError: result.parseError, toolCalls };
+  return { candidates: candidatesOf(result.parsed, result.raw, call.name), attempts, parseError: result.parseError, toolCalls };
 }
 
-function candidatesOf(parsed: unknown, raw: unknown): unknown[] {
+/**
+ * The arguments of a tool call the model wrote as text instead of through the server's tool-call
+ * protocol: `{"name": "<tool>", "arguments": {...}}`, bare, in a Markdown fence or in Qwen's
+ * `<tool_call>` tags (what Qwen2.5 writes when a server passes the tools to the chat template but
+ * does not parse the reply, as `llama-server` does for a forced `tool_choice`). Undefined for any
+ * other text, or a call of another tool.
+ */
+export function toolCallWrittenAsText(text: string | undefined, toolName: string): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*|\s*```$/g, "")
+    .replace(/^<tool_call>\s*|\s*<\/tool_call>$/g, "")
+    .trim();
+  if (!body.startsWith("{")) return undefined;
+  try {
+    const envelope = JSON.parse(body) as { name?: unknown; arguments?: unknown; parameters?: unknown };
+    const args = envelope.arguments ?? envelope.parameters;
+    if (envelope.name !== toolName || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
+    return args as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function candidatesOf(parsed: unknown, raw: unknown, toolName: string): unknown[] {
   const candidates: unknown[] = [];
   const add = (value: unknown) => {
     if (value === undefined || value === null) return;
@@ -168,7 +195,9 @@ function candidatesOf(parsed: unknown, raw: unknown): unknown[] {
   };
   add(message.tool_calls?.[0]?.args);
   add(message.invalid_tool_calls?.[0]?.args);
-  add(textOf(message.content));
+  const text = textOf(message.content);
+  add(toolCallWrittenAsText(text, toolName));
+  add(text);
   return candidates;
 }
 
