@@ -91,22 +91,29 @@ describe("structured-output detection (RAG_LLM_STRUCTURED_OUTPUT=auto, openai pr
     expect(result.candidates[0]).toEqual({ subqueries: ["vacation days", "travel expenses"] });
   });
 
-  it("keeps the text of a reply without tool calls (the server ignored tool_choice) and switches later calls to json_schema", async () => {
+  it("asks again with json_schema when the server answers without a tool call (it ignored tool_choice), and keeps json_schema", async () => {
     const model = modelFor(true);
-    server.enqueueChat({ type: "content", content: `\`\`\`json\n${output}\n\`\`\`` }, { type: "content", content: output });
+    server.enqueueChat(
+      { type: "content", content: `\`\`\`json\n${output}\n\`\`\`` },
+      { type: "content", content: output },
+      { type: "content", content: output },
+    );
     const first = await call(model);
-    expect(first.candidates).toEqual([`\`\`\`json\n${output}\n\`\`\``]);
-    expect(first.attempts).toBe(1);
+    expect(first.candidates[0]).toEqual({ subqueries: ["vacation days", "travel expenses"] });
+    expect(first.attempts).toBe(2);
     await call(model);
-    expect(methodsRequested()).toEqual(["tool_choice", "json_schema"]);
+    expect(methodsRequested()).toEqual(["tool_choice", "json_schema", "json_schema"]);
   });
 
-  it("reads a tool call the model wrote as text (llama-server with a forced tool_choice), then uses json_schema", async () => {
+  it("uses a streamed reply without tool calls as it is (its tokens were sent), reading a tool call written as text", async () => {
     const model = modelFor(true);
     const written = `\`\`\`json\n{"name": "decomposition", "arguments": ${output}}\n\`\`\``;
     server.enqueueChat({ type: "content", content: written }, { type: "content", content: output });
-    const first = await call(model);
+    const tokens: string[] = [];
+    const first = await call(model, { onToken: (text) => tokens.push(text) });
+    expect(tokens.join("")).toBe(written);
     expect(first.candidates).toEqual([{ subqueries: ["vacation days", "travel expenses"] }, written]);
+    expect(first.attempts).toBe(1);
     await call(model);
     expect(methodsRequested()).toEqual(["tool_choice", "json_schema"]);
   });

@@ -52,9 +52,10 @@ const detected = new WeakMap<BaseChatModel, StructuredOutputMethod>();
  *   sent again at once with `response_format: json_schema`, and the switch is kept only if that
  *   succeeds;
  * - the server answers with text and no tool call (it accepted `tool_choice` without enforcing it,
- *   as current `llama-server` builds do, and the model wrote the call as text): this call's text is
- *   used (with the arguments of a call written as text first, `toolCallWrittenAsText`), later
- *   calls use `jsonSchema`.
+ *   as current `llama-server` builds do, and the model wrote the call, or the object, as text): a
+ *   call that was not streamed is sent again at once with `jsonSchema`; a streamed call's text has
+ *   already reached the listener and is used as it is (the arguments of a call written as text
+ *   first, `toolCallWrittenAsText`). Later calls use `jsonSchema`.
  * Servers that honour tool calling (OpenAI, vLLM with a tool parser, gateways) are never switched.
  */
 export function detectStructuredOutputMethod(model: BaseChatModel): void {
@@ -121,8 +122,13 @@ export async function invokeStructured(call: StructuredCall): Promise<Structured
     detected.set(call.model, "jsonSchema");
     return { ...retried, attempts: retried.attempts + 1 };
   }
-  if (output.toolCalls === 0 && output.candidates.length > 0) detected.set(call.model, "jsonSchema");
-  return output;
+  if (output.toolCalls > 0 || output.candidates.length === 0) return output;
+  detected.set(call.model, "jsonSchema");
+  // Nothing was streamed to anyone: ask again with a schema the server enforces. A streamed
+  // reply already reached the listener, so its text is used as it is.
+  if (call.onToken) return output;
+  const retried = await invokeWith(call, "jsonSchema");
+  return { ...retried, attempts: retried.attempts + output.attempts };
 }
 
 /** True for a request the server refused because of its tools or forced `tool_choice` (HTTP 400). */

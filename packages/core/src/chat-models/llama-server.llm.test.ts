@@ -58,5 +58,6 @@ describe.skipIf(missing !== undefined)("structured-output detection on llama-ser
     });
     expect(detectedStructuredOutputMethod(model)).toBe("jsonSchema");
     expect(output.candidates[0]).toMatchObject({ intent: "greeting" });
+    expect(output.attempts).toBe(2);
   });
 });
