@@ -134,33 +134,16 @@ export async function benchmarkLlmSpeed(): Promise<BenchmarkRow[]> {
       });
       if (index > 0) freeText.push(generation);
     }
-    rows.push(
-      comparedRow(
-        "llm generation (2 threads)",
-        "tok/s",
-        { label: "docqa in process, free text, 128 tokens", value: median(freeText.map(generationRate)) },
-        { label: "llama-bench tg128", value: baseline.generationTokensPerSecond },
-      ),
-    );
+    rows.push(generationRow("docqa in process, free text, 128 tokens", freeText, baseline));
 
     // The Answer JSON under its grammar, one call at a time: generation speed and first-token overhead.
     const answers: LocalGeneration[] = [];
     for (const question of questions.slice(0, repetitions + 1)) {
-      const messages = answerMessages({ question, contextText: contextText() }).map((message) => ({
-        role: message.getType() === "system" ? ("system" as const) : ("user" as const),
-        content: String(message.content),
-      }));
+      const messages = answerMessages({ question, contextText: contextText() }).map(toLocalMessage);
       answers.push(await runtime.generate({ messages, jsonSchema: answerJsonSchema, maxTokens: 512, temperature: 0 }));
     }
     const measured = answers.slice(1);
-    rows.push(
-      comparedRow(
-        "llm generation (2 threads)",
-        "tok/s",
-        { label: "docqa in process, Answer JSON with its grammar", value: median(measured.map(generationRate)) },
-        { label: "llama-bench tg128", value: baseline.generationTokensPerSecond },
-      ),
-    );
+    rows.push(generationRow("docqa in process, Answer JSON with its grammar", measured, baseline));
     answersMeasured.push(...measured);
     rows.push(firstTokenRow(measured, promptMs));
 
@@ -219,6 +202,16 @@ export async function benchmarkLlmSpeed(): Promise<BenchmarkRow[]> {
   rows.push(...(await servicePredict(modelPath, promptMs)));
   console.log(`llm: load average after: ${load()}`);
   return rows;
+}
+
+/** A generation-speed row: the median tokens/s of `generations` against llama-bench's tg128. */
+function generationRow(label: string, generations: LocalGeneration[], baseline: LlamaBenchFigures): BenchmarkRow {
+  return comparedRow(
+    "llm generation (2 threads)",
+    "tok/s",
+    { label, value: median(generations.map(generationRate)) },
+    { label: "llama-bench tg128", value: baseline.generationTokensPerSecond },
+  );
 }
 
 /** The first-token row of the answer generations: time to first token minus prompt processing at llama-bench's rate. */

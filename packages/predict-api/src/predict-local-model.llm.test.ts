@@ -21,6 +21,7 @@ import { isContinuousIntegration, testLanguageModelPath } from "@docqa/core/test
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
+import { readServerSentEvents } from "./testing/read-server-sent-events.js";
 
 const modelPath = testLanguageModelPath("qwen2.5-coder-1.5b");
 const missing = modelPath === undefined && !isContinuousIntegration();
@@ -81,27 +82,10 @@ async function harness(models: DocqaConfigOverrides["models"] = {}) {
   return { service, predict };
 }
 
-/** The events of a `text/event-stream` body. */
-async function readEvents(response: Response): Promise<{ event: string; data: unknown }[]> {
-  expect(response.headers.get("Content-Type")).toBe("text/event-stream");
-  return (await response.text())
-    .split("\n\n")
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const event = lines.find((line) => line.startsWith("event: "))?.slice("event: ".length) ?? "message";
-      const data = lines
-        .filter((line) => line.startsWith("data: "))
-        .map((line) => line.slice("data: ".length))
-        .join("\n");
-      return { event, data: JSON.parse(data) };
-    });
-}
-
 describe.skipIf(missing)("/predict with the in-process model (RAG_LLM_PROVIDER=llama-cpp)", () => {
   it("streams the model's tokens as Server-Sent Events, then the final answer naming the model and its settings", async () => {
     const { predict } = await harness();
-    const events = await readEvents(await predict("How many vacation days do employees get?", { Accept: "text/event-stream" }));
+    const events = await readServerSentEvents(await predict("How many vacation days do employees get?", { Accept: "text/event-stream" }));
     const names = events.map((event) => event.event);
     expect(names.filter((name) => name === "token").length).toBeGreaterThan(1);
     expect(names.at(-1)).toBe("final");

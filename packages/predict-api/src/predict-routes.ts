@@ -102,7 +102,9 @@ const authErrors = {
     ...errorContent(
       "`JWT_SECRET` is not configured, a store is unavailable, (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
     ),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy` or `model_busy`: seconds to wait." } },
+    headers: {
+      "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy` or `model_busy`: seconds to wait." },
+    },
   },
 };
 const modelErrors = {

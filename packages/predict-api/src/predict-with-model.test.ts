@@ -26,6 +26,7 @@ import { type OllamaWireServer, type OpenAIWireServer, startOllamaWireServer, st
 import { resolveServerConfig } from "@docqa/http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
+import { readServerSentEvents } from "./testing/read-server-sent-events.js";
 
 const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";
@@ -183,29 +184,6 @@ async function extractiveResult(h: Harness, query = question) {
   const body = (await response.json()) as { answer: Answer; sources: Record<string, unknown>; answer_mode: string };
   expect(body.answer_mode).toBe("extractive");
   return { answer: body.answer, sources: body.sources };
-}
-
-interface ServerSentEvent {
-  event: string;
-  data: unknown;
-}
-
-/** Reads a whole `text/event-stream` body into its events. */
-async function readEvents(response: Response): Promise<ServerSentEvent[]> {
-  expect(response.headers.get("Content-Type")).toBe("text/event-stream");
-  const text = await response.text();
-  return text
-    .split("\n\n")
-    .filter((block) => block.trim() !== "")
-    .map((block) => {
-      const lines = block.split("\n");
-      const event = lines.find((line) => line.startsWith("event: "))?.slice("event: ".length) ?? "message";
-      const data = lines
-        .filter((line) => line.startsWith("data: "))
-        .map((line) => line.slice("data: ".length))
-        .join("\n");
-      return { event, data: JSON.parse(data) };
-    });
 }
 
 describe("/predict with an OpenAI-compatible server", () => {
@@ -420,7 +398,7 @@ describe("/predict with Ollama", () => {
     await upsert(h);
     ollama.enqueueChat({ type: "output", text: JSON.stringify(good) }, { type: "output", text: JSON.stringify(good), chunkSize: 10 });
     const plain = (await (await ask(h)).json()) as Record<string, unknown>;
-    const events = await readEvents(await ask(h, question, { stream: true }));
+    const events = await readServerSentEvents(await ask(h, question, { stream: true }));
     const tokens = events.filter((event) => event.event === "token");
     expect(tokens.length).toBeGreaterThan(0);
     expect(events.at(-1)?.event).toBe("final");
@@ -440,7 +418,7 @@ describe("Server-Sent Events on /predict", () => {
 
     const response = await ask(h, question, {}, { Accept: "text/event-stream" });
     expect(response.status).toBe(200);
-    const events = await readEvents(response);
+    const events = await readServerSentEvents(response);
     expect(events.map((event) => event.event)).toEqual([...Array(events.length - 1).fill("token"), "final"]);
     expect(events.length).toBeGreaterThan(2);
     expect(
@@ -457,7 +435,7 @@ describe("Server-Sent Events on /predict", () => {
     const h = harness(openaiConfig());
     await upsert(h);
     openai.enqueueChat({ type: "output", text: JSON.stringify(good), chunkSize: 8, cutAfterChunks: 3 });
-    const events = await readEvents(await ask(h, question, { stream: true }));
+    const events = await readServerSentEvents(await ask(h, question, { stream: true }));
     expect(events.map((event) => event.event)).toEqual([...Array(events.length - 1).fill("token"), "final"]);
     expect(
       events
@@ -502,7 +480,7 @@ describe("Server-Sent Events on /predict", () => {
       stream: true,
     });
     expect(response.status).toBe(200);
-    expect(await readEvents(response)).toEqual([
+    expect(await readServerSentEvents(response)).toEqual([
       { event: "token", data: { text: '{"callout_answer": "' } },
       { event: "error", data: { detail: "the keyword index timed out", code: "store_unavailable" } },
     ]);
@@ -513,7 +491,7 @@ describe("Server-Sent Events on /predict", () => {
     await upsert(h);
     const plain = (await (await ask(h)).json()) as Record<string, unknown>;
     expect(plain).toMatchObject({ answer_mode: "extractive", model: "extractive", prompt_version: null, fallback_reason: null });
-    const events = await readEvents(await ask(h, question, { stream: true }));
+    const events = await readServerSentEvents(await ask(h, question, { stream: true }));
     expect(events).toEqual([{ event: "final", data: { ...plain, llm_ms: expect.any(Number) } }]);
     const json = await ask(h, question, { stream: false }, { Accept: "text/event-stream" });
     expect(json.headers.get("Content-Type")).toContain("application/json");
