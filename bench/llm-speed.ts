@@ -21,7 +21,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { ChatLlamaCpp, createRagService, LlamaCppRuntime, type LocalGeneration, resolveConfig, sharedLlamaCppRuntime } from "@docqa/core";
+import {
+  ChatLlamaCpp,
+  createRagService,
+  LlamaCppRuntime,
+  type LocalGeneration,
+  resolveConfig,
+  sharedLlamaCppRuntime,
+  toLocalMessage,
+} from "@docqa/core";
 import { answerJsonSchema, answerMessages } from "@docqa/core/answering";
 import { testLanguageModelPath } from "@docqa/core/testing";
 import { type BenchmarkRow, comparedRow, percentile } from "./statistics.ts";
