@@ -59,7 +59,8 @@ async function harness(models: DocqaConfigOverrides["models"] = {}) {
       stores: { dataDir },
       logging: { level: "silent" },
       ingestion: { useRaptor: false },
-      models: { provider: "llama-cpp", localModelPath: modelPath, ...models },
+      // A loaded 2-core machine generates slowly: the default 60 s per model call is too short here.
+      models: { provider: "llama-cpp", localModelPath: modelPath, timeoutMs: 600_000, ...models },
     }),
     embeddings: null,
   });
