@@ -121,7 +121,9 @@ const errors = {
     ...errorContent(
       "`JWT_SECRET` is not configured (`auth_not_configured`), a store or model is unavailable, `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
     ),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy` or `model_busy`: seconds to wait." } },
+    headers: {
+      "Retry-After": { schema: { type: "integer" as const }, description: "With `ingestion_busy` or `model_busy`: seconds to wait." },
+    },
   },
 };
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
