@@ -2,11 +2,13 @@
  * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
  * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them),
  * `integration-faults` (the integration tests that time a server's outage against
- * `STORE_TIMEOUT_MS`), and `models` (`*.models.test.ts`: real embedding models from
- * ../shared/data/models over whole benchmark sets, several minutes).
+ * `STORE_TIMEOUT_MS`), `models` (`*.models.test.ts`: real embedding models from
+ * ../shared/data/models over whole benchmark sets, several minutes) and `llm` (`*.llm.test.ts`:
+ * real language models, in process and on `llama-server`, one file at a time; `npm run test:llm`
+ * after `npm run models:test-llm` and `scripts/services/start-llama-server.sh`).
  * `npm test` runs unit and integration files together in one pool of workers, then the fault
  * tests alone, so a busy CPU does not stretch the outages they time; `npm run test:models` runs the
- * models project, which `.ci/run` calls after `npm test`. Workspace packages resolve to their
+ * models project and `npm run test:llm` the llm project, which `.ci/run` calls after `npm test`. Workspace packages resolve to their
  * sources, so tests need no build (the CLI's end-to-end tests run the build).
  *
  * Workers: Vitest's default is one less than the CPUs, a single worker on a 2-core machine, which
@@ -63,7 +65,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/node_modules/**", "**/dist/**"],
+          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/*.llm.test.ts", "**/node_modules/**", "**/dist/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers,
@@ -99,6 +101,17 @@ export default defineConfig({
           exclude: ["**/node_modules/**", "**/dist/**"],
           testTimeout: 1_800_000,
           hookTimeout: 1_800_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          name: "llm",
+          include: ["packages/*/src/**/*.llm.test.ts"],
+          exclude: ["**/node_modules/**", "**/dist/**"],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
           fileParallelism: false,
         },
       },

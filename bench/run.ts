@@ -17,8 +17,9 @@
  * serving thread and in the embedding thread, `BENCH_ONLY=dense-cache` answering a SQuAD v2 question stream with the
  * dense-signal cache off and on (a real model, a few minutes), `BENCH_ONLY=docx-memory` the DOCX parser's heap per MiB of XML
  * behind the archive limits (issue 24, a few minutes), `BENCH_ONLY=ingestion-model` ingesting ../shared/data/documents
- * with bge-small against embedding the same chunks alone (issue 27's 80 % target; many minutes); the default run leaves
- * these ten out.
+ * with bge-small against embedding the same chunks alone (issue 27's 80 % target; many minutes), `BENCH_ONLY=llm` the
+ * in-process language model against `llama-bench` (generation and prompt speed, first-token overhead, event-loop delay;
+ * needs `npm run models:test-llm`, a few minutes); the default run leaves these eleven out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -48,4 +49,5 @@ if (only === "embedding-thread") rows.push(...(await (await import("./embedding-
 if (only === "dense-cache") rows.push(...(await (await import("./dense-cache.ts")).benchmarkDenseCache()));
 if (only === "docx-memory") rows.push(...(await (await import("./docx-parser-memory.ts")).benchmarkDocxParserMemory()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
+if (only === "llm") rows.push(...(await (await import("./llm-speed.ts")).benchmarkLlmSpeed()));
 printRows(rows);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stop every integration-test server started by start-all.sh (or by the single start scripts) for the
+# Stop every integration-test server started by start-all.sh (or by the single start scripts, such as
+# start-llama-server.sh) for the
 # state dir ${DOCQA_SERVICES_DIR:-$PWD/.services}. Servers are stopped by pidfile only; missing ones
 # are fine. Stops them in parallel (OpenSearch and Milvus each take a few seconds to shut down) and
 # fails if any of them could not be stopped.
@@ -12,7 +13,7 @@ DOCQA_SERVICE=stop-all
 
 DOCQA_SERVICES_DIR="$(docqa_services_dir)"
 export DOCQA_SERVICES_DIR
-services=(opensearch milvus redis)
+services=(opensearch milvus redis llama-server)
 # Elasticsearch is optional (see start-elasticsearch.sh); stop it too when its script exists.
 [ -x "$script_dir/stop-elasticsearch.sh" ] && services+=(elasticsearch)
 

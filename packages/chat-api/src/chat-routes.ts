@@ -123,7 +123,7 @@ const errors = {
   500: errorContent("Server error (`internal_error`)."),
   503: {
     ...errorContent(
-      "`JWT_SECRET` is not configured (`auth_not_configured`), a store is unavailable (`store_unavailable`), the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), or `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+      "`JWT_SECRET` is not configured (`auth_not_configured`), a store or model is unavailable, the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
     ),
     headers: retryAfterHeaders,
   },

@@ -1,5 +1,5 @@
 /**
- * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`, `forget`, `reindex`, `documents`.
+ * The `docqa` command line: `serve`, `ingest`, `ask`, `token`, `eval`, `forget`, `reindex`, `documents`, `models`.
  */
 import { Command } from "commander";
 import packageJson from "../package.json" with { type: "json" };
@@ -8,6 +8,7 @@ import { registerDocumentsCommand } from "./commands/documents-command.js";
 import { registerEvalCommand } from "./commands/eval-command.js";
 import { registerForgetCommand } from "./commands/forget-command.js";
 import { registerIngestCommand } from "./commands/ingest-command.js";
+import { registerModelsCommand } from "./commands/models-command.js";
 import { registerReindexCommand } from "./commands/reindex-command.js";
 import { registerServeCommand } from "./commands/serve-command.js";
 import { registerTokenCommand } from "./commands/token-command.js";
@@ -27,5 +28,6 @@ export function createProgram(): Command {
   registerForgetCommand(program);
   registerReindexCommand(program);
   registerDocumentsCommand(program);
+  registerModelsCommand(program);
   return program;
 }

@@ -49,12 +49,41 @@ export {
   isAbstention,
 } from "./batch/index.js";
 export {
+  ChatLlamaCpp,
+  type ChatLlamaCppCallOptions,
+  type ChatLlamaCppFields,
+  defaultLlamaCppMaxTokens,
+  toLocalMessage,
+} from "./chat-models/chat-llama-cpp.js";
+export {
   type ChatModelChoice,
   type ChatModelConfig,
   type ChatModelOptions,
   chatModelFromConfig,
   placeholderApiKey,
 } from "./chat-models/chat-model-from-config.js";
+export { GenerationAdmission, type GenerationAdmissionSettings } from "./chat-models/generation-admission.js";
+export { detectedStructuredOutputMethod, detectStructuredOutputMethod } from "./chat-models/invoke-structured.js";
+export {
+  defaultLlamaCppContextSize,
+  defaultLlamaCppQueueSize,
+  defaultLlamaCppSequences,
+  disposeSharedLlamaCppRuntimes,
+  LlamaCppRuntime,
+  type LlamaCppRuntimeSettings,
+  type LlamaCppRuntimeState,
+  type LocalChatMessage,
+  type LocalFinishReason,
+  type LocalGeneration,
+  type LocalGenerationRequest,
+  sharedLlamaCppRuntime,
+} from "./chat-models/llama-cpp-runtime.js";
+export {
+  RepetitionGuard,
+  type RepetitionGuardSettings,
+  repetitionMaxOccurrences,
+  repetitionSpanTokens,
+} from "./chat-models/repetition-guard.js";
 export {
   configSchema,
   type DocqaConfig,

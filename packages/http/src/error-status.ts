@@ -7,10 +7,11 @@
  * the reranker raise `model_unavailable` only while loading, which the service turns into
  * BM25-only retrieval or no reranking at start-up, so their failures do not reach clients.
  *
- * Overload: `ingestion_busy` is 503 Service Unavailable with `Retry-After` (RFC 9110 §15.6.4:
- * a temporary overload of the server, not of the client's budget, which is 429 `rate_limited`),
- * and so is `resource_exhausted` (the process ran out of file descriptors). A header section too
- * large for the server is 431 Request Header Fields Too Large (RFC 6585 §5), `headers_too_large`.
+ * Overload: `ingestion_busy` and `model_busy` (the in-process model's queue is full) are 503
+ * Service Unavailable with `Retry-After` (RFC 9110 §15.6.4: a temporary overload of the server,
+ * not of the client's budget, which is 429 `rate_limited`), and so is `resource_exhausted` (the
+ * process ran out of file descriptors). A header section too large for the server is 431 Request
+ * Header Fields Too Large (RFC 6585 §5), `headers_too_large`.
  */
 import type { DocqaErrorCode } from "@docqa/core";
 
@@ -37,6 +38,7 @@ export const errorStatus: Readonly<
   store_corrupt: 500,
   model_unavailable: 502,
   model_timeout: 504,
+  model_busy: 503,
   rate_limited: 429,
   ingestion_busy: 503,
   too_many_documents: 413,

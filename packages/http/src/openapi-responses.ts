@@ -7,7 +7,7 @@
 export const retryAfterHeaders = {
   "Retry-After": {
     schema: { type: "integer" as const },
-    description: "With `ingestion_busy` and `resource_exhausted`: seconds to wait.",
+    description: "With `ingestion_busy`, `model_busy` and `resource_exhausted`: seconds to wait.",
   },
 };
 

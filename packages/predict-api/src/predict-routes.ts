@@ -111,7 +111,7 @@ const authErrors = {
   500: errorContent("Server error."),
   503: {
     ...errorContent(
-      "`JWT_SECRET` is not configured, a store is unavailable, the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), or (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`).",
+      "`JWT_SECRET` is not configured, a store is unavailable, the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
     ),
     headers: retryAfterHeaders,
   },

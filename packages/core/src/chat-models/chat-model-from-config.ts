@@ -6,18 +6,28 @@
  *   URL is set; a base URL alone (a local server without authentication) sends a placeholder key.
  * - `ollama`: `ChatOllama` with `LOCALLLM_MODEL`, `LOCALLLM_BASE_URL`, `LOCALLLM_NUM_PREDICT`,
  *   `LOCALLLM_NUM_CTX` (needs the `@langchain/ollama` package).
+ * - `llama-cpp`: {@link ChatLlamaCpp}, the GGUF file `LOCALLLM_MODEL_PATH` run in this process by
+ *   node-llama-cpp (an optional package), with `LOCALLLM_THREADS`, `LOCALLLM_SEQUENCES`,
+ *   `LOCALLLM_QUEUE_SIZE`, `LOCALLLM_NUM_CTX` and `LOCALLLM_NUM_PREDICT`. The model loads on the
+ *   first call, once per process.
  * - `extractive`: no model.
- * Both use `RAG_LLM_TEMP` and `RAG_LLM_TOP_P`. The client's own retries are off (`maxRetries: 0`):
- * docqa's retry layer (`callWithResilience`) handles 429 and 5xx with `Retry-After`.
+ * All use `RAG_LLM_TEMP` and `RAG_LLM_TOP_P`. The client's own retries are off (`maxRetries: 0`):
+ * docqa's retry layer (`callWithResilience`) handles 429 and 5xx with `Retry-After`. With
+ * `RAG_LLM_STRUCTURED_OUTPUT=auto`, the openai model is marked for structured-output detection
+ * (`detectStructuredOutputMethod`): forced tool calls until the server shows it does not honour them.
  *
  * When no model is usable the result says why (and the reason is logged once): the service then
  * answers with the extractive answerer.
  */
+import { stat } from "node:fs/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { defaultResiliencePolicy } from "./call-with-resilience.js";
-import { loadOllamaModule, loadOpenAIModule } from "./load-provider-module.js";
+import { ChatLlamaCpp, defaultLlamaCppMaxTokens } from "./chat-llama-cpp.js";
+import { detectStructuredOutputMethod } from "./invoke-structured.js";
+import { defaultLlamaCppContextSize, sharedLlamaCppRuntime } from "./llama-cpp-runtime.js";
+import { loadNodeLlamaCppModule, loadOllamaModule, loadOpenAIModule } from "./load-provider-module.js";
 
 /** The configuration fields {@link chatModelFromConfig} reads. */
 export type ChatModelConfig = Pick<DocqaConfig, "models">;
@@ -27,12 +37,12 @@ export type ChatModelChoice =
   | {
       status: "ready";
       model: BaseChatModel;
-      provider: "openai" | "ollama";
+      provider: "openai" | "ollama" | "llama-cpp";
       /** Model name for PERF lines (`model`). */
       modelName: string;
-      /** `LOCALLLM_NUM_PREDICT` (Ollama) for PERF lines; null when unset or for OpenAI. */
+      /** `LOCALLLM_NUM_PREDICT` (Ollama; llama-cpp's with its default) for PERF lines; null when unset or for OpenAI. */
       numPredict: number | null;
-      /** `LOCALLLM_NUM_CTX` (Ollama) for PERF lines; null when unset or for OpenAI. */
+      /** `LOCALLLM_NUM_CTX` (Ollama; llama-cpp's with its default) for PERF lines; null when unset or for OpenAI. */
       numCtx: number | null;
     }
   | { status: "disabled"; reason: string };
@@ -89,7 +99,32 @@ export async function chatModelFromConfig(config: ChatModelConfig, options: Chat
         maxRetries: 0,
         useResponsesApi: false,
       });
+      if (config.models.structuredOutput === "auto") detectStructuredOutputMethod(model);
       return { status: "ready", model, provider: "openai", modelName: config.models.generatorModel, numPredict: null, numCtx: null };
+    }
+    case "llama-cpp": {
+      const modelPath = config.models.localModelPath;
+      if (modelPath === undefined) return disabled("RAG_LLM_PROVIDER is llama-cpp but LOCALLLM_MODEL_PATH is not set");
+      const file = await stat(modelPath).catch(() => undefined);
+      if (!file?.isFile()) return disabled(`RAG_LLM_PROVIDER is llama-cpp but LOCALLLM_MODEL_PATH ${modelPath} is not a file`);
+      const loaded = await loadNodeLlamaCppModule();
+      if (!loaded.ok) return disabled(`RAG_LLM_PROVIDER is llama-cpp but ${loaded.reason}`);
+      const contextSize = config.models.numCtx ?? defaultLlamaCppContextSize;
+      const maxTokens = config.models.numPredict ?? defaultLlamaCppMaxTokens;
+      const model = new ChatLlamaCpp({
+        runtime: sharedLlamaCppRuntime({
+          modelPath,
+          threads: config.models.localThreads,
+          sequences: config.models.localSequences,
+          queueSize: config.models.localQueueSize,
+          contextSize,
+          logger,
+        }),
+        temperature: config.models.temperature,
+        topP: config.models.topP,
+        maxTokens,
+      });
+      return { status: "ready", model, provider: "llama-cpp", modelName: model.model, numPredict: maxTokens, numCtx: contextSize };
     }
     case "ollama": {
       const loaded = await loadOllamaModule();

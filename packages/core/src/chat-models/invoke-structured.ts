@@ -9,6 +9,7 @@ import { BaseCallbackHandler, type CallbackHandlerPrefersStreaming } from "@lang
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { ChatGenerationChunk } from "@langchain/core/outputs";
+import { DocqaError } from "../errors/docqa-error.js";
 import { callWithResilience, type ResiliencePolicy } from "./call-with-resilience.js";
 import type { ModelFailure } from "./classify-model-error.js";
 
@@ -28,10 +29,42 @@ export type StructuredOutputMethod = "functionCalling" | "jsonSchema" | "jsonMod
 
 /**
  * The default method for a model: `jsonSchema` for Ollama (its native `format` schema; `ChatOllama`
- * does not force a tool choice), `functionCalling` for every other provider.
+ * does not force a tool choice) and for the in-process `llama-cpp` model (a grammar, whatever the
+ * method), `functionCalling` for every other provider. For a model marked with
+ * {@link detectStructuredOutputMethod}, `functionCalling` is where detection starts.
  */
 export function defaultStructuredOutputMethod(model: BaseChatModel): StructuredOutputMethod {
-  return model._llmType() === "ollama" ? "jsonSchema" : "functionCalling";
+  const type = model._llmType();
+  return type === "ollama" || type === "llama-cpp" ? "jsonSchema" : "functionCalling";
+}
+
+/** Models whose `functionCalling` calls may switch to `jsonSchema` (see {@link detectStructuredOutputMethod}). */
+const detecting = new WeakSet<BaseChatModel>();
+/** What detection found per model: `jsonSchema` once the server showed it does not honour a forced tool call. */
+const detected = new WeakMap<BaseChatModel, StructuredOutputMethod>();
+
+/**
+ * Marks a model whose server may not honour a forced tool call (`RAG_LLM_STRUCTURED_OUTPUT=auto`
+ * with the openai provider): its `functionCalling` calls then switch to `jsonSchema` when the
+ * server shows it, and stay switched for that model (every later call of any component):
+ * - the server rejects the request (HTTP 400) with a message about tools or `tool_choice`
+ *   (older `llama-server` builds: "Wrong type supplied for parameter 'tool_choice'"): the call is
+ *   sent again at once with `response_format: json_schema`, and the switch is kept only if that
+ *   succeeds;
+ * - the server answers with text and no tool call (it accepted `tool_choice` without enforcing it,
+ *   as current `llama-server` builds do, and the model wrote the call, or the object, as text): a
+ *   call that was not streamed is sent again at once with `jsonSchema`; a streamed call's text has
+ *   already reached the listener and is used as it is (the arguments of a call written as text
+ *   first, `toolCallWrittenAsText`). Later calls use `jsonSchema`.
+ * Servers that honour tool calling (OpenAI, vLLM with a tool parser, gateways) are never switched.
+ */
+export function detectStructuredOutputMethod(model: BaseChatModel): void {
+  detecting.add(model);
+}
+
+/** The method detection chose for a model so far: `jsonSchema` after a switch, else undefined. */
+export function detectedStructuredOutputMethod(model: BaseChatModel): StructuredOutputMethod | undefined {
+  return detected.get(model);
 }
 
 /** Input of {@link invokeStructured}. */
@@ -61,8 +94,8 @@ export interface StructuredCall {
 export interface StructuredOutput {
   /**
    * Candidate outputs, most structured first: the parsed object, the first tool call's
-   * arguments (an object), an invalid tool call's raw arguments (a string), the message text.
-   * Empty values are left out.
+   * arguments (an object), an invalid tool call's raw arguments (a string), the arguments of a
+   * tool call written as text (`toolCallWrittenAsText`), the message text. Empty values are left out.
    */
   candidates: unknown[];
   /** Calls made, retries included. */
@@ -77,7 +110,36 @@ export interface StructuredOutput {
  * @throws {DocqaError} `model_unavailable` (see `callWithResilience`); the caller's abort reason.
  */
 export async function invokeStructured(call: StructuredCall): Promise<StructuredOutput> {
-  const runnable = call.model.withStructuredOutput(call.schema, { name: call.name, method: call.method, includeRaw: true });
+  const detects = call.method === "functionCalling" && detecting.has(call.model);
+  const method = detects ? (detected.get(call.model) ?? call.method) : call.method;
+  if (!detects || method !== "functionCalling") return invokeWith(call, method);
+  let output: StructuredOutput & { toolCalls: number };
+  try {
+    output = await invokeWith(call, "functionCalling");
+  } catch (error) {
+    if (!rejectsToolCalls(error)) throw error;
+    const retried = await invokeWith(call, "jsonSchema");
+    detected.set(call.model, "jsonSchema");
+    return { ...retried, attempts: retried.attempts + 1 };
+  }
+  if (output.toolCalls > 0 || output.candidates.length === 0) return output;
+  detected.set(call.model, "jsonSchema");
+  // Nothing was streamed to anyone: ask again with a schema the server enforces. A streamed
+  // reply already reached the listener, so its text is used as it is.
+  if (call.onToken) return output;
+  const retried = await invokeWith(call, "jsonSchema");
+  return { ...retried, attempts: retried.attempts + output.attempts };
+}
+
+/** True for a request the server refused because of its tools or forced `tool_choice` (HTTP 400). */
+function rejectsToolCalls(error: unknown): boolean {
+  if (!DocqaError.isInstance(error)) return false;
+  const details = error.details as { reason?: unknown; status?: unknown } | undefined;
+  return details?.reason === "rejected" && details.status === 400 && /tool/i.test(error.message);
+}
+
+async function invokeWith(call: StructuredCall, method: StructuredOutputMethod): Promise<StructuredOutput & { toolCalls: number }> {
+  const runnable = call.model.withStructuredOutput(call.schema, { name: call.name, method, includeRaw: true });
   const callbacks = call.onToken ? [new TokenForwarder(call.onToken)] : undefined;
   const { value, attempts } = await callWithResilience(
     async (signal) => {
@@ -94,10 +156,36 @@ export async function invokeStructured(call: StructuredCall): Promise<Structured
     { policy: call.policy, signal: call.signal, component: call.component, model: call.modelName, mayRetry: call.mayRetry },
   );
   const result = value as { raw?: unknown; parsed?: unknown; parseError?: string };
-  return { candidates: candidatesOf(result.parsed, result.raw), attempts, parseError: result.parseError };
+  const toolCalls = ((result.raw ?? {}) as { tool_calls?: unknown[] }).tool_calls?.length ?? 0;
+  return { candidates: candidatesOf(result.parsed, result.raw, call.name), attempts, parseError: result.parseError, toolCalls };
 }
 
-function candidatesOf(parsed: unknown, raw: unknown): unknown[] {
+/**
+ * The arguments of a tool call the model wrote as text instead of through the server's tool-call
+ * protocol: `{"name": "<tool>", "arguments": {...}}`, bare, in a Markdown fence or in Qwen's
+ * `<tool_call>` tags (what Qwen2.5 writes when a server passes the tools to the chat template but
+ * does not parse the reply, as `llama-server` does for a forced `tool_choice`). Undefined for any
+ * other text, or a call of another tool.
+ */
+export function toolCallWrittenAsText(text: string | undefined, toolName: string): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*|\s*```$/g, "")
+    .replace(/^<tool_call>\s*|\s*<\/tool_call>$/g, "")
+    .trim();
+  if (!body.startsWith("{")) return undefined;
+  try {
+    const envelope = JSON.parse(body) as { name?: unknown; arguments?: unknown; parameters?: unknown };
+    const args = envelope.arguments ?? envelope.parameters;
+    if (envelope.name !== toolName || typeof args !== "object" || args === null || Array.isArray(args)) return undefined;
+    return args as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+function candidatesOf(parsed: unknown, raw: unknown, toolName: string): unknown[] {
   const candidates: unknown[] = [];
   const add = (value: unknown) => {
     if (value === undefined || value === null) return;
@@ -113,7 +201,9 @@ function candidatesOf(parsed: unknown, raw: unknown): unknown[] {
   };
   add(message.tool_calls?.[0]?.args);
   add(message.invalid_tool_calls?.[0]?.args);
-  add(textOf(message.content));
+  const text = textOf(message.content);
+  add(toolCallWrittenAsText(text, toolName));
+  add(text);
   return candidates;
 }
 

@@ -1,8 +1,10 @@
 /**
  * Loading of the optional provider packages. `@langchain/openai` and `@langchain/ollama` are
  * optional peer dependencies of `@docqa/core`: a deployment that uses only the extractive
- * answerer, or only one provider, installs only what it uses. Each is imported on first use, and
- * a missing package gives a clear message instead of a crash at start-up.
+ * answerer, or only one provider, installs only what it uses. `node-llama-cpp` (the in-process
+ * runtime of `RAG_LLM_PROVIDER=llama-cpp`, with its native binaries) is an optional peer
+ * dependency too. Each is imported on first use, and a missing package gives a clear message
+ * instead of a crash at start-up.
  */
 
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
@@ -55,6 +57,20 @@ export async function loadOllamaModule(): Promise<ProviderModule<OllamaModule>> 
       return { ok: false, reason: `${specifier} does not export ChatOllama and OllamaEmbeddings: install a 1.x version` };
     }
     return { ok: true, module: module as OllamaModule };
+  } catch (error) {
+    return { ok: false, reason: missingReason(specifier, error) };
+  }
+}
+
+/** `node-llama-cpp`, the runtime of `RAG_LLM_PROVIDER=llama-cpp`. */
+export type NodeLlamaCppModule = typeof import("node-llama-cpp");
+
+/** Imports `node-llama-cpp` (and, through it, the native binaries of this platform). */
+export async function loadNodeLlamaCppModule(): Promise<ProviderModule<NodeLlamaCppModule>> {
+  // A variable specifier keeps bundlers from requiring the optional package.
+  const specifier = "node-llama-cpp";
+  try {
+    return { ok: true, module: (await import(/* @vite-ignore */ specifier)) as NodeLlamaCppModule };
   } catch (error) {
     return { ok: false, reason: missingReason(specifier, error) };
   }

@@ -194,8 +194,11 @@ const embeddingsSchema = z.object({
 
 /** The chat model (a language model used for answers, decomposition, intents and follow-ups). */
 const modelsSchema = z.object({
-  /** `RAG_LLM_PROVIDER`: `openai` (default; any OpenAI-compatible API), `ollama`, or `extractive` (no model). */
-  provider: setting("RAG_LLM_PROVIDER", z.enum(["openai", "ollama", "extractive"]).default("openai")),
+  /**
+   * `RAG_LLM_PROVIDER`: `openai` (default; any OpenAI-compatible API), `ollama`, `llama-cpp` (a
+   * GGUF file run in this process by node-llama-cpp, `LOCALLLM_MODEL_PATH`), or `extractive` (no model).
+   */
+  provider: setting("RAG_LLM_PROVIDER", z.enum(["openai", "ollama", "llama-cpp", "extractive"]).default("openai")),
   /** `RAG_GENERATOR_MODEL`, default `gpt-4o-mini`: hosted model name. */
   generatorModel: setting("RAG_GENERATOR_MODEL", z.string().default("gpt-4o-mini")),
   /** `HOSTEDLLM_API_KEY`: API key of the hosted model; without it (and without a base URL) the extractive answerer is used. */
@@ -206,10 +209,33 @@ const modelsSchema = z.object({
   localModel: setting("LOCALLLM_MODEL", z.string().default("llama3.1:8b")),
   /** `LOCALLLM_BASE_URL`, default `http://localhost:11434`. */
   localBaseUrl: setting("LOCALLLM_BASE_URL", z.url().default("http://localhost:11434")),
-  /** `LOCALLLM_NUM_PREDICT`: maximum tokens to generate; default unset (model default). */
+  /**
+   * `LOCALLLM_NUM_PREDICT`: maximum tokens to generate (Ollama, llama-cpp); default unset: Ollama's
+   * model default, 1024 for llama-cpp (`defaultLlamaCppMaxTokens`).
+   */
   numPredict: setting("LOCALLLM_NUM_PREDICT", optionalInteger()),
-  /** `LOCALLLM_NUM_CTX`: context window in tokens; default unset (model default). */
+  /**
+   * `LOCALLLM_NUM_CTX`: context window in tokens (Ollama; for llama-cpp, of each sequence); default
+   * unset: Ollama's model default, 8192 for llama-cpp (`defaultLlamaCppContextSize`).
+   */
   numCtx: setting("LOCALLLM_NUM_CTX", optionalInteger()),
+  /** `LOCALLLM_MODEL_PATH`: the GGUF file `RAG_LLM_PROVIDER=llama-cpp` runs (for example the file `docqa models pull` prints). */
+  localModelPath: setting("LOCALLLM_MODEL_PATH", optionalString()),
+  /**
+   * `LOCALLLM_THREADS`: CPU threads llama-cpp computes with; default unset: node-llama-cpp's
+   * `cpuMathCores` (the machine's physical cores, the fastest setting on a CPU).
+   */
+  localThreads: setting("LOCALLLM_THREADS", optionalInteger()),
+  /**
+   * `LOCALLLM_SEQUENCES`, default 2: answers llama-cpp generates at once (context sequences decoded
+   * in one batch); each holds `LOCALLLM_NUM_CTX` tokens of KV cache.
+   */
+  localSequences: setting("LOCALLLM_SEQUENCES", integer(2, 1)),
+  /**
+   * `LOCALLLM_QUEUE_SIZE`, default 16: model calls that wait for a free llama-cpp sequence; one
+   * more is refused at once with 503 `model_busy` and a `Retry-After`.
+   */
+  localQueueSize: setting("LOCALLLM_QUEUE_SIZE", integer(16, 0)),
   /** `RAG_LLM_TEMP`, default 0. */
   temperature: setting("RAG_LLM_TEMP", z.coerce.number().min(0).max(2).default(0)),
   /** `RAG_LLM_TOP_P`, default 0.2. */
@@ -229,7 +255,10 @@ const modelsSchema = z.object({
    * `RAG_LLM_STRUCTURED_OUTPUT`, default `auto`: how the Answer object is requested:
    * `function_calling` (a forced tool call), `json_schema` (Ollama's `format` schema or
    * `response_format: json_schema`), `json_mode` (`response_format: json_object`, schema in the
-   * prompt only); `auto` is `json_schema` for Ollama and `function_calling` otherwise.
+   * prompt only); `auto` is `json_schema` for Ollama, a grammar built from the schema for
+   * llama-cpp (whatever the value), and for the openai provider `function_calling` until the
+   * server shows it does not honour a forced tool call (it rejects `tool_choice`, or answers
+   * without a tool call), then `json_schema` for that model from then on.
    */
   structuredOutput: setting("RAG_LLM_STRUCTURED_OUTPUT", z.enum(["auto", "function_calling", "json_schema", "json_mode"]).default("auto")),
 });
@@ -525,6 +554,12 @@ export const configSchema = sectionsSchema
       problem(
         ["ingestion", "chunkOverlap"],
         `CHUNK_OVERLAP (${config.ingestion.chunkOverlap}) must be smaller than CHUNK_SIZE (${config.ingestion.chunkSize})`,
+      );
+    }
+    if (config.models.provider === "llama-cpp" && config.models.localModelPath === undefined) {
+      problem(
+        ["models", "localModelPath"],
+        "RAG_LLM_PROVIDER=llama-cpp needs LOCALLLM_MODEL_PATH set to a GGUF file (`docqa models pull` downloads one and prints the settings)",
       );
     }
     if (config.retrieval.weightVector + config.retrieval.weightBm25 === 0) {

@@ -264,7 +264,40 @@ describe("model provider settings", () => {
     expect([set.models.timeoutMs, set.models.maxRetries, set.models.structuredOutput]).toEqual([5_000, 0, "json_mode"]);
   });
 
+  it("defaults and parses the in-process model's settings (RAG_LLM_PROVIDER=llama-cpp)", () => {
+    const defaults = loadConfig({});
+    expect([
+      defaults.models.localModelPath,
+      defaults.models.localThreads,
+      defaults.models.localSequences,
+      defaults.models.localQueueSize,
+    ]).toEqual([undefined, undefined, 2, 16]);
+    const set = loadConfig({
+      RAG_LLM_PROVIDER: "llama-cpp",
+      LOCALLLM_MODEL_PATH: "/models/qwen.gguf",
+      LOCALLLM_THREADS: "4",
+      LOCALLLM_SEQUENCES: "1",
+      LOCALLLM_QUEUE_SIZE: "0",
+    });
+    expect([
+      set.models.provider,
+      set.models.localModelPath,
+      set.models.localThreads,
+      set.models.localSequences,
+      set.models.localQueueSize,
+    ]).toEqual(["llama-cpp", "/models/qwen.gguf", 4, 1, 0]);
+  });
+
+  it("refuses RAG_LLM_PROVIDER=llama-cpp without LOCALLLM_MODEL_PATH, saying how to get a model", () => {
+    const error = captureError(() => loadConfig({ RAG_LLM_PROVIDER: "llama-cpp" }));
+    expect(error.code).toBe("config_invalid");
+    expect(error.message).toContain("RAG_LLM_PROVIDER=llama-cpp needs LOCALLLM_MODEL_PATH set to a GGUF file (`docqa models pull`");
+  });
+
   it.each([
+    ["LOCALLLM_SEQUENCES", "0"],
+    ["LOCALLLM_QUEUE_SIZE", "-1"],
+    ["LOCALLLM_THREADS", "0"],
     ["RAG_LLM_TIMEOUT_MS", "0"],
     ["RAG_LLM_MAX_RETRIES", "-1"],
     ["RAG_LLM_STRUCTURED_OUTPUT", "tools"],

@@ -1,8 +1,13 @@
 /**
- * Contract test suites every store implementation must pass, for Vitest:
+ * Contract test suites every store implementation (and, with a real model, every chat model) must pass, for Vitest:
  * `import { describeDocumentStoresContract } from "@docqa/core/contract"`.
  */
 
+export {
+  type ChatModelContractOptions,
+  type ChatModelContractSubject,
+  describeChatModelContract,
+} from "./describe-chat-model-contract.js";
 export { type ConversationMemorySubject, describeConversationMemoryContract } from "./describe-conversation-memory-contract.js";
 export {
   type ContractDocumentOptions,

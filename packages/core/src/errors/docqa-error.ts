@@ -33,6 +33,9 @@ const marker = Symbol.for("docqa.error");
  *   files cannot be loaded, but the service catches that at start-up (BM25-only retrieval, no
  *   reranking), so it never reaches a client of the service.
  * - `model_timeout`: the chat model did not answer within `RAG_LLM_TIMEOUT_MS` (HTTP 504).
+ * - `model_busy`: the in-process model (`RAG_LLM_PROVIDER=llama-cpp`) is generating
+ *   `LOCALLLM_SEQUENCES` answers and `LOCALLLM_QUEUE_SIZE` more calls wait; retry after
+ *   `retryAfterSeconds` (HTTP 503 with `Retry-After`).
  * - `rate_limited`: the user's request budget is spent (`RATE_LIMIT_PER_MINUTE`/`_PER_HOUR`; HTTP 429).
  * - `ingestion_busy`: `INGESTION_QUEUE_SIZE` ingestion requests are already accepted and not
  *   finished; retry after `retryAfterSeconds` (HTTP 503 with `Retry-After`).
@@ -83,6 +86,7 @@ export type DocqaErrorCode =
   | "store_corrupt"
   | "model_unavailable"
   | "model_timeout"
+  | "model_busy"
   | "rate_limited"
   | "ingestion_busy"
   | "too_many_documents"
@@ -112,7 +116,7 @@ export interface DocqaErrorOptions {
   cause?: unknown;
   /** Structured details safe to show to a client (for example validation issues). */
   details?: unknown;
-  /** Seconds after which retrying may succeed (`ingestion_busy`); HTTP adapters send it as `Retry-After`. */
+  /** Seconds after which retrying may succeed (`ingestion_busy`, `model_busy`); HTTP adapters send it as `Retry-After`. */
   retryAfterSeconds?: number | undefined;
 }
 
@@ -132,7 +136,7 @@ export class DocqaError extends Error {
   readonly component: string | undefined;
   /** Client-safe structured details, if any. */
   readonly details: unknown;
-  /** Seconds after which retrying may succeed, when the failure is temporary (`ingestion_busy`). */
+  /** Seconds after which retrying may succeed, when the failure is temporary (`ingestion_busy`, `model_busy`). */
   readonly retryAfterSeconds: number | undefined;
   constructor(code: DocqaErrorCode, message: string, options: DocqaErrorOptions = {}) {
     const prefix = options.component ? `[docqa] [${options.component}] ` : "[docqa] ";

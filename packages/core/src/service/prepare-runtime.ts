@@ -139,7 +139,13 @@ export function prepareRuntime(config: DocqaConfig, parts: RuntimeParts, logger:
   const memory = once(async (): Promise<ConversationMemory> => {
     // Loaded in the background, awaited only when a thread with history is read (a failure then
     // surfaces as a failed read: answered without memory, with a warning).
-    const countTokens = createTokenCounter(config.models.provider === "ollama" ? config.models.localModel : config.models.generatorModel);
+    const countTokens = createTokenCounter(
+      config.models.provider === "ollama"
+        ? config.models.localModel
+        : config.models.provider === "llama-cpp"
+          ? config.models.localModelPath
+          : config.models.generatorModel,
+    );
     countTokens.catch(() => {});
     return createConversationMemory({
       store: await memoryStore(),

@@ -50,4 +50,10 @@ export { createRecordingLogger, type RecordedLine } from "./recording-logger.js"
 export { isContinuousIntegration, sharedDataDirectory, sharedDataPath } from "./shared-data.js";
 export { type SharedDocumentInputOptions, sharedDocumentInputs } from "./shared-document-inputs.js";
 export { type FaultMode, startTcpFaultProxy, type TcpFaultProxy } from "./tcp-fault-proxy.js";
+export {
+  type TestLanguageModel,
+  testLanguageModelFiles,
+  testLanguageModelPath,
+  testLlamaServerUrl,
+} from "./test-language-models.js";
 export { textChunk } from "./text-chunk.js";

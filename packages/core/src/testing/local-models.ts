@@ -21,7 +21,8 @@ export function findLocalModels(preferred: readonly string[] = []): LocalModel[]
   return findEmbeddingModels(modelRoots(), preferred);
 }
 
-function repositoryRoot(): string {
+/** The repository root: the nearest ancestor of the working directory with `package.json` and `packages/`. */
+export function repositoryRoot(): string {
   let directory = resolve(process.cwd());
   for (;;) {
     if (existsSync(join(directory, "package.json")) && existsSync(join(directory, "packages"))) return directory;
