@@ -2,7 +2,8 @@
  * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
  * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them),
  * `integration-faults` (the integration tests that time a server's outage against
- * `STORE_TIMEOUT_MS`), and `models` (`*.models.test.ts`: real embedding models from
+ * `STORE_TIMEOUT_MS`), `cluster` (`*.cluster.test.ts`: node failures of a three-node OpenSearch
+ * cluster, `npm run test:cluster`), and `models` (`*.models.test.ts`: real embedding models from
  * ../shared/data/models over whole benchmark sets, several minutes).
  * `npm test` runs unit and integration files together in one pool of workers, then the fault
  * tests alone, so a busy CPU does not stretch the outages they time; `npm run test:models` runs the
@@ -63,7 +64,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/node_modules/**", "**/dist/**"],
+          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/*.cluster.test.ts", "**/node_modules/**", "**/dist/**"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers,
@@ -89,6 +90,21 @@ export default defineConfig({
           hookTimeout: 180_000,
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          // `*.cluster.test.ts`: node failures of the three-node OpenSearch cluster of
+          // scripts/services/start-opensearch-cluster.sh (`npm run test:cluster`, which .ci/run
+          // calls after `npm test` with the cluster started); one file at a time, since each kills
+          // and restarts cluster nodes.
+          name: "cluster",
+          include: ["packages/*/src/**/*.cluster.test.ts"],
+          exclude: ["**/node_modules/**", "**/dist/**"],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
         },
       },
       {

@@ -110,6 +110,17 @@ const storesSchema = z.object({
       username: setting("FULLTEXT_USERNAME", optionalString()),
       /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
       password: setting("FULLTEXT_PASSWORD", optionalString()),
+      /**
+       * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
+       * rarely need more; spread a large organisation over the nodes of a cluster with more).
+       */
+      shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
+      /**
+       * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
+       * With at least one replica, a cluster that loses a node serves every query and keeps every
+       * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
+       */
+      replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
     })
     .prefault({}),
   vectorIndex: z

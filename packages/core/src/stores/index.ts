@@ -90,6 +90,7 @@ export type {
   SearchOptions,
   StagedIndex,
   StagedRegistry,
+  StoreHealth,
   TransactionalStore,
   UpsertOptions,
   VectorIndex,

@@ -44,6 +44,17 @@ export interface CountOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** What a health check ({@link ChunkIndex.ping}) found beyond "the backend answers". */
+export interface StoreHealth {
+  /**
+   * Why the backend is degraded: it serves every request, but with less redundancy than it was
+   * set up with, so one more failure may make it unavailable or lose data (for example a search
+   * engine cluster in yellow health, or with fewer nodes than `FULLTEXT_URI` lists). Undefined
+   * when it is not.
+   */
+  degraded?: string | undefined;
+}
+
 /** Behaviour shared by vector and keyword indexes. */
 export interface ChunkIndex {
   /** Name used in logs and errors, for example `embedded`, `milvus`, `opensearch`. */
@@ -52,13 +63,16 @@ export interface ChunkIndex {
   count(orgId: string): Promise<number>;
   /**
    * Checks that the backend answers (readiness probes, and `/api/ingest` before it accepts a
-   * job): one light request to the server (Milvus `GetVersion`-like call, OpenSearch `GET /`), or
-   * for the embedded store a writable data directory and a free file descriptor. Resolves when
-   * usable; bounded by the store's own time limit (`STORE_TIMEOUT_MS`).
+   * job): one light request to the server (Milvus `GetVersion`-like call, OpenSearch
+   * `GET /_cluster/health`), or for the embedded store a writable data directory and a free file
+   * descriptor. Resolves when usable, with a {@link StoreHealth} saying so when the backend serves
+   * with less redundancy than it should (a cluster that lost a node); bounded by the store's own
+   * time limit (`STORE_TIMEOUT_MS`).
    *
    * @throws {DocqaError} `store_unavailable` saying what is wrong.
    */
-  ping(): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a healthy store may resolve with nothing (`async ping() {}`).
+  ping(): Promise<void | StoreHealth>;
   /**
    * The stored chunks of version `contentHash` of document `docId`, in chunk order, each with its
    * embedding when this index keeps embeddings (a vector index does; a keyword index returns them
