@@ -15,7 +15,8 @@
  * bench/.baseline on first use), `BENCH_ONLY=fusion` the fusion study over every local
  * model and retrieval set, `BENCH_ONLY=embedding-thread` answering with a model, its forward passes in the
  * serving thread and in the embedding thread, `BENCH_ONLY=dense-cache` answering a SQuAD v2 question stream with the
- * dense-signal cache off and on (a real model, a few minutes); the default run leaves these eight out.
+ * dense-signal cache off and on (a real model, a few minutes), `BENCH_ONLY=scale` docqa at 100k and 1M chunks on the
+ * embedded store and on the engines (bench/scale.ts, hours); the default run leaves these nine out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -43,4 +44,5 @@ if (only === "serving") rows.push(...(await (await import("./serving-under-inges
 if (only === "embedding-thread") rows.push(...(await (await import("./embedding-thread.ts")).benchmarkEmbeddingThread()));
 if (only === "dense-cache") rows.push(...(await (await import("./dense-cache.ts")).benchmarkDenseCache()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
+if (only === "scale") rows.push(...(await (await import("./scale.ts")).benchmarkScale()));
 printRows(rows);

@@ -85,6 +85,8 @@ export type {
   ChunkIndex,
   CountOptions,
   EmbeddingModelInfo,
+  HybridIndex,
+  HybridSearchRequest,
   KeywordIndex,
   RegisteredDocument,
   SearchOptions,
@@ -96,3 +98,4 @@ export type {
   VectorIndex,
   WriteOptions,
 } from "./vector-index.js";
+export { isHybridIndex } from "./vector-index.js";

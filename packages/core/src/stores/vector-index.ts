@@ -115,6 +115,46 @@ export interface VectorIndex extends ChunkIndex {
   searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]>;
 }
 
+/** One hybrid search: the vector and BM25 lists of a query, fused by the engine. */
+export interface HybridSearchRequest {
+  /** The query text (BM25). */
+  text: string;
+  /** The query embedding and its model. */
+  vector: Float32Array;
+  model: EmbeddingModelInfo;
+  /** Candidates of each list, before fusion. */
+  depth: { vector: number; keyword: number };
+  /** Weight of each list's normalised scores (`WEIGHT_VECTOR`, `WEIGHT_BM25`). */
+  weights: { vector: number; keyword: number };
+  /** Fused results wanted. */
+  topK: number;
+  /** Applied to both lists before scoring (ACL pre-filter, documents, metadata). */
+  filter: ChunkFilter;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Optional capability of an index that serves both the vector and the BM25 list (Milvus with its
+ * BM25 function): one request that searches both under the same filter and fuses them with
+ * min-max normalisation and a weighted sum (`HYBRID_SEARCH=engine`), instead of two searches fused
+ * in docqa.
+ */
+export interface HybridIndex {
+  /**
+   * The fused results, best first, their `score` the engine's fused score; undefined when this
+   * organisation's index cannot answer a hybrid request (for example a collection without BM25),
+   * so that the caller fuses two searches itself.
+   *
+   * @throws {DocqaError} as {@link VectorIndex.searchByVector} and {@link KeywordIndex.searchByText}.
+   */
+  searchHybrid(orgId: string, request: HybridSearchRequest): Promise<ScoredChunk[] | undefined>;
+}
+
+/** Whether `index` offers {@link HybridIndex.searchHybrid}. */
+export function isHybridIndex(index: unknown): index is HybridIndex {
+  return typeof (index as { searchHybrid?: unknown } | undefined)?.searchHybrid === "function";
+}
+
 /** Keyword search with Okapi BM25 scores (non-negative, unbounded). */
 export interface KeywordIndex extends ChunkIndex {
   /**
