@@ -95,10 +95,10 @@ export default defineConfig({
       {
         resolve: { alias },
         test: {
-          // `*.cluster.test.ts`: node failures of the three-node OpenSearch cluster of
-          // scripts/services/start-opensearch-cluster.sh (`npm run test:cluster`, which .ci/run
-          // calls after `npm test` with the cluster started); one file at a time, since each kills
-          // and restarts cluster nodes.
+          // `*.cluster.test.ts`: the engines started for these tests only (`npm run test:cluster`,
+          // which .ci/run calls after `npm test`): node failures of the three-node OpenSearch
+          // cluster of scripts/services/start-opensearch-cluster.sh, and a real Milvus server
+          // (start-milvus-server.sh); one file at a time, since one kills and restarts nodes.
           name: "cluster",
           include: ["packages/*/src/**/*.cluster.test.ts"],
           exclude: ["**/node_modules/**", "**/dist/**"],

@@ -17,7 +17,7 @@ services=(opensearch milvus redis)
 # three-node cluster (start-opensearch-cluster.sh) and the Milvus server (start-milvus-server.sh) are
 # started only for their own tests; stopping them when absent is a no-op.
 [ -x "$script_dir/stop-elasticsearch.sh" ] && services+=(elasticsearch)
-services+=(opensearch-cluster)
+services+=(opensearch-cluster milvus-server)
 
 declare -A pids
 for service in "${services[@]}"; do

@@ -13,9 +13,10 @@ import { isContinuousIntegration } from "./shared-data.js";
 /**
  * A server kind the integration tests use. `opensearch-cluster` is the three-node cluster of
  * `scripts/services/start-opensearch-cluster.sh` (its URL is the three nodes' URLs, comma-separated),
- * used by the cluster tests only (`npm run test:cluster`).
+ * and `milvus-server` the Milvus server of `scripts/services/start-milvus-server.sh` (not milvus-lite),
+ * are used by the cluster tests only (`npm run test:cluster`).
  */
-export type IntegrationServerKind = "redis" | "milvus" | "opensearch" | "elasticsearch" | "opensearch-cluster";
+export type IntegrationServerKind = "redis" | "milvus" | "opensearch" | "elasticsearch" | "opensearch-cluster" | "milvus-server";
 
 /** The environment variable naming each kind's URL. */
 export const integrationServerVariables: Readonly<Record<IntegrationServerKind, string>> = {
@@ -24,6 +25,7 @@ export const integrationServerVariables: Readonly<Record<IntegrationServerKind, 
   opensearch: "DOCQA_TEST_OPENSEARCH_URL",
   elasticsearch: "DOCQA_TEST_ELASTICSEARCH_URL",
   "opensearch-cluster": "DOCQA_TEST_OPENSEARCH_CLUSTER_URLS",
+  "milvus-server": "DOCQA_TEST_MILVUS_SERVER_URI",
 };
 
 const displayNames: Readonly<Record<IntegrationServerKind, string>> = {
@@ -32,6 +34,7 @@ const displayNames: Readonly<Record<IntegrationServerKind, string>> = {
   opensearch: "OpenSearch",
   elasticsearch: "Elasticsearch",
   "opensearch-cluster": "OpenSearch cluster node",
+  "milvus-server": "Milvus server",
 };
 
 /** Where a test's server is, or why the test is skipped. */
@@ -59,8 +62,8 @@ export async function integrationServer(kind: IntegrationServerKind, testName: s
   // Every node of a comma-separated list must accept connections.
   const available = url !== undefined && (await Promise.all(url.split(",").map((item) => isTcpReachable(item.trim())))).every(Boolean);
   const how =
-    kind === "opensearch-cluster"
-      ? "start the cluster with scripts/services/start-opensearch-cluster.sh, then source scripts/services/env.sh"
+    kind === "opensearch-cluster" || kind === "milvus-server"
+      ? `start it with scripts/services/start-${kind}.sh, then source scripts/services/env.sh`
       : "start the servers with scripts/services/start-all.sh, then source scripts/services/env.sh";
   const skipReason = available
     ? undefined
