@@ -16,7 +16,8 @@
  * model and retrieval set, `BENCH_ONLY=embedding-thread` answering with a model, its forward passes in the
  * serving thread and in the embedding thread, `BENCH_ONLY=dense-cache` answering a SQuAD v2 question stream with the
  * dense-signal cache off and on (a real model, a few minutes), `BENCH_ONLY=scale` docqa at 100k and 1M chunks on the
- * embedded store and on the engines (bench/scale.ts, hours); the default run leaves these nine out.
+ * embedded store and on the engines (bench/scale.ts, hours), `BENCH_ONLY=hybrid` hybrid search fused in Milvus against fusion in
+ * docqa on SciFact (bench/hybrid-engine.ts); the default run leaves these ten out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -45,4 +46,5 @@ if (only === "embedding-thread") rows.push(...(await (await import("./embedding-
 if (only === "dense-cache") rows.push(...(await (await import("./dense-cache.ts")).benchmarkDenseCache()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 if (only === "scale") rows.push(...(await (await import("./scale.ts")).benchmarkScale()));
+if (only === "hybrid") rows.push(...(await (await import("./hybrid-engine.ts")).benchmarkHybridEngine()));
 printRows(rows);
