@@ -2,7 +2,8 @@
  * Vitest projects: `unit` (fast, no servers), `integration` (`*.int.test.ts`, real Redis, Milvus
  * and OpenSearch started by `scripts/services/start-all.sh` on free ports; `.ci/run` starts them),
  * `integration-faults` (the integration tests that time a server's outage against
- * `STORE_TIMEOUT_MS`), `models` (`*.models.test.ts`: real embedding models from
+ * `STORE_TIMEOUT_MS`), `cluster` (`*.cluster.test.ts`: node failures of a three-node OpenSearch
+ * cluster, `npm run test:cluster`), `models` (`*.models.test.ts`: real embedding models from
  * ../shared/data/models over whole benchmark sets, several minutes) and `llm` (`*.llm.test.ts`:
  * real language models, in process and on `llama-server`, one file at a time; `npm run test:llm`
  * after `npm run models:test-llm` and `scripts/services/start-llama-server.sh`).
@@ -65,7 +66,14 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["**/*.int.test.ts", "**/*.models.test.ts", "**/*.llm.test.ts", "**/node_modules/**", "**/dist/**"],
+          exclude: [
+            "**/*.int.test.ts",
+            "**/*.models.test.ts",
+            "**/*.llm.test.ts",
+            "**/*.cluster.test.ts",
+            "**/node_modules/**",
+            "**/dist/**",
+          ],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers,
@@ -91,6 +99,21 @@ export default defineConfig({
           hookTimeout: 180_000,
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        resolve: { alias },
+        test: {
+          // `*.cluster.test.ts`: the engines started for these tests only (`npm run test:cluster`,
+          // which .ci/run calls after `npm test`): node failures of the three-node OpenSearch
+          // cluster of scripts/services/start-opensearch-cluster.sh, and a real Milvus server
+          // (start-milvus-server.sh); one file at a time, since one kills and restarts nodes.
+          name: "cluster",
+          include: ["packages/*/src/**/*.cluster.test.ts"],
+          exclude: ["**/node_modules/**", "**/dist/**"],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
         },
       },
       {

@@ -19,7 +19,9 @@
  * behind the archive limits (issue 24, a few minutes), `BENCH_ONLY=ingestion-model` ingesting ../shared/data/documents
  * with bge-small against embedding the same chunks alone (issue 27's 80 % target; many minutes), `BENCH_ONLY=llm` the
  * in-process language model against `llama-bench` (generation and prompt speed, first-token overhead, event-loop delay;
- * needs `npm run models:test-llm`, a few minutes); the default run leaves these eleven out.
+ * needs `npm run models:test-llm`, a few minutes); `BENCH_ONLY=scale` docqa at 100k and 1M chunks on the
+ * embedded store and on the engines (bench/scale.ts, hours), `BENCH_ONLY=hybrid` hybrid search fused in Milvus against
+ * fusion in docqa on SciFact (bench/hybrid-engine.ts); the default run leaves these thirteen out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
@@ -50,4 +52,6 @@ if (only === "dense-cache") rows.push(...(await (await import("./dense-cache.ts"
 if (only === "docx-memory") rows.push(...(await (await import("./docx-parser-memory.ts")).benchmarkDocxParserMemory()));
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 if (only === "llm") rows.push(...(await (await import("./llm-speed.ts")).benchmarkLlmSpeed()));
+if (only === "scale") rows.push(...(await (await import("./scale.ts")).benchmarkScale()));
+if (only === "hybrid") rows.push(...(await (await import("./hybrid-engine.ts")).benchmarkHybridEngine()));
 printRows(rows);

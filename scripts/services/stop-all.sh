@@ -14,8 +14,11 @@ DOCQA_SERVICE=stop-all
 DOCQA_SERVICES_DIR="$(docqa_services_dir)"
 export DOCQA_SERVICES_DIR
 services=(opensearch milvus redis llama-server)
-# Elasticsearch is optional (see start-elasticsearch.sh); stop it too when its script exists.
+# Elasticsearch is optional (see start-elasticsearch.sh); stop it too when its script exists. The
+# three-node cluster (start-opensearch-cluster.sh) and the Milvus server (start-milvus-server.sh) are
+# started only for their own tests; stopping them when absent is a no-op.
 [ -x "$script_dir/stop-elasticsearch.sh" ] && services+=(elasticsearch)
+services+=(opensearch-cluster milvus-server)
 
 declare -A pids
 for service in "${services[@]}"; do

@@ -462,7 +462,11 @@ describe("POST /api/ingest and GET /api/ingest/{jobId}", () => {
     const token = await tokenFor("Ann@A.example");
     const metadata = JSON.stringify({ acl: "|user:_all_|deny:ｂｏｂ\u200B@A.example|group:H\u00ADR|" });
     expect((await upload(h.app, [{ name: "memo.txt", content: "A memo." }], token, { metadata })).status).toBe(200);
-    const shown = (await (await h.app.request(`/api/documents/${encodeURIComponent("ann@a.example/memo.txt")}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+    const shown = (await (
+      await h.app.request(`/api/documents/${encodeURIComponent("ann@a.example/memo.txt")}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      })
+    ).json()) as {
       owner: string;
       acl: string;
     };

@@ -5,9 +5,12 @@
  */
 import { Client } from "@elastic/elasticsearch";
 import {
+  assertAllShards,
+  clusterNodes,
   type SearchEngineClient,
   type SearchEngineConnectionSettings,
   type SearchEngineRequest,
+  sendWithFailover,
   transportFailure,
 } from "./search-engine-client.js";
 
@@ -22,12 +25,16 @@ const ndjsonHeaders = { accept: "application/json", "content-type": "application
 /**
  * Creates a client for an Elasticsearch 8 or 9 cluster. Authenticates with `settings.apiKey`
  * (`Authorization: ApiKey`) when set, else with basic auth when `settings.username` is set.
- * Requests are not retried and time out after `settings.requestTimeoutMs`. Connects lazily: this
- * never throws for an unreachable server.
+ * With several nodes (`settings.node` holding comma-separated URLs), a request whose connection
+ * fails goes to the next node, and a search answered from only some shards is asked again
+ * ({@link sendWithFailover}); otherwise requests are not retried.
+ * Every request, failovers included, ends within `settings.requestTimeoutMs`. Connects lazily:
+ * this never throws for an unreachable server.
  */
 export function createElasticsearchClient(settings: SearchEngineConnectionSettings): SearchEngineClient {
+  const nodes = clusterNodes(settings.node);
   const client = new Client({
-    node: settings.node,
+    nodes,
     auth: settings.apiKey
       ? { apiKey: settings.apiKey }
       : settings.username !== undefined
@@ -40,21 +47,26 @@ export function createElasticsearchClient(settings: SearchEngineConnectionSettin
     engine: "elasticsearch",
     async request(request: SearchEngineRequest, options = {}) {
       try {
-        const result = await client.transport.request(
-          {
-            method: request.method,
-            path: request.path,
-            querystring: request.querystring,
-            body: request.body as Record<string, unknown> | undefined,
-            bulkBody: request.bulkBody as Record<string, unknown>[] | undefined,
-          },
-          {
-            meta: true,
-            ignore: options.allowStatus ? [...options.allowStatus] : undefined,
-            signal: options.signal,
-            headers: request.bulkBody ? ndjsonHeaders : jsonHeaders,
-          },
-        );
+        const result = await sendWithFailover(nodes.length, settings.requestTimeoutMs, async (requestTimeout) => {
+          const answer = await client.transport.request(
+            {
+              method: request.method,
+              path: request.path,
+              querystring: request.querystring,
+              body: request.body as Record<string, unknown> | undefined,
+              bulkBody: request.bulkBody as Record<string, unknown>[] | undefined,
+            },
+            {
+              meta: true,
+              ignore: options.allowStatus ? [...options.allowStatus] : undefined,
+              signal: options.signal,
+              headers: request.bulkBody ? ndjsonHeaders : jsonHeaders,
+              requestTimeout,
+            },
+          );
+          assertAllShards(request.path, answer.body);
+          return answer;
+        });
         return { statusCode: result.statusCode ?? 200, body: result.body };
       } catch (error) {
         options.signal?.throwIfAborted();

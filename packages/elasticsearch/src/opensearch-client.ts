@@ -4,9 +4,12 @@
  */
 import { Client } from "@opensearch-project/opensearch";
 import {
+  assertAllShards,
+  clusterNodes,
   type SearchEngineClient,
   type SearchEngineConnectionSettings,
   type SearchEngineRequest,
+  sendWithFailover,
   transportFailure,
 } from "./search-engine-client.js";
 
@@ -14,12 +17,15 @@ import {
  * Creates a client for an OpenSearch 2 or 3 cluster. Authenticates with basic auth when
  * `settings.username` is set; an API key, if given, is sent as `Authorization: ApiKey <key>`
  * (OpenSearch itself has no API keys; this serves proxies that accept them, and engine
- * detection against Elasticsearch). Requests are not retried and time out after
+ * detection against Elasticsearch). With several nodes (`settings.node` holding comma-separated
+ * URLs), a request whose connection fails goes to the next node, and a search answered from only
+ * some shards is asked again ({@link sendWithFailover}); otherwise requests are not retried. Every request, failovers included, ends within
  * `settings.requestTimeoutMs`. Connects lazily: this never throws for an unreachable server.
  */
 export function createOpenSearchClient(settings: SearchEngineConnectionSettings): SearchEngineClient {
+  const nodes = clusterNodes(settings.node);
   const client = new Client({
-    node: settings.node,
+    nodes,
     auth:
       !settings.apiKey && settings.username !== undefined ? { username: settings.username, password: settings.password ?? "" } : undefined,
     headers: settings.apiKey ? { authorization: `ApiKey ${settings.apiKey}` } : undefined,
@@ -34,16 +40,20 @@ export function createOpenSearchClient(settings: SearchEngineConnectionSettings)
     engine: "opensearch",
     async request(request: SearchEngineRequest, options = {}) {
       options.signal?.throwIfAborted();
-      const pending = client.transport.request(
-        {
-          method: request.method,
-          path: request.path,
-          querystring: request.querystring,
-          body: request.body as Record<string, unknown> | undefined,
-          bulkBody: request.bulkBody as Record<string, unknown>[] | undefined,
-        },
-        { ignore: options.allowStatus ? [...options.allowStatus] : undefined },
-      );
+      const pending = sendWithFailover(nodes.length, settings.requestTimeoutMs, async (requestTimeout) => {
+        const answer = await client.transport.request(
+          {
+            method: request.method,
+            path: request.path,
+            querystring: request.querystring,
+            body: request.body as Record<string, unknown> | undefined,
+            bulkBody: request.bulkBody as Record<string, unknown>[] | undefined,
+          },
+          { ignore: options.allowStatus ? [...options.allowStatus] : undefined, requestTimeout },
+        );
+        assertAllShards(request.path, answer.body);
+        return answer;
+      });
       // The request is not aborted on the wire (the client's abort raises an uncaught error in
       // Node 24); the caller is released at once and the request ends within the timeout.
       let release: (() => void) | undefined;

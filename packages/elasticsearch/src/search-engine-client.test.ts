@@ -4,7 +4,14 @@ import { DocqaError } from "@docqa/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createElasticsearchClient } from "./elasticsearch-client.js";
 import { createOpenSearchClient } from "./opensearch-client.js";
-import { describeErrorBody, redactUrl, type SearchEngineClient, transportFailure } from "./search-engine-client.js";
+import {
+  clusterNodes,
+  describeErrorBody,
+  redactUrl,
+  type SearchEngineClient,
+  sendWithFailover,
+  transportFailure,
+} from "./search-engine-client.js";
 
 interface Seen {
   method: string;
@@ -122,6 +129,26 @@ describe.each([
     await expect(pending).rejects.toThrow("caller gave up");
   });
 
+  it("sends a request whose connection fails to the next node of FULLTEXT_URI, and a timed-out one to none", async () => {
+    // Node 1 refuses connections (nothing listens on port 1); node 2 is the local server.
+    const cluster = create({ node: `http://127.0.0.1:1, ${node}`, requestTimeoutMs: 1_000 });
+    try {
+      respond = json(200, { count: 3 });
+      for (let index = 0; index < 4; index++) {
+        expect((await cluster.request({ method: "GET", path: "/idx/_count" })).body).toEqual({ count: 3 });
+      }
+      respond = () => undefined; // node 2 never answers: the timeout is spent, no other node is tried
+      seen.length = 0;
+      const started = Date.now();
+      const error = await failure(cluster.request({ method: "GET", path: "/slow" }));
+      expect(error.message).toContain("timed out");
+      expect(seen.filter((request) => request.url === "/slow")).toHaveLength(1);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await cluster.close();
+    }
+  });
+
   it("reports an unreachable server with what to do, without the password", async () => {
     const unreachable = create({ node: "http://user:secret@127.0.0.1:1", requestTimeoutMs: 1_000 });
     const error = await failure(unreachable.request({ method: "GET", path: "/" }));
@@ -164,5 +191,46 @@ describe("transportFailure", () => {
     expect(describeErrorBody({ error: "plain" })).toBe("plain");
     expect(describeErrorBody("text")).toBeUndefined();
     expect(redactUrl("https://user:pw@host:9200/")).toBe("https://host:9200");
+    expect(redactUrl("https://user:pw@a:9200, https://user:pw@b:9200")).toBe("https://a:9200,https://b:9200");
+  });
+});
+
+describe("clusterNodes and sendWithFailover", () => {
+  const connectionError = Object.assign(new Error("connect ECONNREFUSED"), { name: "ConnectionError" });
+
+  it("splits FULLTEXT_URI at commas", () => {
+    expect(clusterNodes("http://a:9200")).toEqual(["http://a:9200"]);
+    expect(clusterNodes(" http://a:9200 ,http://b:9200,")).toEqual(["http://a:9200", "http://b:9200"]);
+  });
+
+  it("tries each node at most once on connection failures, within one time limit, and nothing else", async () => {
+    let calls = 0;
+    await expect(
+      sendWithFailover(3, 1_000, async () => {
+        calls++;
+        throw connectionError;
+      }),
+    ).rejects.toBe(connectionError);
+    expect(calls).toBe(3);
+    calls = 0;
+    const timeouts: number[] = [];
+    await expect(
+      sendWithFailover(3, 1_000, async (timeoutMs) => {
+        timeouts.push(timeoutMs);
+        if (++calls === 1) throw connectionError;
+        return "answer";
+      }),
+    ).resolves.toBe("answer");
+    expect(timeouts).toHaveLength(2);
+    expect(timeouts[1]).toBeLessThanOrEqual(1_000);
+    calls = 0;
+    const refused = Object.assign(new Error("HTTP 500"), { name: "ResponseError" });
+    await expect(
+      sendWithFailover(3, 1_000, async () => {
+        calls++;
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    expect(calls).toBe(1);
   });
 });

@@ -60,7 +60,10 @@ export interface SearchEngineClient {
 
 /** How to reach and authenticate to a cluster. */
 export interface SearchEngineConnectionSettings {
-  /** Base URL, for example `http://localhost:9200` (`FULLTEXT_URI`). */
+  /**
+   * Base URL, for example `http://localhost:9200` (`FULLTEXT_URI`), or the URLs of several nodes
+   * of one cluster separated by commas (see {@link clusterNodes}).
+   */
   node: string;
   /** Elasticsearch API key, sent as `Authorization: ApiKey <key>` (`FULLTEXT_API_KEY`). */
   apiKey?: string | undefined;
@@ -70,9 +73,98 @@ export interface SearchEngineConnectionSettings {
   password?: string | undefined;
   /**
    * Time a request may take, in milliseconds, before it fails with `store_unavailable`
-   * (`STORE_TIMEOUT_MS`, default 10,000). Requests are not retried, so this bounds every call.
+   * (`STORE_TIMEOUT_MS`, default 10,000). It bounds every call, failovers to other nodes
+   * ({@link sendWithFailover}) included; a request that timed out is never sent again.
    */
   requestTimeoutMs: number;
+}
+
+/**
+ * The node URLs of a `FULLTEXT_URI`: one URL, or several nodes of one cluster separated by commas
+ * (`http://search-1:9200,http://search-2:9200`), spaces around them ignored.
+ */
+export function clusterNodes(node: string): string[] {
+  const nodes = node
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  return nodes.length > 0 ? nodes : [node];
+}
+
+/**
+ * Whether a client error means that the node could not be reached or dropped the connection
+ * (refused, reset, closed: the engines' clients call it `ConnectionError`), so that the request
+ * can go to another node of the cluster. A timeout is not such an error (the node may still be
+ * working on the request, and the time limit is spent), nor is any answer of the engine.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { name?: unknown }).name === "ConnectionError";
+}
+
+/**
+ * A search or count that the engine answered with results from only some of its shards (`_shards.failed`
+ * above 0): for a moment after a node is lost, until the cluster has moved every shard to a copy
+ * that is alive. Such an answer is never used: {@link sendWithFailover} asks again.
+ */
+export class PartialResultsError extends Error {
+  override readonly name = "PartialResultsError";
+  constructor(
+    /** Shards that failed and shards asked. */
+    readonly failed: number,
+    readonly total: number,
+    /** The first shard failure's `type: reason`. */
+    readonly reason: string,
+  ) {
+    super(`${failed} of ${total} shards failed (${reason})`);
+  }
+}
+
+/**
+ * Throws {@link PartialResultsError} when `body`, the answer to a `_search` or `_count` at `path`,
+ * comes from only some of the shards.
+ */
+export function assertAllShards(path: string, body: unknown): void {
+  if (!/\/_(search|count)$/.test(path) || typeof body !== "object" || body === null) return;
+  const shards = (body as { _shards?: { total?: unknown; failed?: unknown; failures?: unknown } })._shards;
+  if (typeof shards?.failed !== "number" || shards.failed <= 0) return;
+  const [first] = Array.isArray(shards.failures) ? (shards.failures as { reason?: unknown }[]) : [];
+  const reason = describeErrorBody({ error: first?.reason }) ?? "no reason given";
+  throw new PartialResultsError(shards.failed, typeof shards.total === "number" ? shards.total : shards.failed, reason);
+}
+
+/** Pause before asking again after partial results, in milliseconds (the cluster needs a moment to move shards). */
+export const partialResultsPauseMs = 200;
+
+/**
+ * Sends a request with failover across the nodes of a cluster: `send(timeoutMs)` sends it once to
+ * the node the client picks (the engines' clients take nodes round robin and leave out a node
+ * whose connection failed, until it answers a ping again). When the connection fails
+ * ({@link isConnectionFailure}) and time is left, the request goes to the next node, at most once
+ * per node. When `send` rejects with {@link PartialResultsError} (some shards failed, as for a
+ * moment after a node is lost), it is sent again after {@link partialResultsPauseMs} while time is
+ * left. Everything happens within `timeoutMs` in total; with one node and whole answers this is
+ * one `send`.
+ *
+ * Every request docqa sends to a search engine may be sent twice: searches, counts and reads only
+ * read; writes index, delete or commit by document id (`_bulk` with ids, `_delete_by_query`),
+ * which gives the same result when repeated; index creation treats "already exists" as done.
+ *
+ * @throws whatever the last `send` threw.
+ */
+export async function sendWithFailover<T>(nodeCount: number, timeoutMs: number, send: (timeoutMs: number) => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const remaining = () => timeoutMs - (performance.now() - started);
+  for (let connectionFailures = 0; ; ) {
+    try {
+      return await send(Math.max(1, Math.round(remaining())));
+    } catch (error) {
+      if (error instanceof PartialResultsError && remaining() > partialResultsPauseMs) {
+        await new Promise((resolve) => setTimeout(resolve, partialResultsPauseMs));
+        continue;
+      }
+      if (!isConnectionFailure(error) || ++connectionFailures >= nodeCount || remaining() <= 1) throw error;
+    }
+  }
 }
 
 /** What a client error looks like, in both engines' clients (same shape since the 7.x fork). */
@@ -100,6 +192,9 @@ export function transportFailure(engine: SearchEngine, node: string, operation: 
   const product = engine === "elasticsearch" ? "Elasticsearch" : "OpenSearch";
   let text: string;
   switch (name) {
+    case "PartialResultsError":
+      text = `${operation} answered from only some shards at ${where} until STORE_TIMEOUT_MS: ${message}`;
+      break;
     case "ResponseError": {
       const status = typeof shape.meta?.statusCode === "number" ? shape.meta.statusCode : shape.statusCode;
       text = `${operation} failed: HTTP ${String(status)} ${describeErrorBody(shape.meta?.body) ?? message}`;
@@ -139,16 +234,20 @@ export function describeErrorBody(body: unknown): string | undefined {
   return text;
 }
 
-/** The URL without user name and password, for messages. */
+/** The URL (or the comma-separated URLs of a cluster's nodes) without user names and passwords, for messages. */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = "";
-    parsed.password = "";
-    return parsed.toString().replace(/\/$/, "");
-  } catch {
-    return "(invalid URL)";
-  }
+  return clusterNodes(url)
+    .map((node) => {
+      try {
+        const parsed = new URL(node);
+        parsed.username = "";
+        parsed.password = "";
+        return parsed.toString().replace(/\/$/, "");
+      } catch {
+        return "(invalid URL)";
+      }
+    })
+    .join(",");
 }
 
 /** URL-encodes one path segment (an index name or a document id). */

@@ -9,7 +9,8 @@ import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine
 /**
  * The Elasticsearch/OpenSearch keyword index and registry of a configuration: `FULLTEXT_URI`,
  * `FULLTEXT_INDEX`, `KEYWORD_STORE` (engine), `FULLTEXT_API_KEY` or `FULLTEXT_USERNAME` and
- * `FULLTEXT_PASSWORD`, `STORE_TIMEOUT_MS`, `BM25_K1` and `BM25_B`. Connects lazily.
+ * `FULLTEXT_PASSWORD`, `FULLTEXT_SHARDS`, `FULLTEXT_REPLICAS`, `STORE_TIMEOUT_MS`, `BM25_K1` and
+ * `BM25_B`. Connects lazily.
  *
  * @throws {DocqaError} `config_invalid` when `FULLTEXT_INDEX` is not a valid index base name.
  */
@@ -21,6 +22,8 @@ export function searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger)
     apiKey: config.stores.searchEngine.apiKey,
     username: config.stores.searchEngine.username,
     password: config.stores.searchEngine.password,
+    shards: config.stores.searchEngine.shards,
+    replicas: config.stores.searchEngine.replicas,
     requestTimeoutMs: config.stores.timeoutMs,
     k1: config.retrieval.bm25K1,
     b: config.retrieval.bm25B,

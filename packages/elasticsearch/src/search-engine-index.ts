@@ -26,11 +26,19 @@ import {
   defaultBulkLimits,
   storedChunk,
 } from "./chunk-documents.js";
+import { clusterHealth, clusterHealthFields } from "./cluster-health.js";
 import { connectSearchEngine, type SearchEngineChoice } from "./connect-search-engine.js";
 import { chunkIndexDefinition, type IndexDefinitionSettings } from "./index-definitions.js";
 import { createIndexLifecycle } from "./index-lifecycle.js";
 import { type OrganisationIndexNames, organisationIndexNames, validateIndexBase } from "./index-names.js";
-import { encodePathSegment, isMissingIndex, redactUrl, type SearchEngineClient, unexpectedAnswer } from "./search-engine-client.js";
+import {
+  clusterNodes,
+  encodePathSegment,
+  isMissingIndex,
+  redactUrl,
+  type SearchEngineClient,
+  unexpectedAnswer,
+} from "./search-engine-client.js";
 import { createSearchEngineRegistry } from "./search-engine-registry.js";
 import { assertDeletedByQuery, createSearchEngineSweep } from "./search-engine-sweep.js";
 import { documentChunksBody, maximumResultWindow, pruneBodies, textCountBody, textSearchBody } from "./search-queries.js";
@@ -235,10 +243,20 @@ export function createSearchEngineIndex(settings: SearchEngineIndexSettings = {}
     },
 
     async ping() {
-      // `GET /` (what engine detection asks too): any answer but an error means the cluster
-      // serves requests; 403 is a key without the monitor privilege, still an answer.
+      // `GET /_cluster/health` of docqa's indexes (`clusterHealth`): green is up, yellow or a
+      // node missing from FULLTEXT_URI's list degraded, red down. 403 is a key without the
+      // monitor privilege: still an answer of a cluster that serves requests.
       const search = await connection();
-      await search.request({ method: "GET", path: "/" }, { allowStatus: [403] });
+      const response = await search.request(
+        {
+          method: "GET",
+          path: `/_cluster/health/${encodePathSegment(`${base}_*`)}`,
+          querystring: { filter_path: clusterHealthFields.join(",") },
+        },
+        { allowStatus: [403] },
+      );
+      if (response.statusCode === 403) return undefined;
+      return clusterHealth(response.body, clusterNodes(node).length, search.engine);
     },
 
     organisations: () => sweep.organisations(),

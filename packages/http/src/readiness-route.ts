@@ -21,9 +21,16 @@ export const readinessCheckSchema = z
       description: "`embedded`, `milvus`, `opensearch`, `elasticsearch`, `sqlite`, `redis`, `in-memory` or `docqa`.",
       example: "milvus",
     }),
-    status: z.enum(["up", "down"]),
+    status: z.enum(["up", "degraded", "down"]).openapi({
+      description:
+        "`up`; `degraded`: the backend serves every request but with less redundancy than it was set up with (a search engine cluster in yellow health, or with fewer nodes than `FULLTEXT_URI` lists), which keeps the service ready; `down`: it does not answer in time.",
+    }),
     latencyMs: z.number().openapi({ description: "Milliseconds until the backend answered (or the timeout).", example: 3 }),
     error: z.string().optional().openapi({ description: "Why the backend is down." }),
+    degraded: z.string().optional().openapi({
+      description: "Why the backend is degraded.",
+      example: "cluster health yellow (2 of the 3 nodes of FULLTEXT_URI in the cluster; 6 shard copies unassigned)",
+    }),
   })
   .openapi("ReadinessCheck");
 
@@ -32,7 +39,8 @@ export const readinessResponseSchema = z
   .object({
     status: z.enum(["ready", "not_ready"]),
     detail: z.string().optional().openapi({
-      description: "When not ready: each backend that is down, its role and why.",
+      description:
+        "When not ready: each backend that is down, its role and why; when ready with a degraded backend: each degraded backend and why.",
       example: "milvus (vector index) is down: VECTORDB_URI http://milvus:19530 is unreachable (ECONNREFUSED)",
     }),
     checks: z.array(readinessCheckSchema),
@@ -67,7 +75,7 @@ export function addReadinessRoute(
       path: options.path ?? "/readyz",
       summary: "Readiness check",
       description:
-        "No authentication and no rate limit. Asks every configured backend (vector index, keyword index, registry, job store, memory store) one light request, each within `READINESS_TIMEOUT_MS`: 200 when all answer, 503 naming those that do not. Use it as the readiness probe; the health route is the liveness probe.",
+        "No authentication and no rate limit. Asks every configured backend (vector index, keyword index, registry, job store, memory store) one light request, each within `READINESS_TIMEOUT_MS`: 200 when all answer (a degraded backend, such as a search engine cluster that lost a node, answers and is reported with status `degraded`), 503 naming those that do not. Use it as the readiness probe; the health route is the liveness probe.",
       responses: { 200: content("Every backend answers."), 503: content("A backend is down, or the service is still starting.") },
     }),
     async (c) => {

@@ -40,16 +40,19 @@ export type ChunkRow = {
   /** Whether `embedding` is the chunk's embedding (false: a placeholder unit vector). */
   has_embedding: boolean;
   embedding: number[];
-  /** The input of the BM25 function. */
-  bm25_text: string;
+  /** The input of the BM25 function; absent in a collection without BM25. */
+  bm25_text?: string;
 };
 
 /** Options of {@link chunkToRow}. */
 export interface ChunkRowOptions {
   /** The collection's dense vector dimension. */
   dimension: number;
-  /** The text the BM25 function analyses for this chunk (already analysed or raw). */
-  bm25Text(chunk: ChunkRecord): string;
+  /**
+   * The text the BM25 function analyses for this chunk (already analysed or raw); undefined for a
+   * collection without BM25 (the row then has no `bm25_text`).
+   */
+  bm25Text?: ((chunk: ChunkRecord) => string) | undefined;
 }
 
 /** What {@link chunkToRow} returns. */
@@ -149,8 +152,8 @@ export function chunkToRow(docId: string, contentHash: string, chunk: ChunkRecor
     metadata: chunk.metadata,
     has_embedding: chunk.embedding !== undefined,
     embedding: chunk.embedding ? Array.from(chunk.embedding) : placeholderVector(options.dimension),
-    bm25_text: fit("bm25_text", options.bm25Text(chunk), truncateTerms),
   };
+  if (options.bm25Text) row.bm25_text = fit("bm25_text", options.bm25Text(chunk), truncateTerms);
   return { row, truncated };
 }
 

@@ -3,7 +3,8 @@
  *
  * - the chunk collection `<VECTORDB_COLLECTION>_<organisation suffix>`, one row per chunk
  *   version, with a dense `embedding` (COSINE, HNSW), a BM25 function from `bm25_text` to the
- *   sparse `bm25_sparse`, and the ACL fields `grants`/`denied`;
+ *   sparse `bm25_sparse` (left out when a search engine serves BM25: see
+ *   {@link noKeywordIndex}), and the ACL fields `grants`/`denied`;
  * - the registry collection `<chunk collection>_registry`, one row per committed document.
  *
  * What a chunk collection was built with (embedding model, text analysis) is recorded in its
@@ -22,11 +23,25 @@ export interface ChunkCollectionRecord {
   embeddingModel: EmbeddingModelInfo | null;
   /**
    * How `bm25_text` is produced: `docqa:<analyzer name>` (analysed by docqa, for example
-   * `docqa:english-porter-v1`) or `milvus:english` (raw text analysed by Milvus).
+   * `docqa:english-porter-v1`) or `milvus:english` (raw text analysed by Milvus); `none` for a
+   * collection without BM25 ({@link noKeywordIndex}).
    */
   textAnalysis: string;
-  /** The Milvus tokenizer of `bm25_text`: `whitespace`, `standard` or `english` (analyzer type). */
+  /** The Milvus tokenizer of `bm25_text`: `whitespace`, `standard` or `english` (analyzer type); `none` without BM25. */
   tokenizer: string;
+}
+
+/**
+ * The `textAnalysis` and `tokenizer` recorded for a chunk collection created without BM25 (no
+ * `bm25_text`, no `bm25_sparse`, no BM25 function or index): what docqa creates when a search
+ * engine serves BM25 (`KEYWORD_STORE` elasticsearch or opensearch), so that Milvus neither
+ * analyses text nor keeps term statistics that nothing searches.
+ */
+export const noKeywordIndex = "none";
+
+/** Whether a chunk collection holds the BM25 fields and function. */
+export function hasKeywordIndex(record: ChunkCollectionRecord): boolean {
+  return record.textAnalysis !== noKeywordIndex;
 }
 
 /** HNSW build parameters of the dense index. */
@@ -79,9 +94,12 @@ const tokens = (name: string): FieldType => ({
   max_length: maximumVarCharBytes,
 });
 
-/** The fields of a chunk collection with `dimension`-dimensional embeddings. */
+/**
+ * The fields of a chunk collection with `dimension`-dimensional embeddings; with `tokenizer`
+ * {@link noKeywordIndex}, without the BM25 fields `bm25_text` and `bm25_sparse`.
+ */
 export function chunkCollectionFields(dimension: number, tokenizer: string): FieldType[] {
-  return [
+  const fields: FieldType[] = [
     varChar("id", { is_primary_key: true, autoID: false }),
     varChar("doc_id"),
     varChar("chunk_id"),
@@ -97,6 +115,10 @@ export function chunkCollectionFields(dimension: number, tokenizer: string): Fie
     { name: "metadata", data_type: DataType.JSON },
     { name: "has_embedding", data_type: DataType.Bool },
     { name: "embedding", data_type: DataType.FloatVector, dim: dimension },
+  ];
+  if (tokenizer === noKeywordIndex) return fields;
+  return [
+    ...fields,
     varChar("bm25_text", { enable_analyzer: true, analyzer_params: analyzerParameters(tokenizer) }),
     { name: "bm25_sparse", data_type: DataType.SparseFloatVector },
   ];
@@ -115,12 +137,13 @@ export const bm25Function: FunctionObject = {
 /**
  * The indexes of a chunk collection. `required` are the dense HNSW index (COSINE; Milvus searches
  * growing and small sealed segments by brute force, so small organisations get exact results)
- * and the sparse BM25 index; `optional` are scalar INVERTED indexes that speed up filters, created
- * when the server supports them.
+ * and the sparse BM25 index (none when `bm25` is undefined: a collection without BM25);
+ * `optional` are scalar INVERTED indexes that speed up filters, created when the server supports
+ * them.
  */
 export function chunkIndexes(
   hnsw: HnswBuildParameters,
-  bm25: Bm25IndexParameters,
+  bm25: Bm25IndexParameters | undefined,
 ): { required: IndexDefinition[]; optional: IndexDefinition[] } {
   return {
     required: [
@@ -130,12 +153,16 @@ export function chunkIndexes(
         metric_type: "COSINE",
         params: { M: hnsw.connectivity, efConstruction: hnsw.construction },
       },
-      {
-        field_name: "bm25_sparse",
-        index_type: "SPARSE_INVERTED_INDEX",
-        metric_type: "BM25",
-        params: { bm25_k1: bm25.k1, bm25_b: bm25.b },
-      },
+      ...(bm25
+        ? [
+            {
+              field_name: "bm25_sparse",
+              index_type: "SPARSE_INVERTED_INDEX",
+              metric_type: "BM25",
+              params: { bm25_k1: bm25.k1, bm25_b: bm25.b },
+            },
+          ]
+        : []),
     ],
     optional: [
       { field_name: "doc_id", index_type: "INVERTED" },

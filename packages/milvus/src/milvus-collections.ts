@@ -16,6 +16,7 @@ import {
   chunkIndexes,
   type HnswBuildParameters,
   type IndexDefinition,
+  noKeywordIndex,
   readRecord,
   recordProperties,
 } from "./collection-schemas.js";
@@ -41,8 +42,8 @@ export interface MilvusCollectionsSettings {
   bm25: Bm25IndexParameters;
   /** HNSW build parameters of new chunk collections. */
   hnsw: HnswBuildParameters;
-  /** Who analyses text for BM25 in new chunk collections. */
-  textAnalysis: "docqa" | "milvus";
+  /** Who analyses text for BM25 in new chunk collections; `none`: new collections hold no BM25 (a search engine serves it). */
+  textAnalysis: "docqa" | "milvus" | "none";
   /** The analyzer of `textAnalysis: "docqa"` (its name is recorded in new collections). */
   analyzer: Analyzer;
   logger: Logger;
@@ -332,8 +333,14 @@ export class MilvusCollections {
 
   private async createChunkCollection(name: string, model: EmbeddingModelInfo | null): Promise<void> {
     const dimension = model?.dimension ?? placeholderDimension;
-    const tokenizers = bm25Tokenizers(this.settings.textAnalysis);
-    const textAnalysis = this.settings.textAnalysis === "docqa" ? `docqa:${this.settings.analyzer.name}` : "milvus:english";
+    const keyword = this.settings.textAnalysis !== "none";
+    const tokenizers = this.settings.textAnalysis === "none" ? [noKeywordIndex] : bm25Tokenizers(this.settings.textAnalysis);
+    const textAnalysis =
+      this.settings.textAnalysis === "none"
+        ? noKeywordIndex
+        : this.settings.textAnalysis === "docqa"
+          ? `docqa:${this.settings.analyzer.name}`
+          : "milvus:english";
     const options: CallOptions = { timeoutMs: this.settings.schemaTimeoutMs };
     for (const [index, tokenizer] of tokenizers.entries()) {
       try {
@@ -348,7 +355,7 @@ export class MilvusCollections {
                   description: "docqa chunks of one organisation",
                   consistency_level: "Strong",
                   fields: chunkCollectionFields(dimension, tokenizer),
-                  functions: [bm25Function],
+                  functions: keyword ? [bm25Function] : [],
                   properties: recordProperties({ embeddingModel: model, textAnalysis, tokenizer }),
                   timeout,
                 }),
@@ -368,7 +375,7 @@ export class MilvusCollections {
         this.settings.logger.info(`Milvus has no ${tokenizer} tokenizer; trying ${tokenizers[index + 1]}`, { component: "milvus" });
       }
     }
-    const indexes = chunkIndexes(this.settings.hnsw, this.settings.bm25);
+    const indexes = chunkIndexes(this.settings.hnsw, keyword ? this.settings.bm25 : undefined);
     for (const index of indexes.required) await this.createIndex(name, index, true);
     for (const index of indexes.optional) await this.createIndex(name, index, false);
   }

@@ -11,7 +11,9 @@ export const hnswConstruction = 200;
 
 /**
  * Creates the Milvus store of `config`: `VECTORDB_URI`, `VECTORDB_TOKEN`, `VECTORDB_COLLECTION`,
- * `STORE_TIMEOUT_MS`, `BM25_K1`, `BM25_B`, `HNSW_CONNECTIVITY` and `HNSW_EXPANSION_SEARCH`.
+ * `STORE_TIMEOUT_MS`, `BM25_K1`, `BM25_B`, `HNSW_CONNECTIVITY` and `HNSW_EXPANSION_SEARCH`. When
+ * a search engine serves BM25 (`KEYWORD_STORE` elasticsearch or opensearch, or `FULLTEXT_URI`
+ * set), the store keeps no BM25 (`keywordIndex: false`): Milvus holds vectors only.
  * Connects lazily: never fails because the server is down.
  *
  * @throws {DocqaError} `config_invalid` when `VECTORDB_COLLECTION` is not a valid collection name.
@@ -28,6 +30,7 @@ export function milvusStoreFromConfig(config: DocqaConfig, logger: Logger): Serv
       construction: hnswConstruction,
       expansionSearch: config.stores.vectorIndex.hnswExpansionSearch,
     },
+    keywordIndex: config.stores.keyword === "milvus",
     logger,
   });
 }

@@ -25,6 +25,8 @@ import {
   type DocumentRecord,
   type DocumentVersion,
   type EmbeddingModelInfo,
+  type HybridIndex,
+  type HybridSearchRequest,
   indexedText,
   matchesChunkFilter,
   type RegisteredDocument,
@@ -38,9 +40,9 @@ import {
   type SweepableIndex,
   type WriteOptions,
 } from "@docqa/core/stores";
-import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
+import { ConsistencyLevelEnum, WeightedRanker } from "@zilliz/milvus2-sdk-node";
 import { type ChunkRow, chunkOutputFields, chunkToRow, maximumVarCharBytes, rowToChunk, utf8Length } from "./chunk-rows.js";
-import type { Bm25IndexParameters, HnswBuildParameters } from "./collection-schemas.js";
+import { type Bm25IndexParameters, type HnswBuildParameters, hasKeywordIndex } from "./collection-schemas.js";
 import {
   afterPrimaryKey,
   chunkFilterExpression,
@@ -92,6 +94,15 @@ export interface MilvusStoreSettings {
    * lets Milvus's `english` analyzer process it (Milvus 2.5+, not milvus-lite).
    */
   textAnalysis?: "docqa" | "milvus" | undefined;
+  /**
+   * Whether this store serves the BM25 keyword index; default true. False when a search engine
+   * serves BM25 (`KEYWORD_STORE` elasticsearch or opensearch): new chunk collections then have no
+   * `bm25_text`, `bm25_sparse`, BM25 function or sparse index, so Milvus does no BM25 work (no
+   * text analysis, no term statistics), and writes to older collections that have them leave
+   * `bm25_text` empty. {@link MilvusStore.searchByText} then fails with `config_invalid`.
+   * Milvus 2.3 and 2.4 (no BM25 function) can serve as the vector index only this way.
+   */
+  keywordIndex?: boolean | undefined;
   /** The analyzer of `textAnalysis: "docqa"`; default `createEnglishAnalyzer()`. */
   analyzer?: Analyzer | undefined;
   /**
@@ -132,7 +143,7 @@ export function createMilvusStore(settings: MilvusStoreSettings = {}): MilvusSto
 }
 
 /** The Milvus implementation of `ServerVectorStore`; see the module documentation. */
-export class MilvusStore implements ServerVectorStore, SweepableIndex, ReindexableIndex {
+export class MilvusStore implements ServerVectorStore, SweepableIndex, ReindexableIndex, HybridIndex {
   readonly name = "milvus";
   readonly writes = "staged" as const;
   private readonly connection: MilvusConnection;
@@ -140,6 +151,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
   private readonly hnsw: HnswBuildParameters & { expansionSearch: number };
   private readonly analyzer: Analyzer;
   private readonly batchSize: number;
+  private readonly keywordIndex: boolean;
   private readonly capabilities: MilvusCapabilities;
   private readonly collections: MilvusCollections;
   private readonly registry: MilvusRegistry;
@@ -162,6 +174,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     this.hnsw = settings.hnsw ?? { connectivity: 16, construction: 200, expansionSearch: 64 };
     this.analyzer = settings.analyzer ?? createEnglishAnalyzer();
     this.batchSize = settings.batchSize ?? 500;
+    this.keywordIndex = settings.keywordIndex ?? true;
     this.connection = new MilvusConnection({
       address: settings.address ?? "http://localhost:19530",
       token: settings.token,
@@ -175,7 +188,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
       schemaTimeoutMs,
       bm25,
       hnsw: this.hnsw,
-      textAnalysis: settings.textAnalysis ?? "docqa",
+      textAnalysis: settings.keywordIndex === false ? "none" : (settings.textAnalysis ?? "docqa"),
       analyzer: this.analyzer,
       logger: this.logger,
     });
@@ -279,6 +292,83 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
   }
 
   /**
+   * The vector and BM25 lists of a query in one `hybridSearch` request (`HYBRID_SEARCH=engine`):
+   * a dense search of `embedding` (`depth.vector` deep, ef as for {@link searchByVector}) and a
+   * BM25 search of `bm25_sparse` (`depth.keyword` deep), each with the same filter expression as
+   * the single searches (ACL pre-filter included), fused by Milvus's weighted ranker with
+   * `weights`. What that ranker computes depends on the server: milvus-lite 3.x normalises each
+   * list by min-max and adds the weighted scores, as docqa's fusion does; Milvus 2.4+ servers
+   * normalise each list with their own functions (see docs/retrieval.md). Results are checked
+   * against the filter like every search's; their score is the engine's fused score.
+   *
+   * @returns undefined (fuse in docqa instead) when this store does not serve BM25, the
+   *   organisation's collection has none, or the query has no BM25 terms.
+   * @throws {DocqaError} `embedding_dimension_mismatch`, `embedding_model_mismatch`, `store_unavailable`.
+   */
+  async searchHybrid(orgId: string, request: HybridSearchRequest): Promise<ScoredChunk[] | undefined> {
+    if (!this.keywordIndex) return undefined;
+    if (request.vector.length !== request.model.dimension) {
+      throw new DocqaError(
+        "embedding_dimension_mismatch",
+        `the query vector has ${request.vector.length} dimensions; ${request.model.id} has ${request.model.dimension}`,
+        { component: "milvus" },
+      );
+    }
+    if (request.topK <= 0) return [];
+    return this.collections.withChunkCollection<ScoredChunk[] | undefined>(orgId, [], async (collection) => {
+      if (!hasKeywordIndex(collection.record)) return undefined;
+      this.assertModel(collection, request.model);
+      const text = this.bm25Query(collection, request.text);
+      if (text.trim() === "") return undefined;
+      const mode = await this.capabilities.filterValueMode(collection.name);
+      const vectorFilter = chunkFilterExpression(request.filter, mode, { withEmbedding: true });
+      const textFilter = chunkFilterExpression(request.filter, mode);
+      if (!vectorFilter || !textFilter) return [];
+      const sign = await this.capabilities.bm25ScoreSign();
+      const vectorLimit = Math.min(request.depth.vector, maximumTopK);
+      const route = (expression: FilterExpression) =>
+        expression.expression === ""
+          ? {}
+          : { expr: expression.expression, ...(Object.keys(expression.values).length > 0 ? { exprValues: expression.values } : {}) };
+      const response = await this.connection.call(
+        "hybrid search",
+        async (client, timeout) =>
+          checkStatus(
+            "hybrid search",
+            await client.hybridSearch({
+              collection_name: collection.name,
+              data: [
+                {
+                  anns_field: "embedding",
+                  data: Array.from(request.vector),
+                  params: { ef: Math.max(vectorLimit, this.hnsw.expansionSearch) },
+                  ...route(vectorFilter),
+                  ...({ limit: vectorLimit, metric_type: "COSINE" } as object),
+                },
+                {
+                  anns_field: "bm25_sparse",
+                  data: text,
+                  ...route(textFilter),
+                  ...({ limit: Math.min(request.depth.keyword, maximumTopK), metric_type: "BM25" } as object),
+                },
+              ],
+              rerank: WeightedRanker([request.weights.vector, request.weights.keyword]),
+              limit: Math.min(request.topK, maximumTopK),
+              output_fields: [...chunkOutputFields],
+              consistency_level: ConsistencyLevelEnum.Strong,
+              timeout,
+            }),
+          ),
+        { signal: request.signal },
+      );
+      // milvus-lite reports the fused score negated, like a distance (as its BM25 scores).
+      return (response.results as Record<string, unknown>[])
+        .map((row) => ({ chunk: rowToChunk(row), score: sign * Number(row.score) }))
+        .filter((result) => matchesChunkFilter(result.chunk, request.filter));
+    });
+  }
+
+  /**
    * The number of chunks matching `query` (a BM25 search under the filter expression, reading
    * only `chunk_id`) or in `options.include` under the same filter (one query). Milvus returns at
    * most 16,384 results per search (`maximumTopK`), so more keyword matches than that are counted
@@ -376,13 +466,11 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
    *   `embedding_dimension_mismatch`; `payload_too_large`.
    */
   private async writeChunks(collection: ChunkCollection, chunks: readonly ChunkRecord[]): Promise<void> {
+    const bm25Text = this.bm25Text(collection);
     const truncated: string[] = [];
     const rows: ChunkRow[] = [];
     for (const chunk of chunks) {
-      const converted = chunkToRow(chunk.docId, chunk.contentHash, chunk, {
-        dimension: collection.dimension,
-        bm25Text: (item) => this.bm25Document(collection, indexedText(item)),
-      });
+      const converted = chunkToRow(chunk.docId, chunk.contentHash, chunk, { dimension: collection.dimension, bm25Text });
       rows.push(converted.row);
       if (converted.truncated.length > 0) truncated.push(`${converted.row.id} (${converted.truncated.join(", ")})`);
     }
@@ -539,13 +627,31 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     );
   }
 
-  /** The `bm25_text` of a document's indexed text, as the collection was built to expect. */
-  private bm25Document(collection: ChunkCollection, text: string): string {
-    return this.usesDocqaAnalysis(collection) ? this.analyzer.analyze(text).join(" ") : text;
+  /**
+   * The `bm25_text` of a chunk, as the collection was built to expect: undefined for a collection
+   * without BM25; empty when this store does not serve BM25 (`keywordIndex: false`) but the
+   * collection was created with it, so that Milvus analyses nothing.
+   */
+  private bm25Text(collection: ChunkCollection): ((chunk: ChunkRecord) => string) | undefined {
+    if (!hasKeywordIndex(collection.record)) return undefined;
+    if (!this.keywordIndex) return () => "";
+    const docqaAnalysis = this.usesDocqaAnalysis(collection);
+    return (chunk) => (docqaAnalysis ? this.analyzer.analyze(indexedText(chunk)).join(" ") : indexedText(chunk));
   }
 
-  /** The BM25 query text for `query`. */
+  /**
+   * The BM25 query text for `query`.
+   *
+   * @throws {DocqaError} `config_invalid` when the collection holds no BM25, or this store does not serve it.
+   */
   private bm25Query(collection: ChunkCollection, query: string): string {
+    if (!hasKeywordIndex(collection.record) || !this.keywordIndex) {
+      throw new DocqaError(
+        "config_invalid",
+        `collection ${collection.name} is not searched by BM25 here (a search engine serves BM25 for this deployment): search the keyword index of KEYWORD_STORE`,
+        { component: "milvus" },
+      );
+    }
     return this.usesDocqaAnalysis(collection) ? this.analyzer.analyze(query).join(" ") : query;
   }
 
@@ -597,7 +703,7 @@ function* batches<T>(items: readonly T[], size: number, bytesOf: (item: T) => nu
 function estimatedBytes(row: ChunkRow): number {
   return (
     utf8Length(row.text) +
-    utf8Length(row.bm25_text) +
+    utf8Length(row.bm25_text ?? "") +
     utf8Length(row.title) +
     utf8Length(row.acl) +
     utf8Length(JSON.stringify(row.metadata)) +

@@ -300,4 +300,88 @@ describe.skipIf(serverVersion === undefined)(`Milvus store on ${address} (${serv
     expect(await milvus.count(orgId)).toBe(0);
     await milvus.close();
   }, 120_000);
+
+  it("holds vectors only when a search engine serves BM25: no BM25 fields, function or index, and no BM25 search", async () => {
+    const milvus = store({ keywordIndex: false });
+    const stores = stagedDocumentStores({ vector: milvus, keyword: milvus, registry: milvus });
+    const orgId = `vectors-only-${randomUUID()}`;
+    await stores.write(orgId, [await contractDocument("pump", ["the pump is primed before it is started"])], {
+      embeddingModel: contractEmbeddingModel,
+    });
+    const client = new MilvusClient({ address, timeout: 30_000, logLevel: "error", telemetry: { enabled: false } });
+    try {
+      const described = await client.describeCollection({ collection_name: milvus.chunkCollectionName(orgId) });
+      const fields = described.schema.fields.map((field) => field.name);
+      expect(fields).toContain("embedding");
+      expect(fields).not.toContain("bm25_text");
+      expect(fields).not.toContain("bm25_sparse");
+      expect(described.schema.functions ?? []).toEqual([]);
+      const properties = Object.fromEntries(described.properties.map((property) => [property.key, String(property.value)]));
+      expect(properties).toMatchObject({ "docqa.text_analysis": "none", "docqa.bm25_tokenizer": "none" });
+    } finally {
+      await client.closeConnection();
+    }
+    const query = Float32Array.from(await embeddings.embedQuery("the pump is primed before it is started"));
+    expect(docIds(await milvus.searchByVector(orgId, query, contractEmbeddingModel, { topK: 5, filter: {} }))).toEqual(["pump"]);
+    await expect(milvus.searchByText(orgId, "pump", { topK: 5, filter: {} })).rejects.toMatchObject({ code: "config_invalid" });
+    expect(
+      await milvus.searchHybrid(orgId, {
+        text: "pump",
+        vector: query,
+        model: contractEmbeddingModel,
+        depth: { vector: 5, keyword: 5 },
+        weights: { vector: 0.5, keyword: 0.5 },
+        topK: 10,
+        filter: {},
+      }),
+    ).toBeUndefined();
+    await stores.close();
+  }, 120_000);
+
+  it("fuses the vector and BM25 lists in one hybridSearch request under the ACL pre-filter", async () => {
+    const milvus = store();
+    const stores = stagedDocumentStores({ vector: milvus, keyword: milvus, registry: milvus });
+    const orgId = `hybrid-${randomUUID()}`;
+    const principal: Principal = { userName: "reader@example.org", roles: [], groups: ["plant"] };
+    const texts = [
+      "the feed pump is primed with water before it is started",
+      "start the feed pump only after the suction valve is open",
+      "the cooling tower fans run in pairs",
+      "valve inspection happens every spring",
+      "pump bearings are greased monthly",
+      "the control room keeps a log of every start",
+      "primed pumps start quietly; dry pumps overheat",
+      "the water treatment plant doses chlorine",
+    ];
+    const documents = await Promise.all(
+      texts.map((text, index) =>
+        contractDocument(`doc-${index}`, [text], { acl: index === 6 ? "|user:someone@example.org|" : "|group:plant|" }),
+      ),
+    );
+    await stores.write(orgId, documents, { embeddingModel: contractEmbeddingModel });
+    const question = "how is the feed pump primed before a start";
+    const vector = Float32Array.from(await embeddings.embedQuery(question));
+    const filter = { principal };
+    const fused = await milvus.searchHybrid(orgId, {
+      text: question,
+      vector,
+      model: contractEmbeddingModel,
+      depth: { vector: 4, keyword: 4 },
+      weights: { vector: 0.5, keyword: 0.5 },
+      topK: 8,
+      filter,
+    });
+    expect(fused).toBeDefined();
+    const ids = (fused ?? []).map((result) => result.chunk.docId);
+    // The unreadable document never comes back, though it matches both lists.
+    expect(ids).not.toContain("doc-6");
+    // Every fused chunk came from one of the two lists the single searches return at the same depths.
+    const vectorList = await milvus.searchByVector(orgId, vector, contractEmbeddingModel, { topK: 4, filter });
+    const textList = await milvus.searchByText(orgId, question, { topK: 4, filter });
+    expect(new Set(ids)).toEqual(new Set([...vectorList, ...textList].map((result) => result.chunk.docId)));
+    // A chunk at the top of both lists is first.
+    if (vectorList[0]?.chunk.docId === textList[0]?.chunk.docId) expect(ids[0]).toBe(vectorList[0]?.chunk.docId);
+    console.info(`[milvus.int.test] ${serverVersion}: hybridSearch ${JSON.stringify(ids)}`);
+    await stores.close();
+  }, 120_000);
 });

@@ -111,6 +111,17 @@ const storesSchema = z.object({
       username: setting("FULLTEXT_USERNAME", optionalString()),
       /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
       password: setting("FULLTEXT_PASSWORD", optionalString()),
+      /**
+       * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
+       * rarely need more; spread a large organisation over the nodes of a cluster with more).
+       */
+      shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
+      /**
+       * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
+       * With at least one replica, a cluster that loses a node serves every query and keeps every
+       * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
+       */
+      replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
     })
     .prefault({}),
   vectorIndex: z
@@ -285,6 +296,16 @@ const retrievalSchema = z.object({
   weightBm25: setting("WEIGHT_BM25", z.coerce.number().min(0).default(0.5)),
   /** `SCORE_NORMALIZATION`, default `min-max` (chosen with `FUSION_CANDIDATES`, see docs/retrieval.md); see `normalizeScores`. */
   scoreNormalization: setting("SCORE_NORMALIZATION", z.enum(["min-max", "z-score"]).default("min-max")),
+  /**
+   * `HYBRID_SEARCH`, default `node`: where the vector and BM25 lists of a query are fused. `node`:
+   * two searches, fused by docqa (`WEIGHT_VECTOR`, `WEIGHT_BM25`, `SCORE_NORMALIZATION`). `engine`:
+   * one hybrid request fused by the engine, when one store serves both lists and offers it (Milvus
+   * with its BM25 function: `hybridSearch` with a weighted ranker of the same weights, the ACL
+   * filter in each list's request) and the settings are the engine's (min-max normalisation,
+   * weighted fusion); otherwise, and for a request without a query vector, fusion stays in docqa.
+   * See docs/retrieval.md for what each engine's fusion computes.
+   */
+  hybridSearch: setting("HYBRID_SEARCH", z.enum(["node", "engine"]).default("node")),
   /** `BM25_K1`, default 0.9 (Anserini's BEIR setting): term-frequency saturation of Okapi BM25. */
   bm25K1: setting("BM25_K1", z.coerce.number().min(0).default(0.9)),
   /** `BM25_B`, default 0.4 (Anserini's BEIR setting): length normalisation of Okapi BM25. */

@@ -105,7 +105,10 @@ export async function prepareEmbeddings(config: DocqaConfig, option: EmbeddingsO
     if (!given) await transformers?.dispose();
     if (!option.embeddings && !config.embeddings.chosen) {
       // Nothing asked for a model and the default one is not on this machine: BM25 only, quietly.
-      logger.debug(`no embedding model: ${DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message}`, { component: "embeddings", model: modelId });
+      logger.debug(`no embedding model: ${DocqaError.isInstance(error) ? error.publicMessage : (error as Error).message}`, {
+        component: "embeddings",
+        model: modelId,
+      });
       return { status: "disabled", reason: noEmbeddingModelReason };
     }
     const reason = DocqaError.isInstance(error) ? error.publicMessage : `embedding model ${modelId} failed: ${(error as Error).message}`;

@@ -12,9 +12,9 @@ export interface FusedChunk {
   chunk: ChunkRecord;
   /** Fused score: Σ weight × normalised score. */
   score: number;
-  /** Raw cosine similarity, or null when the vector list did not return the chunk. */
+  /** Raw cosine similarity, or null when the vector list did not return the chunk (or the engine fused the lists, `HYBRID_SEARCH=engine`). */
   vectorScore: number | null;
-  /** Raw BM25 score, or null when the keyword list did not return the chunk. */
+  /** Raw BM25 score, or null when the keyword list did not return the chunk (or the engine fused the lists). */
   keywordScore: number | null;
 }
 

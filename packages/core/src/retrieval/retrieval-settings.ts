@@ -31,6 +31,12 @@ export interface RetrievalSettings {
    * (reciprocal rank fusion with the same weights, for comparison in evaluation).
    */
   fusion?: "weighted" | "rrf" | undefined;
+  /**
+   * `HYBRID_SEARCH`: `node` (default) fuses the two lists in docqa; `engine` asks a store that
+   * serves both lists and can fuse them (`HybridIndex`) for one hybrid request instead, when the
+   * settings are ones it computes (see `searchCandidates`).
+   */
+  hybridSearch?: "node" | "engine" | undefined;
   /** `USE_RERANKER` with a reranker present: keep `topK` (`RERANK_TOP_K`) of the first `depth` (`RERANK_DEPTH`) candidates scoring at least `threshold`. */
   reranker?: { reranker: Reranker; topK: number; threshold: number; depth: number } | undefined;
 }
@@ -64,6 +70,7 @@ export function retrievalSettingsFromConfig(
     weightVector: config.retrieval.weightVector,
     weightBm25: config.retrieval.weightBm25,
     normalization: config.retrieval.scoreNormalization,
+    hybridSearch: config.retrieval.hybridSearch,
     reranker:
       rerank && reranker
         ? {

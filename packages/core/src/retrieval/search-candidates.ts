@@ -4,6 +4,8 @@
  * not run), chunks of uncommitted document versions dropped (staged stores, see
  * `DocumentStores.visible`), then normalised and fused as
  * `vector * WEIGHT_VECTOR + bm25 * WEIGHT_BM25` (or by reciprocal rank), in the span `docqa.fuse`.
+ * With `HYBRID_SEARCH=engine`, a store that serves both lists and fuses them (`HybridIndex`)
+ * answers the round in one request instead ({@link engineHybrid} says when).
  */
 import type { Principal } from "../acl/principal.js";
 import { indexModelOf, type OrganisationIndexModels, sameModel } from "../embeddings/organisation-index-models.js";
@@ -14,7 +16,8 @@ import type { ChunkFilter } from "../stores/chunk-filter.js";
 import type { ScoredChunk } from "../stores/chunk-record.js";
 import type { DocumentStores } from "../stores/document-stores.js";
 import { isReindexable } from "../stores/reindexable-index.js";
-import type { EmbeddingModelInfo } from "../stores/vector-index.js";
+import { type EmbeddingModelInfo, type HybridIndex, isHybridIndex } from "../stores/vector-index.js";
+import { unwrapped } from "../telemetry/override-methods.js";
 import { withSpan } from "../telemetry/tracing.js";
 import { type FusedChunk, fuseReciprocalRank, fuseWeighted } from "./fuse-results.js";
 import type { RetrievalSettings } from "./retrieval-settings.js";
@@ -135,6 +138,11 @@ export async function searchCandidates(
   const { settings } = search;
   const filter: ChunkFilter = { ...search.filter, principal: search.principal };
   const queryModel = search.queryModel ?? (embeddings.status === "ready" ? embeddings.model : undefined);
+  const hybrid = engineHybrid(stores, search, queryModel);
+  if (hybrid && search.queryVector && queryModel) {
+    const engineFused = await searchHybrid(dependencies, hybrid, search, { vector: search.queryVector, model: queryModel }, depth, filter);
+    if (engineFused) return engineFused;
+  }
   const searchVectors = async (): Promise<ScoredChunk[]> => {
     if (!search.queryVector || !queryModel || !stores.vector) return [];
     try {
@@ -188,5 +196,74 @@ export async function searchCandidates(
     span.setAttribute("docqa.candidates", fusedList.length);
     return fusedList;
   });
+  return { fused, exhausted, hidden };
+}
+
+/**
+ * The store that answers a round of candidate search in one hybrid request, or undefined when
+ * docqa fuses two searches itself: `HYBRID_SEARCH=engine`, one store serving both lists that
+ * offers `searchHybrid` (Milvus with its BM25 function), a query vector, both weights above 0, and
+ * the fusion the engines compute (min-max normalisation, weighted sum).
+ */
+export function engineHybrid(
+  stores: DocumentStores,
+  search: CandidateSearch,
+  queryModel: EmbeddingModelInfo | undefined,
+): HybridIndex | undefined {
+  const { settings } = search;
+  if (settings.hybridSearch !== "engine" || !search.queryVector || !queryModel || !stores.vector) return undefined;
+  if (settings.weightVector <= 0 || settings.weightBm25 <= 0) return undefined;
+  if (settings.normalization !== "min-max" || (settings.fusion ?? "weighted") !== "weighted") return undefined;
+  // The stores are wrapped for telemetry, each role apart: compare what is behind the wrappers.
+  if (unwrapped(stores.vector) !== (unwrapped(stores.keyword) as unknown)) return undefined;
+  return isHybridIndex(stores.vector) ? stores.vector : undefined;
+}
+
+/**
+ * One round as one hybrid request of `index` (`depth.vector + depth.keyword` fused results, as
+ * many as fusion in docqa can give); undefined when the index cannot answer it for this
+ * organisation. The fused results carry the engine's score and no per-list raw scores.
+ */
+async function searchHybrid(
+  dependencies: CandidateSearchDependencies,
+  index: HybridIndex,
+  search: CandidateSearch,
+  query: { vector: Float32Array; model: EmbeddingModelInfo },
+  depth: { vector: number; keyword: number },
+  filter: ChunkFilter,
+): Promise<CandidateSearchResult | undefined> {
+  const { settings } = search;
+  const topK = depth.vector + depth.keyword;
+  const attributes = { "docqa.fusion": "engine", "docqa.fuse.depth_vector": depth.vector, "docqa.fuse.depth_keyword": depth.keyword };
+  let results = await withSpan("docqa.fuse", attributes, async (span) => {
+    const found = await index.searchHybrid(search.orgId, {
+      text: search.query,
+      vector: query.vector,
+      model: query.model,
+      depth,
+      weights: { vector: settings.weightVector, keyword: settings.weightBm25 },
+      topK,
+      filter,
+      signal: search.signal,
+    });
+    span.setAttribute("docqa.candidates", found?.length ?? 0);
+    return found;
+  });
+  if (!results) return undefined;
+  // Both lists returned fewer than asked only if the fused list is shorter than the shallower one.
+  const exhausted = results.length < Math.min(depth.vector, depth.keyword);
+  let hidden = 0;
+  if (dependencies.stores.writes === "staged") {
+    const visible = new Set(await dependencies.stores.visible(search.orgId, results));
+    const returned = results.length;
+    results = results.filter((result) => visible.has(result));
+    hidden = returned - results.length;
+  }
+  const fused: FusedChunk[] = results.map((result) => ({
+    chunk: result.chunk,
+    score: result.score,
+    vectorScore: null,
+    keywordScore: null,
+  }));
   return { fused, exhausted, hidden };
 }

@@ -19,7 +19,8 @@ function pingable(name: string, ping: () => Promise<void>) {
   };
 }
 
-function stores(vector: { name: string; ping(): Promise<void> } | undefined, keyword: { name: string; ping(): Promise<void> }) {
+type Store = { name: string; ping(): Promise<unknown> };
+function stores(vector: Store | undefined, keyword: Store) {
   return { vector, keyword, registry: keyword } as unknown as DocumentStores;
 }
 
@@ -51,6 +52,21 @@ describe("checkReadiness", () => {
     expect(readiness.detail).toBe(
       "milvus (vector index) is down: VECTORDB_URI http://milvus:19530 is unreachable (ECONNREFUSED); opensearch (keyword index) is down: no answer within 50 ms (READINESS_TIMEOUT_MS)",
     );
+  });
+
+  it("reports a degraded backend, stays ready, and accepts ingestion", async () => {
+    const degraded = "cluster health yellow (2 of the 3 nodes of FULLTEXT_URI in the cluster; 3 shard copies unassigned)";
+    const opensearch = { name: "opensearch", ping: async () => ({ degraded }) };
+    const milvus = pingable("milvus", async () => {});
+    const readiness = await checkReadiness({ stores: stores(milvus.store, opensearch) }, 1000);
+    expect(readiness.ready).toBe(true);
+    expect(readiness.checks.map(({ role, status }) => [role, status])).toEqual([
+      ["vector", "up"],
+      ["keyword", "degraded"],
+    ]);
+    expect(readiness.checks[1]?.degraded).toBe(degraded);
+    expect(readiness.detail).toBe(`opensearch (keyword index) is degraded: ${degraded}`);
+    await expect(assertStoresWritable({ stores: stores(milvus.store, opensearch) }, 1000)).resolves.toBeUndefined();
   });
 
   it("refuses ingestion with store_unavailable naming the store that is down", async () => {

@@ -12,6 +12,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { JobStore } from "../jobs/job-store.js";
 import type { MemoryStore } from "../memory/memory-store.js";
 import type { DocumentStores } from "../stores/document-stores.js";
+import type { StoreHealth } from "../stores/vector-index.js";
 import { unwrapped } from "../telemetry/override-methods.js";
 import type { PreparedRuntime } from "./prepare-runtime.js";
 
@@ -28,27 +29,38 @@ export interface ReadinessCheck {
   role: ReadinessRole;
   /** The backend's name: `embedded`, `milvus`, `opensearch`, `elasticsearch`, `sqlite`, `redis`, `in-memory`, `docqa`. */
   backend: string;
-  status: "up" | "down";
+  /**
+   * `up`; `degraded` when the backend answers and serves but with less redundancy than it was
+   * set up with (a search engine cluster that lost a node: see `StoreHealth`), which keeps the
+   * service ready; `down` when it does not answer in time.
+   */
+  status: "up" | "degraded" | "down";
   /** Milliseconds until the answer (or until the timeout). */
   latencyMs: number;
   /** Why the backend is down. */
   error?: string | undefined;
+  /** Why the backend is degraded. */
+  degraded?: string | undefined;
 }
 
 /** The readiness of a service. */
 export interface ReadinessReport {
-  /** True when every check is up. */
+  /** True when no check is down (a degraded backend still serves). */
   ready: boolean;
   /** One check per role, in the order of {@link ReadinessRole}. */
   checks: ReadinessCheck[];
-  /** For a service that is not ready: which backends are down and why, in one sentence. */
+  /**
+   * Which backends are down and why, in one sentence, for a service that is not ready; which are
+   * degraded and why, for a ready service with a degraded backend; absent otherwise.
+   */
   detail?: string | undefined;
 }
 
 /** Something with a `ping` and a name. */
 interface Pingable {
   readonly name: string;
-  ping(): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a healthy store may resolve with nothing (`async ping() {}`).
+  ping(): Promise<void | StoreHealth>;
 }
 
 /** What a readiness run checks. */
@@ -125,11 +137,16 @@ export async function serviceReadiness(prepared: PreparedRuntime, timeoutMs: num
   return report([startup, ...stores.checks]);
 }
 
-/** A report from checks: ready when all are up, with a sentence naming those that are down. */
+/**
+ * A report from checks: ready when none is down, with a sentence naming those that are down (or,
+ * when none is, those that are degraded).
+ */
 export function report(checks: ReadinessCheck[]): ReadinessReport {
   const down = checks.filter((check) => check.status === "down");
-  if (down.length === 0) return { ready: true, checks };
-  return { ready: false, checks, detail: describeDown(down) };
+  if (down.length > 0) return { ready: false, checks, detail: describeDown(down) };
+  const degraded = checks.filter((check) => check.status === "degraded");
+  if (degraded.length === 0) return { ready: true, checks };
+  return { ready: true, checks, detail: describeDegraded(degraded) };
 }
 
 /**
@@ -149,6 +166,12 @@ export async function assertStoresWritable(targets: Pick<ReadinessTargets, "stor
 
 function describeDown(down: readonly ReadinessCheck[]): string {
   return down.map((check) => `${check.backend} (${roleNames[check.role]}) is down: ${check.error ?? "no answer"}`).join("; ");
+}
+
+function describeDegraded(degraded: readonly ReadinessCheck[]): string {
+  return degraded
+    .map((check) => `${check.backend} (${roleNames[check.role]}) is degraded: ${check.degraded ?? "reduced redundancy"}`)
+    .join("; ");
 }
 
 /**
@@ -172,8 +195,10 @@ export async function withinTimeout<T>(promise: Promise<T>, timeoutMs: number, m
 async function timedPing(target: Pingable, timeoutMs: number): Promise<Omit<ReadinessCheck, "role" | "backend">> {
   const started = performance.now();
   try {
-    await withinTimeout(target.ping(), timeoutMs, `no answer within ${timeoutMs} ms (READINESS_TIMEOUT_MS)`);
-    return { status: "up", latencyMs: Math.round(performance.now() - started) };
+    const health = await withinTimeout(target.ping(), timeoutMs, `no answer within ${timeoutMs} ms (READINESS_TIMEOUT_MS)`);
+    const latencyMs = Math.round(performance.now() - started);
+    if (health?.degraded) return { status: "degraded", latencyMs, degraded: health.degraded };
+    return { status: "up", latencyMs };
   } catch (error) {
     return {
       status: "down",

@@ -85,13 +85,17 @@ export type {
   ChunkIndex,
   CountOptions,
   EmbeddingModelInfo,
+  HybridIndex,
+  HybridSearchRequest,
   KeywordIndex,
   RegisteredDocument,
   SearchOptions,
   StagedIndex,
   StagedRegistry,
+  StoreHealth,
   TransactionalStore,
   UpsertOptions,
   VectorIndex,
   WriteOptions,
 } from "./vector-index.js";
+export { isHybridIndex } from "./vector-index.js";

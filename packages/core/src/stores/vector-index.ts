@@ -44,6 +44,17 @@ export interface CountOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** What a health check ({@link ChunkIndex.ping}) found beyond "the backend answers". */
+export interface StoreHealth {
+  /**
+   * Why the backend is degraded: it serves every request, but with less redundancy than it was
+   * set up with, so one more failure may make it unavailable or lose data (for example a search
+   * engine cluster in yellow health, or with fewer nodes than `FULLTEXT_URI` lists). Undefined
+   * when it is not.
+   */
+  degraded?: string | undefined;
+}
+
 /** Behaviour shared by vector and keyword indexes. */
 export interface ChunkIndex {
   /** Name used in logs and errors, for example `embedded`, `milvus`, `opensearch`. */
@@ -52,13 +63,16 @@ export interface ChunkIndex {
   count(orgId: string): Promise<number>;
   /**
    * Checks that the backend answers (readiness probes, and `/api/ingest` before it accepts a
-   * job): one light request to the server (Milvus `GetVersion`-like call, OpenSearch `GET /`), or
-   * for the embedded store a writable data directory and a free file descriptor. Resolves when
-   * usable; bounded by the store's own time limit (`STORE_TIMEOUT_MS`).
+   * job): one light request to the server (Milvus `GetVersion`-like call, OpenSearch
+   * `GET /_cluster/health`), or for the embedded store a writable data directory and a free file
+   * descriptor. Resolves when usable, with a {@link StoreHealth} saying so when the backend serves
+   * with less redundancy than it should (a cluster that lost a node); bounded by the store's own
+   * time limit (`STORE_TIMEOUT_MS`).
    *
    * @throws {DocqaError} `store_unavailable` saying what is wrong.
    */
-  ping(): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a healthy store may resolve with nothing (`async ping() {}`).
+  ping(): Promise<void | StoreHealth>;
   /**
    * The stored chunks of version `contentHash` of document `docId`, in chunk order, each with its
    * embedding when this index keeps embeddings (a vector index does; a keyword index returns them
@@ -99,6 +113,46 @@ export interface VectorIndex extends ChunkIndex {
    *   `store_unavailable` when the backend fails or times out.
    */
   searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]>;
+}
+
+/** One hybrid search: the vector and BM25 lists of a query, fused by the engine. */
+export interface HybridSearchRequest {
+  /** The query text (BM25). */
+  text: string;
+  /** The query embedding and its model. */
+  vector: Float32Array;
+  model: EmbeddingModelInfo;
+  /** Candidates of each list, before fusion. */
+  depth: { vector: number; keyword: number };
+  /** Weight of each list's normalised scores (`WEIGHT_VECTOR`, `WEIGHT_BM25`). */
+  weights: { vector: number; keyword: number };
+  /** Fused results wanted. */
+  topK: number;
+  /** Applied to both lists before scoring (ACL pre-filter, documents, metadata). */
+  filter: ChunkFilter;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * Optional capability of an index that serves both the vector and the BM25 list (Milvus with its
+ * BM25 function): one request that searches both under the same filter and fuses them with
+ * min-max normalisation and a weighted sum (`HYBRID_SEARCH=engine`), instead of two searches fused
+ * in docqa.
+ */
+export interface HybridIndex {
+  /**
+   * The fused results, best first, their `score` the engine's fused score; undefined when this
+   * organisation's index cannot answer a hybrid request (for example a collection without BM25),
+   * so that the caller fuses two searches itself.
+   *
+   * @throws {DocqaError} as {@link VectorIndex.searchByVector} and {@link KeywordIndex.searchByText}.
+   */
+  searchHybrid(orgId: string, request: HybridSearchRequest): Promise<ScoredChunk[] | undefined>;
+}
+
+/** Whether `index` offers {@link HybridIndex.searchHybrid}. */
+export function isHybridIndex(index: unknown): index is HybridIndex {
+  return typeof (index as { searchHybrid?: unknown } | undefined)?.searchHybrid === "function";
 }
 
 /** Keyword search with Okapi BM25 scores (non-negative, unbounded). */

@@ -10,8 +10,13 @@ import { randomBytes } from "node:crypto";
 import { isTcpReachable } from "./is-tcp-reachable.js";
 import { isContinuousIntegration } from "./shared-data.js";
 
-/** A server kind the integration tests use. */
-export type IntegrationServerKind = "redis" | "milvus" | "opensearch" | "elasticsearch";
+/**
+ * A server kind the integration tests use. `opensearch-cluster` is the three-node cluster of
+ * `scripts/services/start-opensearch-cluster.sh` (its URL is the three nodes' URLs, comma-separated),
+ * and `milvus-server` the Milvus server of `scripts/services/start-milvus-server.sh` (not milvus-lite),
+ * are used by the cluster tests only (`npm run test:cluster`).
+ */
+export type IntegrationServerKind = "redis" | "milvus" | "opensearch" | "elasticsearch" | "opensearch-cluster" | "milvus-server";
 
 /** The environment variable naming each kind's URL. */
 export const integrationServerVariables: Readonly<Record<IntegrationServerKind, string>> = {
@@ -19,6 +24,8 @@ export const integrationServerVariables: Readonly<Record<IntegrationServerKind, 
   milvus: "DOCQA_TEST_MILVUS_URI",
   opensearch: "DOCQA_TEST_OPENSEARCH_URL",
   elasticsearch: "DOCQA_TEST_ELASTICSEARCH_URL",
+  "opensearch-cluster": "DOCQA_TEST_OPENSEARCH_CLUSTER_URLS",
+  "milvus-server": "DOCQA_TEST_MILVUS_SERVER_URI",
 };
 
 const displayNames: Readonly<Record<IntegrationServerKind, string>> = {
@@ -26,6 +33,8 @@ const displayNames: Readonly<Record<IntegrationServerKind, string>> = {
   milvus: "Milvus",
   opensearch: "OpenSearch",
   elasticsearch: "Elasticsearch",
+  "opensearch-cluster": "OpenSearch cluster node",
+  "milvus-server": "Milvus server",
 };
 
 /** Where a test's server is, or why the test is skipped. */
@@ -50,8 +59,12 @@ export interface IntegrationServer {
 export async function integrationServer(kind: IntegrationServerKind, testName: string): Promise<IntegrationServer> {
   const variable = integrationServerVariables[kind];
   const url = process.env[variable] || undefined;
-  const available = url !== undefined && (await isTcpReachable(url));
-  const how = "start the servers with scripts/services/start-all.sh, then source scripts/services/env.sh";
+  // Every node of a comma-separated list must accept connections.
+  const available = url !== undefined && (await Promise.all(url.split(",").map((item) => isTcpReachable(item.trim())))).every(Boolean);
+  const how =
+    kind === "opensearch-cluster" || kind === "milvus-server"
+      ? `start it with scripts/services/start-${kind}.sh, then source scripts/services/env.sh`
+      : "start the servers with scripts/services/start-all.sh, then source scripts/services/env.sh";
   const skipReason = available
     ? undefined
     : url === undefined
