@@ -24,7 +24,9 @@ beforeAll(async () => {
       embeddings: { provider: "none" },
       logging: { level: "silent" },
       ingestion: { useRaptor: false },
-      models: { provider: "openai", hostedBaseUrl: server.baseUrl, maxRetries: 0 },
+      // Tool calls as the scripted server answers them: `auto` would retry a prose reply with
+      // json_schema (a server that ignores forced tool calls), and this test counts the prose reply.
+      models: { provider: "openai", hostedBaseUrl: server.baseUrl, maxRetries: 0, structuredOutput: "function_calling" },
       retrieval: { useQueryDecomposition: false },
     },
   });
