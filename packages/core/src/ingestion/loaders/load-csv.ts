@@ -12,6 +12,7 @@ import { DocqaError } from "../../errors/docqa-error.js";
 import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import { columnNames, renderRow } from "./table-rows.js";
 
 /** Delimiters tried, in order of preference when several fit. */
 const delimiters = [",", ";", "\t", "|"] as const;
@@ -45,7 +46,7 @@ export async function loadCsv(file: FileInput, limits: LoaderLimits): Promise<Lo
       { component: "ingestion" },
     );
   }
-  const names = header.map((cell, index) => oneLine(cell) || `Column ${index + 1}`);
+  const names = columnNames(header);
   const sections = rowSections(rows.map((row) => renderRow(names, row)));
   if (sections.length === 0) sections.push({ text: `Columns: ${names.join("; ")}`, metadata: { rows: "1" }, preChunked: true });
   return {
@@ -158,21 +159,6 @@ function lineOfRow(text: string, delimiter: string, rowIndex: number): number {
   let line = 1;
   for (let position = text.indexOf("\n"); position !== -1 && position < start; position = text.indexOf("\n", position + 1)) line++;
   return line;
-}
-
-/** A cell on one line, trimmed (line breaks inside quoted cells become spaces). */
-function oneLine(cell: string): string {
-  return cell.replace(/\s*[\r\n]+\s*/g, " ").trim();
-}
-
-/** `Name: value; Name: value` for the non-empty cells of a row. */
-function renderRow(names: readonly string[], row: readonly string[]): string {
-  return row
-    .flatMap((cell, index) => {
-      const value = oneLine(cell);
-      return value === "" ? [] : [`${names[index]}: ${value}`];
-    })
-    .join("; ");
 }
 
 /** One section per rendered row (row 2 onwards), numbered as in the file (the header is row 1); empty rows are skipped. */

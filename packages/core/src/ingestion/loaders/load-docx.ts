@@ -1,7 +1,8 @@
 /**
  * DOCX loading with `mammoth` (Word styles to semantic HTML), read with `htmlparser2`: one
- * section per heading (the heading path is the `section`), tables as ` | `-separated rows, list
- * items as `- ` lines. Headers and footers, which mammoth leaves out, are read from the archive
+ * section per heading (the heading path is the `section`), list items as `- ` lines, and each data
+ * row of a table a section of its own under its header, as CSV and Markdown rows are
+ * (`Role: Staff; Days: 25`, see `tableSections`). Headers and footers, which mammoth leaves out, are read from the archive
  * and kept as a last section.
  *
  * The archive is opened with `bounded-zip.ts` and mammoth reads its parts through it (mammoth's
@@ -21,6 +22,7 @@ import { archiveLimitsOf } from "./archive-limits.js";
 import { type BoundedZip, openBoundedZip } from "./bounded-zip.js";
 import { stripExtension } from "./load-pdf.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import { columnNames, renderRow } from "./table-rows.js";
 
 /** Parts read besides what mammoth reads: headers, footers and the core properties. */
 const extraPart = /^(word\/(header|footer)\d*\.xml|docProps\/core\.xml)$/;
@@ -123,8 +125,11 @@ export function htmlToSections(html: string): LoadedSection[] {
   let lines: string[] = [];
   let line = "";
   let row: string[] = [];
+  let rowHeaders = 0;
   let cell = "";
   let tableDepth = 0;
+  /** Rows of the outermost open table, and whether each was all header cells (`th`). */
+  let tableRows: { cells: string[]; header: boolean }[] = [];
   let headingLevel = 0;
   let headingText = "";
   const flushSection = () => {
@@ -163,13 +168,26 @@ export function htmlToSections(html: string): LoadedSection[] {
           headingLevel = 0;
         } else if (name === "td" || name === "th") {
           row.push(cell.replace(/\s+/g, " ").trim());
+          if (name === "th") rowHeaders++;
           cell = "";
         } else if (name === "tr") {
-          if (row.some((value) => value !== "")) lines.push(row.join(" | "));
+          if (row.some((value) => value !== "")) tableRows.push({ cells: row, header: rowHeaders === row.length });
           row = [];
+          rowHeaders = 0;
         } else if (name === "table") {
           tableDepth = Math.max(0, tableDepth - 1);
-          lines.push("");
+          if (tableDepth === 0) {
+            const { text, rows } = tableSections(tableRows);
+            tableRows = [];
+            lines.push(...text);
+            if (rows.length > 0) {
+              const metadata = headings.length > 0 ? { section: headings.join(" > ") } : {};
+              flushSection();
+              for (const rendered of rows)
+                sections.push({ text: rendered.text, metadata: { ...metadata, row: rendered.row }, preChunked: true });
+            }
+            lines.push("");
+          }
         } else if ((name === "p" || name === "li") && tableDepth === 0) {
           const text = line.replace(/[ \t]+/g, " ").trim();
           if (text !== "" && text !== "-") lines.push(text);
@@ -185,6 +203,41 @@ export function htmlToSections(html: string): LoadedSection[] {
   parser.end();
   flushSection();
   return sections;
+}
+
+/** A table's text: lines kept in its section, or rows that become sections of their own. */
+interface TableText {
+  /** Lines of the section the table is in (a table with no header row: `cell | cell`). */
+  text: string[];
+  /** One per data row: `Name: value; Name: value` and its row number (the header is row 1). */
+  rows: { text: string; row: number }[];
+}
+
+/**
+ * A DOCX table as text. A table whose first row is a header (Word's "repeat as header row", which
+ * mammoth marks with `th`) or, with three or more columns, whose first row's cells are all filled
+ * and none is a number, gives one row per section under the header's names, as a CSV file does.
+ * Other tables (layout tables, two-column label/value tables, one-row tables) stay in their section
+ * as `cell | cell` lines, where a two-column row reads as a label and its value.
+ */
+export function tableSections(rows: readonly { cells: string[]; header: boolean }[]): TableText {
+  const [first, ...data] = rows;
+  if (!first) return { text: [], rows: [] };
+  const columns = first.cells.length;
+  const headerLike =
+    first.header ||
+    (columns >= 3 &&
+      first.cells.every((value) => value !== "" && !/^[-+]?[\d.,%\s]+$/.test(value)) &&
+      new Set(first.cells).size === columns);
+  if (!headerLike || data.length === 0) return { text: rows.map((row) => row.cells.join(" | ")), rows: [] };
+  const names = columnNames(first.cells);
+  return {
+    text: [],
+    rows: data.flatMap((row, index) => {
+      const text = renderRow(names, row.cells);
+      return text === "" ? [] : [{ text, row: index + 2 }];
+    }),
+  };
 }
 
 /** The distinct paragraphs of the headers and footers, in part-name order. */

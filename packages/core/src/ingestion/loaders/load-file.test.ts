@@ -186,6 +186,31 @@ describe("DOCX HTML", () => {
   });
 });
 
+describe("DOCX tables", () => {
+  it("gives each data row of a table with a header row a section of its own, under the header's names", () => {
+    const html =
+      "<h1>Rates</h1><p>Rates by region.</p><table><tr><th><p>Region</p></th><th><p>Rate</p></th></tr><tr><td><p>North</p></td><td><p>4 %</p></td></tr><tr><td><p>South</p></td><td></td></tr></table><p>Rates change yearly.</p>";
+    expect(htmlToSections(html)).toEqual([
+      { text: "Rates\nRates by region.", metadata: { section: "Rates" } },
+      { text: "Region: North; Rate: 4 %", metadata: { section: "Rates", row: 2 }, preChunked: true },
+      { text: "Region: South", metadata: { section: "Rates", row: 3 }, preChunked: true },
+      { text: "Rates change yearly.", metadata: { section: "Rates" } },
+    ]);
+  });
+
+  it("reads a first row of three or more filled, distinct, non-numeric cells as the header; keeps other tables as lines", () => {
+    const cells = (values: string[]) => `<tr>${values.map((value) => `<td><p>${value}</p></td>`).join("")}</tr>`;
+    const table = (...rows: string[][]) => `<table>${rows.map(cells).join("")}</table>`;
+    expect(htmlToSections(table(["Name", "Team", "Room"], ["Ann", "Finance", "4.12"]))).toEqual([
+      { text: "Name: Ann; Team: Finance; Room: 4.12", metadata: { row: 2 }, preChunked: true },
+    ]);
+    // Numbers in the first row: data, not a header.
+    expect(htmlToSections(table(["2023", "12", "40"], ["2024", "15", "42"]))).toEqual([
+      { text: "2023 | 12 | 40\n2024 | 15 | 42", metadata: {} },
+    ]);
+  });
+});
+
 describe("parsePdfDate", () => {
   it("parses PDF dates with and without time zones", () => {
     expect(parsePdfDate("D:20230615120000+02'00'")).toBe("2023-06-15T10:00:00.000Z");

@@ -21,7 +21,7 @@ export interface LoadFileOptions {
 }
 
 /** Version of the loaders' output; part of a file's content hash, so a loader change re-ingests. */
-export const loaderVersion = "4";
+export const loaderVersion = "5";
 
 /**
  * Loads a file into documents with sections.

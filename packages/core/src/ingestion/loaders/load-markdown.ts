@@ -20,6 +20,7 @@ import { DocqaError } from "../../errors/docqa-error.js";
 import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
 import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import { columnNames, renderRow } from "./table-rows.js";
 
 /**
  * Loads a `.md` file.
@@ -109,11 +110,9 @@ export function parseMarkdown(markdown: string): ParsedMarkdown {
       flushText(run);
       run = [];
       const [header, ...rows] = block.children.map((row) => row.children.map((cell) => plainText(cell).replace(/\s+/g, " ").trim()));
-      const names = (header ?? []).map((name, column) => name || `Column ${column + 1}`);
+      const names = columnNames(header ?? []);
       rows.forEach((cells, index) => {
-        const text = cells
-          .flatMap((value, column) => (value === "" ? [] : [`${names[column] ?? `Column ${column + 1}`}: ${value}`]))
-          .join("; ");
+        const text = renderRow(names, cells);
         if (text !== "") sections.push({ ...current, text, row: index + 2 });
       });
     }
