@@ -21,6 +21,7 @@
  */
 import { stat } from "node:fs/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { Agent, fetch as undiciFetch } from "undici";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
 import { defaultResiliencePolicy } from "./call-with-resilience.js";
@@ -89,13 +90,17 @@ export async function chatModelFromConfig(config: ChatModelConfig, options: Chat
       }
       const loaded = await loadOpenAIModule();
       if (!loaded.ok) return disabled(loaded.reason);
+      const timeoutMs = options.timeoutMs ?? defaultResiliencePolicy.timeoutMs;
       const model = new loaded.module.ChatOpenAI({
         model: config.models.generatorModel,
         apiKey: config.models.hostedApiKey ?? placeholderApiKey,
-        configuration: config.models.hostedBaseUrl ? { baseURL: config.models.hostedBaseUrl } : {},
+        configuration: {
+          ...(config.models.hostedBaseUrl ? { baseURL: config.models.hostedBaseUrl } : {}),
+          fetch: fetchWithTimeouts(timeoutMs),
+        },
         temperature: config.models.temperature,
         topP: config.models.topP,
-        timeout: options.timeoutMs ?? defaultResiliencePolicy.timeoutMs,
+        timeout: timeoutMs,
         maxRetries: 0,
         useResponsesApi: false,
       });
@@ -147,4 +152,25 @@ export async function chatModelFromConfig(config: ChatModelConfig, options: Chat
       };
     }
   }
+}
+
+/** One HTTP connection pool per timeout, shared by the chat models of a process. */
+const dispatchers = new Map<number, Agent>();
+
+/**
+ * The fetch of the openai provider: undici's `fetch` with an `Agent` (its own version, so the two
+ * agree) whose header and body timeouts are `RAG_LLM_TIMEOUT_MS` plus 1 s. Node's global fetch
+ * gives up after undici's default of 300 s without response headers, which a slow local server
+ * answering without streaming (the whole answer before the headers) reaches when the timeout is
+ * raised above 5 minutes; with this, docqa's own timeout is the one that fires.
+ */
+function fetchWithTimeouts(timeoutMs: number): typeof globalThis.fetch {
+  let dispatcher = dispatchers.get(timeoutMs);
+  if (!dispatcher) {
+    dispatcher = new Agent({ headersTimeout: timeoutMs + 1000, bodyTimeout: timeoutMs + 1000 });
+    dispatchers.set(timeoutMs, dispatcher);
+  }
+  const agent = dispatcher;
+  return ((input: Parameters<typeof undiciFetch>[0], init?: Parameters<typeof undiciFetch>[1]) =>
+    undiciFetch(input, { ...init, dispatcher: agent })) as unknown as typeof globalThis.fetch;
 }
