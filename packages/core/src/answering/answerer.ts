@@ -75,6 +75,8 @@ export interface GeneratedAnswer {
    * `createModelAnswerer`); null or absent otherwise. Reported as `fallback_reason`.
    */
   fallbackReason?: string | null | undefined;
+  /** `PROMPT_VERSION` of the prompt a model was asked with; null or absent when no model was called. */
+  promptVersion?: string | null | undefined;
 }
 
 /** Produces answers from context. */
