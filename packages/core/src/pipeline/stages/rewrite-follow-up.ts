@@ -5,9 +5,9 @@
  * itself is kept for the answer and the memory.
  */
 import { rewriteFollowUp as rewrite } from "../../memory/rewrite-follow-up.js";
+import { checkedQuery } from "../../retrieval/normalize-query.js";
 import type { PredictState } from "../request-state.js";
 import type { Stage } from "../stage.js";
-import { checkedQuery } from "./normalise-question.js";
 
 /** Writes `query` and `rewriteMethod`. */
 export const rewriteFollowUp: Stage<PredictState> = {
