@@ -11,10 +11,10 @@
 import { DocqaError } from "../errors/docqa-error.js";
 import type { PredictState } from "../pipeline/request-state.js";
 import type { Stage } from "../pipeline/stage.js";
-import { passageEmbedder } from "../pipeline/stages/rank-evidence.js";
 import { condenseHistory } from "../prompts/prompts.js";
 import { emptyContextAnswer } from "./answer.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
+import { passageEmbedder } from "./rank-evidence.js";
 import { streamModelAnswer } from "./stream-model-answer.js";
 
 /** Writes `generated`. */

@@ -1,13 +1,20 @@
 /**
  * The request pipelines: typed request state, named stages, the default stage lists, the runner
  * and the helpers that edit a list (`@docqa/core/pipeline`).
+ *
+ * Each built-in stage is defined beside the function it runs, in the folder of its concept; a stage
+ * whose name would clash with that function (`buildContext`) is `<name>Stage` there and exported
+ * here under the stage's historical name.
  */
 
+export { buildContextStage as buildContext } from "../answering/build-context.js";
+export { checkCitationsStage as checkCitations } from "../answering/check-citations.js";
+export { decideAnswerableStage as decideAnswerable, effectiveChecks } from "../answering/decide-answerable.js";
 export { generateAnswer } from "../answering/generate-answer.js";
-/** The `resolve-citations` stage (`resolveCitationsStage`), under the name this entry has always exported. */
 export { resolveCitationsStage as resolveCitations } from "../answering/resolve-citations.js";
 export { loadConversation } from "../memory/load-conversation.js";
 export { recordMemory } from "../memory/record-memory.js";
+export { rewriteFollowUpStage as rewriteFollowUp } from "../memory/rewrite-follow-up.js";
 export { planQueries, planQuery } from "../query-planning/decompose-question.js";
 export { expandSummaries, leavesPerSummary } from "../raptor/expand-summaries.js";
 export { type DiversifySettings, diversifyResults, maximalMarginalRelevance } from "../retrieval/diversify-results.js";
@@ -23,7 +30,3 @@ export { createPredictState, createSearchState, runPredict, runSearch } from "./
 export { phaseMilliseconds, type RunStagesOptions, runStages, type StageHooks } from "./run-stages.js";
 export type { Runtime } from "./runtime.js";
 export type { Stage, StagePhase, StageTiming } from "./stage.js";
-export { buildContext } from "./stages/build-context.js";
-export { checkCitations } from "./stages/check-citations.js";
-export { decideAnswerable, effectiveChecks } from "./stages/decide-answerable.js";
-export { rewriteFollowUp } from "./stages/rewrite-follow-up.js";
