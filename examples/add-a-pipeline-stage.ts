@@ -38,5 +38,5 @@ await service.upsert({
 });
 const result = await service.predict({ orgId: "northwind", principal, query: "How many days per week may I work remotely?" });
 console.log(result.answer.callout_answer);
-console.log(result.stages?.map((timing) => `${timing.stage} ${timing.milliseconds.toFixed(2)} ms`).join("\n"));
+console.log(result.stages.map((timing) => `${timing.stage} ${timing.milliseconds.toFixed(2)} ms`).join("\n"));
 await service.close();

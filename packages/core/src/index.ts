@@ -167,6 +167,7 @@ export { createCompressorReranker } from "./retrieval/compressor-reranker.js";
 export { CrossEncoderReranker, type CrossEncoderRerankerSettings } from "./retrieval/cross-encoder-reranker.js";
 export type { Reranker } from "./retrieval/reranker.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
+export { predictResultSchema } from "./service/predict-result.js";
 export type {
   IngestFilesOptions,
   IngestFilesRequest,

@@ -194,24 +194,25 @@ function storedDocument(document: DocumentSummary) {
  * exactly what set A answers.
  */
 export function predictResponse(result: PredictResult) {
+  const { generation } = result;
   return {
     answer: result.answer,
     sources: result.sources,
     query: result.query,
     original_query: result.originalQuery,
-    input: result.input,
+    input: result.originalQuery,
     thread_id: result.threadId,
-    subqueries: result.subqueries ?? [],
+    subqueries: result.subqueries,
     answer_mode: result.answerMode,
-    fallback_reason: result.generation?.fallbackReason ?? null,
+    fallback_reason: generation.fallbackReason,
     abstained: result.abstained,
     abstention_reason: result.abstentionReason,
     unsupported_citations: result.unsupportedCitations,
     dropped_citations: result.droppedCitations,
-    model: result.generation?.model ?? null,
-    num_predict: result.generation?.numPredict ?? null,
-    num_ctx: result.generation?.numCtx ?? null,
-    prompt_version: result.generation?.promptVersion ?? null,
+    model: generation.model,
+    num_predict: generation.numPredict,
+    num_ctx: generation.numCtx,
+    prompt_version: generation.promptVersion,
     llm_ms: result.timings.llmMs,
   };
 }

@@ -10,7 +10,6 @@ function result(answer: Partial<PredictResult["answer"]>, sources: PredictResult
     sources,
     query: "q",
     originalQuery: "q",
-    input: "q",
     threadId: "7d1c1f0e-0000-4000-8000-000000000000",
     answerMode: "extractive",
     droppedCitations: [],
@@ -18,6 +17,9 @@ function result(answer: Partial<PredictResult["answer"]>, sources: PredictResult
     abstentionReason: null,
     unsupportedCitations: [],
     timings: { retrievalMs: 1, contextMs: 0, llmMs: 0, postMs: 0, totalMs: 2 },
+    stages: [],
+    subqueries: [],
+    generation: { model: "extractive", numPredict: null, numCtx: null, fallbackReason: null, promptVersion: null },
   };
 }
 

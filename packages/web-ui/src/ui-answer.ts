@@ -209,7 +209,7 @@ export function uiAnswer(result: PredictResult): UiAnswer {
     sources,
     answerMode: result.answerMode,
     abstained,
-    abstentionReason: result.abstentionReason ?? null,
+    abstentionReason: result.abstentionReason,
     totalMs: result.timings.totalMs,
   };
 }

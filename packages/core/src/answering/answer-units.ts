@@ -19,7 +19,7 @@
  * Units are built once per context and scored by `rankEvidence`.
  */
 import { stripMarkup } from "../text/split-sentences.js";
-import type { AnswerContext, ContextEntry } from "./build-context.js";
+import type { AnswerContext, ContextEntry } from "./answer-context.js";
 
 /** What a unit is. */
 export type UnitKind = "sentence" | "heading" | "cell" | "command" | "code";

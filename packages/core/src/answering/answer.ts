@@ -42,3 +42,13 @@ export const noInformationSentence = "No information could be found in the provi
 export function emptyContextAnswer(): Answer {
   return { callout_answer: noInformationSentence, positive_list: [], negative_list: [], info_list: [], keywords: [] };
 }
+
+/** A cited statement that its cited source does not support. */
+export interface UnsupportedCitation {
+  /** The source key cited (`doc_n`). */
+  key: string;
+  /** The statement, without its marker. */
+  text: string;
+  /** Share of the statement's terms found in the source, in [0, 1]. */
+  overlap: number;
+}

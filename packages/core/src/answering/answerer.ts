@@ -2,11 +2,11 @@
  * The answerer interface: turns a question and its context into the spec's Answer object.
  * Implemented by the extractive answerer (no model) and by the language-model answerer.
  */
+
+import type { AbstentionCheck, AbstentionReason } from "./abstention.js";
 import type { Answer } from "./answer.js";
-import type { AnswerContext } from "./build-context.js";
-import type { AbstentionCheck, AbstentionReason } from "./decide-answerable.js";
-import type { Evidence } from "./rank-evidence.js";
-import type { TableEvidence } from "./table-evidence.js";
+import type { AnswerContext } from "./answer-context.js";
+import type { Evidence, TableEvidence } from "./evidence.js";
 
 /** Input of {@link Answerer.answer}. */
 export interface AnswerRequest {
@@ -75,6 +75,8 @@ export interface GeneratedAnswer {
    * `createModelAnswerer`); null or absent otherwise. Reported as `fallback_reason`.
    */
   fallbackReason?: string | null | undefined;
+  /** `PROMPT_VERSION` of the prompt a model was asked with; null or absent when no model was called. */
+  promptVersion?: string | null | undefined;
 }
 
 /** Produces answers from context. */

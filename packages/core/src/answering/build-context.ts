@@ -4,29 +4,15 @@
  * `MAX_CONTEXT_CHARS` in total. The same keys name the `sources` map, so a citation
  * `[Source: doc_n]` resolves to exactly one context entry.
  */
+
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 import type { ChunkRecord } from "../stores/chunk-record.js";
 import type { Source } from "./answer.js";
+import type { AnswerContext, ContextEntry } from "./answer-context.js";
 import { formatCitation } from "./citations.js";
 
-/** A retrieved chunk with its fused score, as the answerer receives it. */
-export interface ContextEntry {
-  /** Source key, `doc_<n>`. */
-  key: string;
-  chunk: ChunkRecord;
-  /** The chunk's text as placed in the context (possibly truncated). */
-  text: string;
-  /** Fused retrieval score. */
-  score: number;
-}
-
-/** The context of one answer. */
-export interface AnswerContext {
-  entries: ContextEntry[];
-  /** Every entry as a Source, keyed like the entries. */
-  sources: Record<string, Source>;
-  /** The context block given to a language model: each entry preceded by its marker. */
-  text: string;
-}
+export type { AnswerContext, ContextEntry } from "./answer-context.js";
 
 /** Limits of {@link buildContext}. */
 export interface ContextLimits {
@@ -76,3 +62,18 @@ export function buildContext(ranked: readonly { chunk: ChunkRecord; score: numbe
   }
   return { entries, sources, text: blocks.join("\n\n") };
 }
+
+/**
+ * Stage `build-context` (spec `POST /predict` step 8): the selected chunks become the context,
+ * each under a source key `doc_<n>` in rank order, within `MAX_DOC_CHARS` per chunk and
+ * `MAX_CONTEXT_CHARS` in all (`buildContext`).
+ *
+ * Writes `context`.
+ */
+export const buildContextStage: Stage<PredictState> = {
+  name: "build-context",
+  phase: "context",
+  run(state, runtime) {
+    state.context = buildContext(state.chunks, runtime.config.answering);
+  },
+};

@@ -8,19 +8,14 @@
  * textual entailment"). The extractive answerer quotes its sources, so its citations always pass;
  * a model's paraphrase passes when it keeps the source's words.
  */
+
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 import type { Analyzer } from "../text/analyzer.js";
-import type { Answer, Source } from "./answer.js";
+import type { Answer, Source, UnsupportedCitation } from "./answer.js";
 import { citationMarkerPattern, parseCitationKeys } from "./citations.js";
 
-/** A cited statement that its cited source does not support. */
-export interface UnsupportedCitation {
-  /** The source key cited (`doc_n`). */
-  key: string;
-  /** The statement, without its marker. */
-  text: string;
-  /** Share of the statement's terms found in the source, in [0, 1]. */
-  overlap: number;
-}
+export type { UnsupportedCitation } from "./answer.js";
 
 /** Settings of {@link checkCitations}. */
 export interface CitationCheckSettings {
@@ -69,3 +64,23 @@ export function checkCitations(
 function flatten(text: string): string {
   return text.toLowerCase().replace(/\s+/g, " ").trim();
 }
+
+/**
+ * Stage `check-citations` (after `resolve-citations`): checks that every cited statement of the
+ * answer is supported by the chunk it cites (it appears there, or `CITATION_MIN_OVERLAP` of its
+ * terms do; `checkCitations`). The statements that fail are reported as `unsupported_citations`
+ * in the response and the PERF `rag_end` line; the answer itself is left as it is.
+ *
+ * Writes `unsupportedCitations`.
+ */
+export const checkCitationsStage: Stage<PredictState> = {
+  name: "check-citations",
+  phase: "post",
+  run(state, runtime) {
+    if (!state.answer) return;
+    state.unsupportedCitations = checkCitations(state.answer, state.sources, {
+      analyzer: runtime.analyzer,
+      minimumOverlap: runtime.config.answering.citationMinOverlap,
+    });
+  },
+};

@@ -18,6 +18,10 @@
  * relevance check runs (`checkAnswer: false`): a table row the lexical scorer doubts still reaches
  * the model.
  */
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import type { Stage } from "../pipeline/stage.js";
+import type { AnswerabilityDecision, AnswerabilitySignals } from "./abstention.js";
 import {
   type AnswerabilityFeatures,
   type FittedConfiguration,
@@ -28,37 +32,7 @@ import {
 } from "./answer-model.js";
 import type { Evidence } from "./rank-evidence.js";
 
-/** Why an answer abstained (reported as `abstention_reason`). */
-export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevance";
-
-/**
- * What decided an abstention (reported as `abstention_check`): `no_context`, the `relevance` or
- * `answerability` model, `answerer` when the answerer abstained itself, `model_declined` when a
- * chat model answered that the sources hold no answer.
- */
-export type AbstentionCheck = "no_context" | "relevance" | "answerability" | "answerer" | "model_declined";
-
-/** The signals the decision read, for logs, evaluation and calibration. */
-export interface AnswerabilitySignals {
-  /** P(the context is about the question) under the relevance model; null for an empty context. */
-  relevance: number | null;
-  /** P(the best unit answers the question) under the answerability model; null for an empty context. */
-  answerability: number | null;
-  /** The features both models read. */
-  features: AnswerabilityFeatures | null;
-  /** The models that decided (`lexical`, or the embedding model family). */
-  models: string;
-}
-
-/** Outcome of {@link decideAnswerable}. */
-export interface AnswerabilityDecision {
-  answerable: boolean;
-  /** Null when answerable. */
-  reason: AbstentionReason | null;
-  /** The check that decided an abstention; null when answerable. */
-  check: AbstentionCheck | null;
-  signals: AnswerabilitySignals;
-}
+export type { AbstentionCheck, AbstentionReason, AnswerabilityDecision, AnswerabilitySignals } from "./abstention.js";
 
 /** Settings of {@link decideAnswerable}. */
 export interface AbstentionSettings {
@@ -148,4 +122,42 @@ export function decideAnswerable(
 
 function thresholdOf(model: LogisticModel, configured: number | undefined): number {
   return configured ?? model.threshold ?? 0.5;
+}
+
+/**
+ * Stage `decide-answerable` (after `rank-evidence` and `answer-from-table`, before `generate`):
+ * decides with the fitted relevance and answerability models whether the context answers the
+ * question at all (`decideAnswerable`), reading the ranked units and the answer computed over a
+ * table. When it does not, `generate` returns the spec's empty-context answer with
+ * `abstained: true` and the reason (`no_documents`, `low_relevance`, `not_answerable`), without
+ * calling the answerer. `ABSTENTION_CHECKS` chooses the checks.
+ *
+ * Writes `answerability`.
+ */
+export const decideAnswerableStage: Stage<PredictState> = {
+  name: "decide-answerable",
+  phase: "context",
+  run(state, runtime) {
+    const config = runtime.config.answering;
+    const checks = effectiveChecks(runtime);
+    const evidence = state.evidence;
+    if (!evidence) throw new Error("decide-answerable runs after rank-evidence");
+    state.answerability = decideAnswerable(
+      evidence,
+      {
+        minRelevance: checks === "off" ? 0 : config.abstainMinRelevance,
+        minAnswerability: config.abstainMinAnswerability,
+        checkAnswer: checks === "all",
+        tableScore: state.tableAnswer?.answer.score,
+      },
+      runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined,
+    );
+  },
+};
+
+/** `ABSTENTION_CHECKS` resolved: `auto` is `all` for the extractive answerer and `relevance` before a model. */
+export function effectiveChecks(runtime: Pick<Runtime, "config" | "answerer">): "all" | "relevance" | "off" {
+  const configured = runtime.config.answering.abstentionChecks;
+  if (configured !== "auto") return configured;
+  return runtime.answerer.name === "extractive" ? "all" : "relevance";
 }

@@ -23,6 +23,11 @@
  */
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
+import { sameModel } from "../embeddings/organisation-index-models.js";
+import { vectorIdentityOf } from "../embeddings/prepare-embeddings.js";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import type { Stage } from "../pipeline/stage.js";
 import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
@@ -30,8 +35,8 @@ import { backgroundWeight } from "../text/word-frequency.js";
 import { type FittedScorer, lexicalModels, modelsFor, predict, type UnitFeatures } from "./answer-model.js";
 import { type AnswerUnit, answerUnits, type RecordCell } from "./answer-units.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
+import type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
 import {
-  type AnswerType,
   asksProcedure,
   constraintsOf,
   contradiction,
@@ -44,75 +49,9 @@ import {
   substitution,
 } from "./question-cues.js";
 
+export type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
+
 export type { UnitFeatures };
-
-/** A unit with its signals and score. */
-export interface EvidenceUnit extends AnswerUnit {
-  /** Analysed terms of the unit's own text (a cell: its key's words and its value). */
-  terms: ReadonlySet<string>;
-  features: UnitFeatures;
-  /**
-   * Dense signal cos(q, u) / cos(q, q as a passage) of the unit (read with its heading, lead-in or
-   * row), or null without an embedding model.
-   */
-  dense: number | null;
-  /** For a cell: the row's cell that names the entity the question asks about, when one does. */
-  subject?: RecordCell | undefined;
-  /** Whether the unit contains a negation. */
-  negated: boolean;
-  /**
-   * Whether its answer part (a cell's value, a sentence) holds only words of the question: it
-   * restates the question and answers nothing ("Yacht: Ausmaid" for "Which yacht
-   * finished after Ausmaid?"), so it scores 0 and identifies the row or passage instead.
-   */
-  echo: boolean;
-  /** P(the unit holds the answer) under the fitted model, in (0, 1). */
-  score: number;
-}
-
-/** A content term of the question with its weight. */
-export interface WeightedTerm {
-  /** The analysed term. */
-  term: string;
-  /** The question word it comes from. */
-  word: string;
-  /** Idf over the context's units times the word's background weight in general English. */
-  weight: number;
-}
-
-/** The evidence for one question. */
-export interface Evidence {
-  /** The question's content terms, heaviest first. */
-  questionTerms: WeightedTerm[];
-  /** The answer type the question asks for. */
-  expectedType: AnswerType;
-  /** Whether the question asks for a procedure ("how do I …"). */
-  asksProcedure: boolean;
-  /** Whether the question contains a negation. */
-  questionNegated: boolean;
-  /** Every unit of the context, best first. */
-  units: EvidenceUnit[];
-  /** Idf-weighted share of the question's content terms found anywhere in the context, in [0, 1]. */
-  contextCoverage: number;
-  /** The highest such share in one chunk (its text and title), in [0, 1]. */
-  passageCoverage: number;
-  /**
-   * The specific information the best passage (the one holding `passageCoverage`) shares with
-   * the question: Σ max(0, b(w) − {@link commonWordWeight}) over the question's words it
-   * contains, with b(w) the word's background weight in general English, 1 for a name or number
-   * of the question. A passage that shares only common words with the question ("day", "new")
-   * is not about what it asks.
-   */
-  passageSpecificity: number;
-  /** Whether the best unit states the question with a word replaced by its opposite ({@link contradiction}). */
-  contradicted: boolean;
-  /** Whether the best unit states the question with a content word replaced by another ({@link substitution}). */
-  substituted: boolean;
-  /** Whether the dense signal was computed. */
-  denseUsed: boolean;
-  /** The scorer that ranked the units. */
-  scorer: string;
-}
 
 /** Options of {@link rankEvidence}. */
 export interface RankEvidenceOptions {
@@ -456,4 +395,54 @@ export function contentWords(question: string, analyzer: Analyzer): Map<string, 
   }
   if (terms.size === 0) for (const term of analyzer.analyze(question)) if (!terms.has(term)) terms.set(term, term);
   return terms;
+}
+
+/**
+ * Stage `rank-evidence` (after `build-context`): the context's answer units (sentences, table and
+ * record cells, commands) ranked against the question (`rankEvidence`: one fitted scorer over
+ * general features, with the dense signal when an embedding model is loaded). Reuses the
+ * question's embedding from retrieval when retrieval embedded it with the same model.
+ *
+ * Writes `evidence`.
+ */
+export const rankEvidenceStage: Stage<PredictState> = {
+  name: "rank-evidence",
+  phase: "context",
+  async run(state, runtime) {
+    const embeddings = runtime.embeddings.status === "ready" ? runtime.embeddings.embeddings : undefined;
+    // The question's embedding from retrieval, when its first query is the question itself and
+    // retrieval embedded it with the model the dense signal uses (an organisation whose index holds
+    // another model is searched with that one).
+    const retrieved = state.retrievals[0];
+    const sameSpace =
+      runtime.embeddings.status === "ready" &&
+      retrieved?.queryModel !== undefined &&
+      sameModel(retrieved.queryModel, runtime.embeddings.model);
+    const queryVector = sameSpace && retrieved?.query.text === state.query ? retrieved.queryVector : undefined;
+    state.evidence = await rankEvidence(state.query, state.context, {
+      analyzer: runtime.analyzer,
+      embeddings,
+      embeddingModel: runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined,
+      queryVector,
+      embedPassages: passageEmbedder(runtime, state.orgId),
+      signal: state.signal,
+    });
+  },
+};
+
+/**
+ * The service's passage embedder (the dense signal, grounding): through its `PassageVectorCache`,
+ * keyed by the model's vector identity and the organisation; the model itself when the cache is
+ * off; undefined without an embedding model.
+ */
+export function passageEmbedder(
+  runtime: Pick<Runtime, "embeddings" | "passageVectors">,
+  organisation: string,
+): ((texts: string[]) => Promise<number[][]>) | undefined {
+  if (runtime.embeddings.status !== "ready") return undefined;
+  const embeddings: EmbeddingsInterface = runtime.embeddings.embeddings;
+  const cache = runtime.passageVectors;
+  if (!cache) return (texts) => embeddings.embedDocuments(texts);
+  const model = vectorIdentityOf(runtime.embeddings.model, runtime.embeddings.identity);
+  return (texts) => cache.embedDocuments(embeddings, texts, { model, organisation });
 }

@@ -3,6 +3,10 @@
  * the `sources` map, drop citations of keys that were never in the context (a source is never
  * invented), and remove sources the answer does not cite.
  */
+
+import { DocqaError } from "../errors/docqa-error.js";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 import type { Answer, Source } from "./answer.js";
 import { formatCitation, replaceCitations, tidyAfterCitations } from "./citations.js";
 
@@ -48,3 +52,26 @@ export function resolveCitations(answer: Answer, sources: Readonly<Record<string
   for (const key of Object.keys(sources)) if (cited.has(key)) kept[key] = sources[key] as Source;
   return { answer: resolved, sources: kept, unknownKeys };
 }
+
+/**
+ * Stage `resolve-citations` (spec `POST /predict` step 8): `[Source: <key>]` markers are resolved
+ * to the `sources` map, citations of keys never in the context are dropped (a source is never
+ * invented), and sources the answer does not cite are removed (`resolveCitations`).
+ *
+ * Writes `answer`, `sources` and `droppedCitations`.
+ */
+export const resolveCitationsStage: Stage<PredictState> = {
+  name: "resolve-citations",
+  phase: "post",
+  run(state) {
+    if (!state.generated) {
+      throw new DocqaError("internal_error", "no answer was generated before citations were resolved (is the generate stage missing?)", {
+        component: "pipeline",
+      });
+    }
+    const resolved = resolveCitations(state.generated.answer, state.context.sources);
+    state.answer = resolved.answer;
+    state.sources = resolved.sources;
+    state.droppedCitations = resolved.unknownKeys;
+  },
+};

@@ -11,11 +11,17 @@
  */
 import { canRead } from "../acl/evaluate-access.js";
 import type { Principal } from "../acl/principal.js";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 import type { ChunkRecord } from "../stores/chunk-record.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { parseBlocks, type RecordCell } from "./answer-units.js";
+import { buildContext } from "./build-context.js";
+import type { TableEvidence } from "./evidence.js";
 import type { EvidenceUnit } from "./rank-evidence.js";
-import { answerFromTable, type Table, type TableAnswer } from "./table-operations.js";
+import { answerFromTable, type Table } from "./table-operations.js";
+
+export type { TableEvidence } from "./evidence.js";
 
 /**
  * Most rows of a table answered over whole: reading a table is linear in its cells (about 1 s for
@@ -26,15 +32,6 @@ export const maximumTableRows = 2000;
 
 /** Rows of a table answer cited: the rows it was computed from, at most this many (a count may read hundreds). */
 export const maximumCitedRows = 3;
-
-/** An answer computed over a whole table, with the chunks of the rows it was computed from. */
-export interface TableEvidence {
-  answer: TableAnswer;
-  /** The table's document. */
-  docId: string;
-  /** The chunks of the rows the answer was computed from, at most {@link maximumCitedRows}, in row order. */
-  rows: ChunkRecord[];
-}
 
 /** Options of {@link tableEvidence}. */
 export interface TableEvidenceOptions {
@@ -85,3 +82,38 @@ export function tableOf(rows: readonly (readonly RecordCell[])[], title?: string
     rows: rows.map((row) => header.map((key) => row.find((cell) => cell.key === key)?.value ?? "")),
   };
 }
+
+/**
+ * Stage `answer-from-table` (after `rank-evidence`): when the best answer units are cells of a
+ * table's rows, the answer an operation over the whole table gives (`tableEvidence`: a count, the
+ * largest, the row after a named one), read from the table's rows the user may read; the rows it
+ * was computed from are added to the context, so the answer can cite them.
+ *
+ * Writes `tableAnswer`, and adds the rows it cites to `context`.
+ */
+export const answerFromTableStage: Stage<PredictState> = {
+  name: "answer-from-table",
+  phase: "context",
+  async run(state, runtime) {
+    if (!state.evidence) return;
+    const found = await tableEvidence(state.query, state.evidence.units, {
+      principal: state.principal,
+      analyzer: runtime.analyzer,
+      documentChunks: (docId, contentHash) => runtime.stores.documentChunks(state.orgId, docId, contentHash),
+    });
+    if (!found) return;
+    const present = new Set(state.context.entries.map((entry) => entry.chunk.id));
+    const added = found.rows.filter((chunk) => !present.has(chunk.id));
+    if (added.length > 0) {
+      const ranked = [
+        ...state.context.entries.map((entry) => ({ chunk: entry.chunk, score: entry.score })),
+        ...added.map((chunk) => ({ chunk, score: 0 })),
+      ];
+      state.context = buildContext(ranked, runtime.config.answering);
+    }
+    // Cited only by rows that made it into the context.
+    const inContext = new Set(state.context.entries.map((entry) => entry.chunk.id));
+    const rows = found.rows.filter((chunk) => inContext.has(chunk.id));
+    state.tableAnswer = rows.length > 0 ? { ...found, rows } : undefined;
+  },
+};

@@ -23,7 +23,11 @@ export interface GenerationUsage {
 }
 
 /** The generation usage of `result`, or null when the service did not report a token count. */
-export function generationUsage(result: Pick<PredictResult, "generation" | "timings">): GenerationUsage | null {
+export function generationUsage(result: {
+  timings: PredictResult["timings"];
+  /** Absent for results of services that report no generation (a remote endpoint). */
+  generation?: PredictResult["generation"] | undefined;
+}): GenerationUsage | null {
   const generation = result.generation as { outputTokens?: unknown; generationMs?: unknown } | undefined;
   const tokens = generation?.outputTokens;
   if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens <= 0) return null;

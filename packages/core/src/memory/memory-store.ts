@@ -84,3 +84,6 @@ export interface MemoryStore {
   /** Releases connections and timers. */
   close(): Promise<void>;
 }
+
+/** How a query was obtained. */
+export type RewriteMethod = "unchanged" | "heuristic" | "model";

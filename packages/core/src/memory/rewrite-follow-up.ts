@@ -20,11 +20,13 @@
  */
 import type { BaseMessage } from "@langchain/core/messages";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
+import { checkedQuery } from "../retrieval/normalize-query.js";
 import { englishStopWords } from "../text/english-stop-words.js";
-import type { ConversationTurn } from "./memory-store.js";
+import type { ConversationTurn, RewriteMethod } from "./memory-store.js";
 
-/** How a query was obtained. */
-export type RewriteMethod = "unchanged" | "heuristic" | "model";
+export type { RewriteMethod } from "./memory-store.js";
 
 /** Result of {@link rewriteFollowUp}. */
 export interface RewrittenQuery {
@@ -116,3 +118,22 @@ export async function rewriteFollowUp(
   }
   return { query: carryPreviousTerms(question, previous.rewrittenQuery ?? previous.question), method: "heuristic" };
 }
+
+/**
+ * Stage `rewrite-follow-up`: a follow-up question ("and for contractors?") is rewritten into a
+ * standalone query from the thread's history, by the chat model when one is ready (condense
+ * prompt) or by the documented heuristic (see `rewriteFollowUp`, docs/memory.md). The question
+ * itself is kept for the answer and the memory.
+ *
+ * Writes `query` and `rewriteMethod`.
+ */
+export const rewriteFollowUpStage: Stage<PredictState> = {
+  name: "rewrite-follow-up",
+  phase: "request",
+  async run(state, runtime) {
+    const model = runtime.chatModel.status === "ready" ? runtime.chatModel.model : undefined;
+    const rewritten = await rewriteFollowUp(state.question, state.history, { model, signal: state.signal });
+    state.query = checkedQuery(rewritten.query, runtime.config.retrieval.maxQueryChars);
+    state.rewriteMethod = rewritten.method;
+  },
+};

@@ -25,45 +25,46 @@
  * `search` runs stages 1 and 4 to 8 (planning the query alone), then `count-matches`: the number
  * of matches it reports as `total`.
  */
+
+import { buildContextStage } from "../answering/build-context.js";
+import { checkCitationsStage } from "../answering/check-citations.js";
+import { decideAnswerableStage } from "../answering/decide-answerable.js";
+import { generateAnswer } from "../answering/generate-answer.js";
+import { rankEvidenceStage } from "../answering/rank-evidence.js";
+import { resolveCitationsStage } from "../answering/resolve-citations.js";
+import { answerFromTableStage } from "../answering/table-evidence.js";
+import { loadConversation } from "../memory/load-conversation.js";
+import { recordMemory } from "../memory/record-memory.js";
+import { rewriteFollowUpStage } from "../memory/rewrite-follow-up.js";
+import { planQueries, planQuery } from "../query-planning/decompose-question.js";
+import { expandSummaries } from "../raptor/expand-summaries.js";
+import { countMatches } from "../retrieval/count-matches.js";
+import { filterAccess } from "../retrieval/filter-readable.js";
+import { normaliseQuestion } from "../retrieval/normalize-query.js";
+import { rerankCandidates } from "../retrieval/rerank-results.js";
+import { retrieveCandidates } from "../retrieval/search-candidates.js";
+import { selectTopK } from "../retrieval/select-top-k.js";
 import type { PredictState, RetrievalState } from "./request-state.js";
 import type { Stage } from "./stage.js";
-import { answerFromTable } from "./stages/answer-from-table.js";
-import { buildContext } from "./stages/build-context.js";
-import { checkCitations } from "./stages/check-citations.js";
-import { countMatches } from "./stages/count-matches.js";
-import { decideAnswerable } from "./stages/decide-answerable.js";
-import { expandSummaries } from "./stages/expand-summaries.js";
-import { filterAccess } from "./stages/filter-access.js";
-import { generateAnswer } from "./stages/generate-answer.js";
-import { loadConversation } from "./stages/load-conversation.js";
-import { normaliseQuestion } from "./stages/normalise-question.js";
-import { planQueries, planQuery } from "./stages/plan-queries.js";
-import { rankEvidence } from "./stages/rank-evidence.js";
-import { recordMemory } from "./stages/record-memory.js";
-import { rerankCandidates } from "./stages/rerank-candidates.js";
-import { resolveCitations } from "./stages/resolve-citations.js";
-import { retrieveCandidates } from "./stages/retrieve-candidates.js";
-import { rewriteFollowUp } from "./stages/rewrite-follow-up.js";
-import { selectTopK } from "./stages/select-top-k.js";
 
 /** The stages of `predict`, in order. */
 export const defaultPredictStages: readonly Stage<PredictState>[] = Object.freeze([
   normaliseQuestion,
   loadConversation,
-  rewriteFollowUp,
+  rewriteFollowUpStage,
   planQueries,
   retrieveCandidates,
   filterAccess,
   rerankCandidates,
   selectTopK,
   expandSummaries,
-  buildContext,
-  rankEvidence,
-  answerFromTable,
-  decideAnswerable,
+  buildContextStage,
+  rankEvidenceStage,
+  answerFromTableStage,
+  decideAnswerableStage,
   generateAnswer,
-  resolveCitations,
-  checkCitations,
+  resolveCitationsStage,
+  checkCitationsStage,
   recordMemory,
 ]);
 

@@ -8,16 +8,13 @@
  * them as they are.
  */
 import type { Principal } from "../acl/principal.js";
-import type { Answer, Source } from "../answering/answer.js";
+import type { AnswerabilityDecision } from "../answering/abstention.js";
+import type { Answer, Source, UnsupportedCitation } from "../answering/answer.js";
+import type { AnswerContext } from "../answering/answer-context.js";
 import type { GeneratedAnswer } from "../answering/answerer.js";
-import type { AnswerContext } from "../answering/build-context.js";
-import type { UnsupportedCitation } from "../answering/check-citations.js";
-import type { AnswerabilityDecision } from "../answering/decide-answerable.js";
-import type { Evidence } from "../answering/rank-evidence.js";
-import type { TableEvidence } from "../answering/table-evidence.js";
+import type { Evidence, TableEvidence } from "../answering/evidence.js";
 import type { ConversationMemory } from "../memory/conversation-memory.js";
-import type { ConversationTurn } from "../memory/memory-store.js";
-import type { RewriteMethod } from "../memory/rewrite-follow-up.js";
+import type { ConversationTurn, RewriteMethod } from "../memory/memory-store.js";
 import type { FusedChunk } from "../retrieval/fuse-results.js";
 import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";

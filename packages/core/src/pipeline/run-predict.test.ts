@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PerfEvent, RagEndEvent } from "../logging/perf-log.js";
+import { predictResultSchema } from "../service/predict-result.js";
 import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
 import { defaultPredictStages } from "./default-stages.js";
 import { insertAfter } from "./edit-stages.js";
@@ -29,6 +30,19 @@ describe("the predict pipeline", () => {
     });
   });
   afterAll(() => test.close());
+
+  it("returns every field the result schema requires, the query as received once", async () => {
+    const result = await runPredict(
+      defaultPredictStages,
+      test.runtime,
+      { orgId: "org", principal: ann, query: "  How many vacation days do new employees get?  ", requestId: "req-0" },
+      () => {},
+    );
+    expect(predictResultSchema.strict().safeParse(result).error).toBeUndefined();
+    expect(result.originalQuery).toBe("  How many vacation days do new employees get?  ");
+    expect(result.generation.promptVersion).toBeNull();
+    expect(result.stages.map((stage) => stage.stage)).toEqual(defaultPredictStages.map((stage) => stage.name));
+  });
 
   it("writes rag_start, retrieval_done after the last retrieval stage, and rag_end with every field", async () => {
     const events: PerfEvent[] = [];

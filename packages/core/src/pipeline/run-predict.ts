@@ -39,20 +39,15 @@ export async function runPredict(
     const endTime = performance.now();
     span.setAttributes({
       "docqa.answer.mode": result.answerMode,
-      "docqa.answer.abstained": state.generated?.abstained ?? false,
+      "docqa.answer.abstained": result.abstained,
       "docqa.answer.sources": Object.keys(result.sources).length,
       "docqa.answer.dropped_citations": result.droppedCitations.length,
-      "docqa.subqueries": result.subqueries?.length ?? 0,
+      "docqa.subqueries": result.subqueries.length,
       "docqa.rewrite": state.rewriteMethod,
-      ...(result.generation?.fallbackReason ? { "docqa.answer.fallback_reason": result.generation.fallbackReason } : {}),
+      ...(result.generation.fallbackReason ? { "docqa.answer.fallback_reason": result.generation.fallbackReason } : {}),
       ...(runtime.config.logging.traceContent ? { "docqa.query": result.query, "docqa.answer.callout": result.answer.callout_answer } : {}),
     });
-    const abstention = result as PredictResult & { abstained?: boolean; abstentionReason?: string | null };
-    runtime.metrics?.answer?.({
-      mode: result.answerMode,
-      abstained: abstention.abstained ?? state.generated?.abstained ?? false,
-      abstentionReason: abstention.abstentionReason ?? null,
-    });
+    runtime.metrics?.answer?.({ mode: result.answerMode, abstained: result.abstained, abstentionReason: result.abstentionReason });
     return { result, endTime };
   });
 }
@@ -132,7 +127,7 @@ async function predictInSpan(
   const totals = phaseMilliseconds(state.timings);
   const totalMs = Math.round(performance.now() - started);
   const fallbackReason = generated.fallbackReason ?? null;
-  const promptVersion = "promptVersion" in generated && typeof generated.promptVersion === "string" ? generated.promptVersion : null;
+  const promptVersion = generated.promptVersion ?? null;
   perfLog({
     event: "rag_end",
     ts: Date.now(),
@@ -164,7 +159,6 @@ async function predictInSpan(
     sources: state.sources,
     query: state.query,
     originalQuery: request.query,
-    input: request.query,
     threadId: state.threadId,
     answerMode: generated.mode,
     droppedCitations: state.droppedCitations,

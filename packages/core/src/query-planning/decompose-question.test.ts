@@ -1,7 +1,7 @@
 import { ChatOpenAI } from "@langchain/openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Bm25Index } from "../embedded-store/bm25-index.js";
-import { mergeResults } from "../pipeline/stages/select-top-k.js";
+import { mergeResults } from "../retrieval/select-top-k.js";
 import type { ChunkRecord, ScoredChunk } from "../stores/chunk-record.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";

@@ -6,6 +6,8 @@
  */
 import { evaluateAccess } from "../acl/evaluate-access.js";
 import type { Principal } from "../acl/principal.js";
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 import { type ChunkFilter, matchesChunkFilter } from "../stores/chunk-filter.js";
 import type { FusedChunk } from "./fuse-results.js";
 import type { RetrievedChunk } from "./retrieval-settings.js";
@@ -27,3 +29,21 @@ export function filterReadable(
   }
   return readable;
 }
+
+/**
+ * Stage `access-filter` (spec `POST /predict` step 6, "Document access rules"): the seven ACL
+ * rules decide, in order, for every candidate of every query (`filterReadable`); filters an index
+ * could not push down are checked again. The indexes already pre-filter by principal, so this is
+ * the final word: on a correct index it removes nothing.
+ *
+ * Writes each retrieval's `results` from its `candidates`.
+ */
+export const filterAccess: Stage<RetrievalState> = {
+  name: "access-filter",
+  phase: "retrieval",
+  run(state) {
+    for (const retrieval of state.retrievals) {
+      retrieval.results = filterReadable(state.principal, state.filter, retrieval.candidates);
+    }
+  },
+};

@@ -3,6 +3,9 @@
  * scored by the reranker against the query; those scoring at least `RERANKER_SCORE_THRESHOLD`
  * are kept, best first, at most `RERANK_TOP_K`.
  */
+
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 import type { RetrievalSettings, RetrievedChunk } from "./retrieval-settings.js";
 
 /**
@@ -28,3 +31,24 @@ export async function rerankResults(
     .sort((left, right) => right.rerankScore - left.rerankScore)
     .slice(0, settings.topK);
 }
+
+/**
+ * Stage `rerank` (spec `POST /predict` step 5, `USE_RERANKER`): each query's readable results are
+ * reranked (`rerankResults`: the first `RERANK_DEPTH` scored, those at or above
+ * `RERANKER_SCORE_THRESHOLD` kept, at most `RERANK_TOP_K`). Does nothing without a reranker.
+ *
+ * Rewrites each retrieval's `results`.
+ */
+export const rerankCandidates: Stage<RetrievalState> = {
+  name: "rerank",
+  phase: "retrieval",
+  async run(state) {
+    const reranker = state.settings.reranker;
+    if (!reranker) return;
+    await Promise.all(
+      state.retrievals.map(async (retrieval) => {
+        retrieval.results = await rerankResults(reranker, retrieval.query.text, retrieval.results, state.signal);
+      }),
+    );
+  },
+};

@@ -2,10 +2,6 @@
  * The public types of a docqa service: what `createRagService` returns and what its methods take.
  */
 import type { Principal } from "../acl/principal.js";
-import type { Answer, Source } from "../answering/answer.js";
-import type { AnswerMode } from "../answering/answerer.js";
-import type { UnsupportedCitation } from "../answering/check-citations.js";
-import type { AbstentionReason, AnswerabilityDecision } from "../answering/decide-answerable.js";
 import type { DocqaConfig } from "../config/config-schema.js";
 import type { DocumentList, DocumentSummary, ListDocumentsOptions } from "../documents/list-documents.js";
 import type { DeleteDocumentsResult } from "../ingestion/delete-documents.js";
@@ -19,6 +15,7 @@ import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-s
 import type { MetadataCondition } from "../stores/chunk-filter.js";
 import type { ReindexJob } from "../stores/reindexable-index.js";
 import type { SweepReport } from "../stores/sweep-uncommitted.js";
+import type { PredictResult } from "./predict-result.js";
 import type { ReindexRequest, ReindexStatus } from "./reindex-jobs.js";
 import type { ReadinessReport } from "./service-readiness.js";
 
@@ -108,69 +105,7 @@ export interface PredictRequest extends RequestContext {
   onToken?: ((text: string) => void) | undefined;
 }
 
-/** Output of {@link RagService.predict}; adapters map it to the spec's response fields. */
-export interface PredictResult {
-  answer: Answer;
-  /** Cited sources only, keyed `doc_<n>`. */
-  sources: Record<string, Source>;
-  /** The query as used for retrieval (normalised; rewritten for follow-ups). */
-  query: string;
-  /** The query as received. */
-  originalQuery: string;
-  /** The input text as received. */
-  input: string;
-  threadId: string;
-  /** How the answer was produced. */
-  answerMode: AnswerMode;
-  /** Keys the model cited that were not in the context (dropped from the answer). */
-  droppedCitations: string[];
-  /**
-   * True when the answer is the spec's empty-context answer because the service decided that the
-   * readable documents do not answer the question (or there are none); `sources` is then `{}`.
-   */
-  abstained: boolean;
-  /**
-   * Why it abstained: `no_documents` (no readable chunk was retrieved), `low_relevance` (what was
-   * retrieved is not about the question), `not_answerable` (it is about the subject but does not
-   * answer; also when a model abstains); null when it answered.
-   */
-  abstentionReason: AbstentionReason | null;
-  /** Cited statements that the chunk they cite does not support (`CITATION_MIN_OVERLAP`); empty when all are supported. */
-  unsupportedCitations: UnsupportedCitation[];
-  /**
-   * The abstention decision of the `decide-answerable` stage with the signals it read (context
-   * and sentence coverage, dense similarity), for evaluation and logs. Always set by
-   * `createRagService` unless the stage was removed.
-   */
-  answerability?: AnswerabilityDecision | undefined;
-  /** Milliseconds spent per phase. */
-  timings: { retrievalMs: number; contextMs: number; llmMs: number; postMs: number; totalMs: number };
-  /** Each stage's name, PERF phase and milliseconds, in the order they ran. Always set by `createRagService`. */
-  stages?: StageTiming[];
-  /**
-   * Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`; spec: "The context
-   * also carries `subqueries`"); empty when the question is a single clause or decomposition is
-   * off. Always set by `createRagService`.
-   */
-  subqueries?: string[];
-  /** How the answer was generated (also in the PERF `rag_end` line). Always set by `createRagService`. */
-  generation?: {
-    /** Model name (`RAG_GENERATOR_MODEL`, `LOCALLLM_MODEL`), or `extractive`. */
-    model: string;
-    /** `LOCALLLM_NUM_PREDICT` sent to the model; null when not applicable. */
-    numPredict: number | null;
-    /** `LOCALLLM_NUM_CTX` sent to the model; null when not applicable. */
-    numCtx: number | null;
-    /**
-     * Why the extractive answer replaced the model's (`answerMode: "extractive-fallback"`):
-     * `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` or
-     * `stream_interrupted`; null otherwise.
-     */
-    fallbackReason: string | null;
-    /** `PROMPT_VERSION` of the answer prompt; null when no model was called. */
-    promptVersion: string | null;
-  };
-}
+export type { PredictResult } from "./predict-result.js";
 
 /** Input of {@link RagService.search}. */
 export interface SearchRequest extends RequestContext {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
-import { defaultPredictStages, defaultSearchStages } from "../default-stages.js";
-import { insertAfter } from "../edit-stages.js";
-import { createSearchState, runPredict } from "../run-predict.js";
-import { runStages } from "../run-stages.js";
+import { defaultPredictStages, defaultSearchStages } from "../pipeline/default-stages.js";
+import { insertAfter } from "../pipeline/edit-stages.js";
+import { createSearchState, runPredict } from "../pipeline/run-predict.js";
+import { runStages } from "../pipeline/run-stages.js";
+import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
 import { diversifyResults } from "./diversify-results.js";
 
 const reader = { userName: "reader@example.org", roles: [], groups: [] };

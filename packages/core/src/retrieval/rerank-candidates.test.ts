@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Reranker } from "../../retrieval/reranker.js";
-import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
-import type { RetrievalState } from "../request-state.js";
-import type { Runtime } from "../runtime.js";
-import { rerankCandidates } from "./rerank-candidates.js";
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import { rerankCandidates } from "./rerank-results.js";
+import type { Reranker } from "./reranker.js";
+import type { RetrievedChunk } from "./retrieval-settings.js";
 
 const result = (docId: string, score: number): RetrievedChunk => ({
   chunk: {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
-import { createPredictState } from "../run-predict.js";
-import { checkCitations } from "./check-citations.js";
+import { createPredictState } from "../pipeline/run-predict.js";
+import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
+import { checkCitationsStage } from "./check-citations.js";
 
 const ann = { userName: "ann@example.org", roles: [], groups: [] };
 const source = (text: string) => ({ title: "Policy", source: "", page_content: text, metadata: {} });
@@ -23,7 +23,7 @@ describe("check-citations stage", () => {
       info_list: [],
       keywords: [],
     };
-    checkCitations.run(state, test.runtime);
+    checkCitationsStage.run(state, test.runtime);
     expect(state.unsupportedCitations.map(({ key, text }) => ({ key, text }))).toEqual([
       { key: "doc_2", text: "Contractors receive 30 vacation days." },
     ]);
@@ -31,7 +31,7 @@ describe("check-citations stage", () => {
 
   it("honours CITATION_MIN_OVERLAP and leaves a state without an answer as it is", () => {
     const state = createPredictState(test.runtime, { orgId: "org", principal: ann, query: "q" });
-    checkCitations.run(state, test.runtime);
+    checkCitationsStage.run(state, test.runtime);
     expect(state.unsupportedCitations).toEqual([]);
     state.sources = { doc_1: source("New employees receive 20 vacation days.") };
     state.answer = {
@@ -42,12 +42,12 @@ describe("check-citations stage", () => {
       keywords: [],
     };
     // Terms new, employe, get, 20, dai: four of five are in the source (0.8).
-    checkCitations.run(state, {
+    checkCitationsStage.run(state, {
       ...test.runtime,
       config: { ...test.runtime.config, answering: { ...test.runtime.config.answering, citationMinOverlap: 0.9 } },
     });
     expect(state.unsupportedCitations).toHaveLength(1);
-    checkCitations.run(state, test.runtime);
+    checkCitationsStage.run(state, test.runtime);
     expect(state.unsupportedCitations).toEqual([]);
   });
 });

@@ -5,9 +5,10 @@
  * boilerplate paragraphs word for word, and four copies of one would fill the context); the lists
  * are merged by chunk id, keeping a chunk's best score, best first.
  */
-import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
-import type { RetrievalState } from "../request-state.js";
-import type { Stage } from "../stage.js";
+
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
+import type { RetrievedChunk } from "./retrieval-settings.js";
 
 /** Writes `chunks`. */
 export const selectTopK: Stage<RetrievalState> = {

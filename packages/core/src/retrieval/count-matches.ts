@@ -7,8 +7,8 @@
  * (`KeywordIndex.countByText`), without scoring or returning them; an index that cannot count
  * leaves `total` unset (the number of results is reported).
  */
-import type { RetrievalState } from "../request-state.js";
-import type { Stage } from "../stage.js";
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 
 /** Writes `total`. */
 export const countMatches: Stage<RetrievalState> = {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DocumentStores } from "../../stores/document-stores.js";
-import type { SearchOptions } from "../../stores/vector-index.js";
-import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
-import { createSearchState } from "../run-predict.js";
-import { runStages } from "../run-stages.js";
-import type { Runtime } from "../runtime.js";
-import { filterAccess } from "./filter-access.js";
-import { planQuery } from "./plan-queries.js";
-import { retrieveCandidates } from "./retrieve-candidates.js";
+import { createSearchState } from "../pipeline/run-predict.js";
+import { runStages } from "../pipeline/run-stages.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import { planQuery } from "../query-planning/decompose-question.js";
+import type { DocumentStores } from "../stores/document-stores.js";
+import type { SearchOptions } from "../stores/vector-index.js";
+import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
+import { filterAccess } from "./filter-readable.js";
+import { retrieveCandidates } from "./search-candidates.js";
 
 const reader = { userName: "reader@example.org", roles: [], groups: [] };
 

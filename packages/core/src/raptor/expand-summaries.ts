@@ -8,13 +8,14 @@
  * chunk that reaches the context is then a readable chunk of a user document, and a question
  * that a summary answered from several chunks still sees those chunks.
  */
-import { isSummaryChunk } from "../../raptor/build-raptor-nodes.js";
-import { filterReadable } from "../../retrieval/filter-readable.js";
-import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
-import { searchCandidates } from "../../retrieval/search-candidates.js";
-import type { RetrievalState } from "../request-state.js";
-import type { Runtime } from "../runtime.js";
-import type { Stage } from "../stage.js";
+
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import type { Stage } from "../pipeline/stage.js";
+import { filterReadable } from "../retrieval/filter-readable.js";
+import type { RetrievedChunk } from "../retrieval/retrieval-settings.js";
+import { searchCandidates } from "../retrieval/search-candidates.js";
+import { isSummaryChunk } from "./build-raptor-nodes.js";
 
 /** Most chunks that replace one summary (a summary covers up to `RAPTOR_CLUSTER_SIZE` chunks). */
 export const leavesPerSummary = 3;

@@ -3,8 +3,8 @@
  * has been returned"): the turn is written to the thread and the session in the background; the
  * stage returns at once and a failed write never fails the request.
  */
-import type { PredictState } from "../request-state.js";
-import type { Stage } from "../stage.js";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
 
 /** Schedules the turn's write; reads `answer`, `sources`, `question` and `query`. */
 export const recordMemory: Stage<PredictState> = {

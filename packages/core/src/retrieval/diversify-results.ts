@@ -15,10 +15,11 @@
  * createRagService({ stages: { predict: insertAfter("rerank", diversifyResults({ lambda: 0.7 })) } });
  * ```
  */
-import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
-import type { Analyzer } from "../../text/analyzer.js";
-import type { RetrievalState } from "../request-state.js";
-import type { Stage } from "../stage.js";
+
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
+import type { Analyzer } from "../text/analyzer.js";
+import type { RetrievedChunk } from "./retrieval-settings.js";
 
 /** Settings of {@link diversifyResults}. */
 export interface DiversifySettings {

@@ -6,10 +6,10 @@
  * id it sent (or a fresh one) and no memory: nothing is read, and `record-memory` writes nothing.
  */
 import { randomUUID } from "node:crypto";
-import type { ConversationTurn } from "../../memory/memory-store.js";
-import type { HistoryTurn } from "../../prompts/prompts.js";
-import type { PredictState } from "../request-state.js";
-import type { Stage } from "../stage.js";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
+import type { HistoryTurn } from "../prompts/prompts.js";
+import type { ConversationTurn } from "./memory-store.js";
 
 /** Writes `threadId`, `history` and `conversation`. */
 export const loadConversation: Stage<PredictState> = {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { FusedChunk } from "../../retrieval/fuse-results.js";
-import type { ChunkRecord } from "../../stores/chunk-record.js";
-import type { RetrievalState } from "../request-state.js";
-import type { Runtime } from "../runtime.js";
-import { filterAccess } from "./filter-access.js";
+import type { RetrievalState } from "../pipeline/request-state.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import type { ChunkRecord } from "../stores/chunk-record.js";
+import { filterAccess } from "./filter-readable.js";
+import type { FusedChunk } from "./fuse-results.js";
 
 const chunk = (docId: string, ownerId: string, acl: string, metadata: Record<string, unknown> = {}): FusedChunk => ({
   chunk: {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Answerer } from "../../answering/answerer.js";
-import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
-import { DeterministicEmbeddings } from "../../testing/deterministic-embeddings.js";
-import { defaultPredictStages } from "../default-stages.js";
-import { createPredictState } from "../run-predict.js";
-import { runStages } from "../run-stages.js";
-import type { Runtime } from "../runtime.js";
-import { decideAnswerable, effectiveChecks } from "./decide-answerable.js";
-import { rankEvidence } from "./rank-evidence.js";
+import { defaultPredictStages } from "../pipeline/default-stages.js";
+import { createPredictState } from "../pipeline/run-predict.js";
+import { runStages } from "../pipeline/run-stages.js";
+import type { Runtime } from "../pipeline/runtime.js";
+import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
+import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
+import type { Answerer } from "./answerer.js";
+import { decideAnswerableStage, effectiveChecks } from "./decide-answerable.js";
+import { rankEvidenceStage } from "./rank-evidence.js";
 
 const ann = { userName: "ann@example.org", roles: [], groups: [] };
 const documents = {
@@ -73,7 +73,7 @@ describe("decide-answerable stage", () => {
     expect(retrieval.queryModel).toBeDefined();
     retrieval.queryVector = new Float32Array(retrieval.queryVector?.length ?? 0).fill(0.5);
     retrieval.queryModel = { id: "another-model", dimension: retrieval.queryVector.length };
-    await rankEvidence.run(other, test.runtime);
+    await rankEvidenceStage.run(other, test.runtime);
     // Equal up to retrieval's float32 rounding of the reference's query vector.
     const expected = denseOf(reference) as (number | null)[];
     expect(expected.length).toBeGreaterThan(0);
@@ -82,14 +82,14 @@ describe("decide-answerable stage", () => {
     const same = await prepared();
     const reused = same.retrievals[0] as NonNullable<(typeof same.retrievals)[0]>;
     reused.queryVector = new Float32Array(reused.queryVector?.length ?? 0).fill(0.5);
-    await rankEvidence.run(same, test.runtime);
+    await rankEvidenceStage.run(same, test.runtime);
     expect(Math.abs((denseOf(same)?.[0] as number) - (expected[0] as number))).toBeGreaterThan(0.01);
   });
 
   it("decides no_documents, low_relevance and not_answerable", async () => {
     const nothing = createPredictState(test.runtime, { orgId: "org", principal: ann, query: "anything" });
-    await rankEvidence.run(nothing, test.runtime);
-    await decideAnswerable.run(nothing, test.runtime);
+    await rankEvidenceStage.run(nothing, test.runtime);
+    await decideAnswerableStage.run(nothing, test.runtime);
     expect(nothing.answerability).toMatchObject({ answerable: false, reason: "no_documents", check: "no_context" });
     expect((await decide(bm25Only.runtime, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
       reason: "low_relevance",
@@ -166,7 +166,7 @@ describe("decide-answerable stage with the dense-signal cache (DENSE_CACHE_ENTRI
     const state = createPredictState(cached.runtime, { orgId: "other-org", principal: ann, query: question });
     // The other organisation's context holds the same text (given, as it holds no documents).
     state.context = (await decide(cached.runtime, question)).context;
-    await rankEvidence.run(state, cached.runtime);
+    await rankEvidenceStage.run(state, cached.runtime);
     expect(model.documentBatches.slice(before)).toEqual([[question, ...(state.evidence?.units.map((unit) => unit.text) ?? [])]]);
   });
 });

@@ -7,14 +7,15 @@
  * history and, with `SUBQUERY_REASONING_ENABLED`, the sub-queries. With an `onToken` listener the
  * model is called in streaming mode; the result is the same.
  */
-import { emptyContextAnswer } from "../../answering/answer.js";
-import type { Answerer, AnswerRequest, GeneratedAnswer } from "../../answering/answerer.js";
-import { streamModelAnswer } from "../../answering/stream-model-answer.js";
-import { DocqaError } from "../../errors/docqa-error.js";
-import { condenseHistory } from "../../prompts/prompts.js";
-import type { PredictState } from "../request-state.js";
-import type { Stage } from "../stage.js";
+
+import { DocqaError } from "../errors/docqa-error.js";
+import type { PredictState } from "../pipeline/request-state.js";
+import type { Stage } from "../pipeline/stage.js";
+import { condenseHistory } from "../prompts/prompts.js";
+import { emptyContextAnswer } from "./answer.js";
+import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { passageEmbedder } from "./rank-evidence.js";
+import { streamModelAnswer } from "./stream-model-answer.js";
 
 /** Writes `generated`. */
 export const generateAnswer: Stage<PredictState> = {

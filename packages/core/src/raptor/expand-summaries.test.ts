@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RetrievedChunk } from "../../retrieval/retrieval-settings.js";
-import { createTestRuntime, type TestRuntime } from "../../testing/create-test-runtime.js";
-import { createPredictState } from "../run-predict.js";
+import { createPredictState } from "../pipeline/run-predict.js";
+import type { RetrievedChunk } from "../retrieval/retrieval-settings.js";
+import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
 import { expandSummaries, leavesPerSummary } from "./expand-summaries.js";
 
 const ann = { userName: "ann@example.org", roles: [], groups: ["staff"] };
