@@ -28,6 +28,7 @@ export {
   redactPaths,
   resourceExhaustedRetrySeconds,
 } from "./describe-error.js";
+export { documentCursorFilter, documentFields, documentListFilters, documentParams } from "./document-schemas.js";
 export { addDocumentRoutes, type DocumentRoutesOptions, type DocumentsWire } from "./documents-routes.js";
 export { errorStatus } from "./error-status.js";
 export { defaultJsonContentType } from "./json-body-defaults.js";
