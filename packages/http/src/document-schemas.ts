@@ -1,8 +1,10 @@
 /**
- * The pieces of the documents API's schemas both endpoint sets show, each with its OpenAPI
- * description: a set composes its wire shapes from them under its own field names
- * (`documents-wire.ts` of each set: snake_case in set A, camelCase in set B).
+ * The documents API's schemas, written once with their OpenAPI descriptions: a set derives its
+ * wire shapes from them under its own field names ({@link DocumentFieldNames}; `documents-wire.ts`
+ * of each set: snake_case in set A, camelCase in set B), and maps the service's results with
+ * {@link storedDocumentOf}.
  */
+import type { DocumentSummary } from "@docqa/core";
 import { z } from "@hono/zod-openapi";
 import { documentCursorPattern } from "./request-text.js";
 
@@ -51,4 +53,75 @@ export function documentParams<Name extends string>(name: Name) {
       example: "handbook.pdf",
     });
   return z.object({ [name]: id } as Record<Name, typeof id>);
+}
+
+/** A set's names of the documents API's fields that differ between the sets. */
+export interface DocumentFieldNames {
+  /** The document id, also the name of the path parameter (`doc_id`, `id`). */
+  id: string;
+  /** The owner's e-mail (`owner_id`, `owner`). */
+  owner: string;
+  /** The chunk count (`num_chunks`, `chunks`). */
+  chunks: string;
+  /** When the current version was written (`updated_at`, `updatedAt`). */
+  updatedAt: string;
+  /** The next page's cursor of a list (`next_cursor`, `nextCursor`). */
+  nextCursor: string;
+}
+
+/** The zod shape of a stored document under the names `N`. */
+export type StoredDocumentShape<N extends DocumentFieldNames> = Record<N["id"] | N["owner"] | N["updatedAt"], z.ZodString> &
+  Record<N["chunks"], z.ZodNumber> & { title: z.ZodString; acl: z.ZodString; source: z.ZodString; type: z.ZodString };
+
+/** The fields of a stored document in wire order: each one's name under `names`, and the `DocumentSummary` field it shows. */
+function storedFields(names: DocumentFieldNames) {
+  return [
+    [names.id, "docId"],
+    ["title", "title"],
+    [names.owner, "ownerId"],
+    ["acl", "acl"],
+    ["source", "source"],
+    ["type", "type"],
+    [names.chunks, "chunkCount"],
+    [names.updatedAt, "updatedAt"],
+  ] as const satisfies readonly (readonly [string, keyof DocumentSummary])[];
+}
+
+/**
+ * The stored document schema (OpenAPI component `StoredDocument`) under the names `names`, with
+ * `id` the schema of its id (its description is the set's).
+ */
+export function storedDocumentSchemaOf<const N extends DocumentFieldNames>(names: N, id: z.ZodString) {
+  const schemas = { ...documentFields, docId: id, ownerId: documentFields.owner, chunkCount: documentFields.chunks };
+  const shape = Object.fromEntries(storedFields(names).map(([name, field]) => [name, schemas[field]]));
+  return z.object(shape as StoredDocumentShape<N>).openapi("StoredDocument");
+}
+
+/** A document of the service in the set's names, as {@link storedDocumentSchemaOf} declares it. */
+export function storedDocumentOf<const N extends DocumentFieldNames>(names: N) {
+  const fields = storedFields(names);
+  return (document: DocumentSummary) =>
+    Object.fromEntries(fields.map(([name, field]) => [name, document[field]])) as z.input<z.ZodObject<StoredDocumentShape<N>>>;
+}
+
+/** The query of a documents list; `typeDescription` describes the `type` filter. */
+export function documentListQueryOf(names: DocumentFieldNames, typeDescription: string) {
+  return z.object({
+    source: documentListFilters.source,
+    type: z.string().optional().openapi({ description: typeDescription }),
+    owner: documentListFilters.owner,
+    limit: documentListFilters.limit,
+    cursor: documentCursorFilter(names.nextCursor),
+  });
+}
+
+/** The body of a documents list (OpenAPI component `DocumentList`): documents of `stored` and the next cursor. */
+export function documentListOf<const N extends DocumentFieldNames, Stored extends z.ZodType>(names: N, stored: Stored) {
+  const shape = {
+    documents: z.array(stored).openapi({ description: `In ascending \`${names.id}\` order.` }),
+    [names.nextCursor]: documentFields.nextCursor,
+  };
+  return z
+    .object(shape as { documents: z.ZodArray<Stored> } & Record<N["nextCursor"], typeof documentFields.nextCursor>)
+    .openapi("DocumentList");
 }

@@ -11,6 +11,14 @@ import type { DeleteDocumentsResult } from "@docqa/core/ingestion";
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { AuthenticatedRoute, DocqaEnv } from "./create-docqa-app.js";
 import { requestIdHeadersSchema } from "./create-docqa-app.js";
+import {
+  type DocumentFieldNames,
+  documentListOf,
+  documentListQueryOf,
+  documentParams,
+  storedDocumentOf,
+  storedDocumentSchemaOf,
+} from "./document-schemas.js";
 import type { SetResponses } from "./openapi-responses.js";
 
 /** The zod schema of a path or query: an object, as `createRoute` wants for `params` and `query`. */
@@ -43,6 +51,54 @@ export interface DocumentsWire<Stored extends z.ZodType, List extends z.ZodType,
   page(page: DocumentList): z.input<List>;
   /** What a deletion removed. */
   deletion(docId: string, result: DeleteDocumentsResult): z.input<Deleted>;
+}
+
+/** Settings of {@link documentsWireOf}: what differs between the sets. */
+export interface DocumentsWireSettings<N extends DocumentFieldNames, Deleted extends z.ZodType> {
+  /** Path of the list route, for example `/documents`. */
+  path: string;
+  /** The set's field names; `names.id` is also the path parameter's. */
+  names: N;
+  /** The schema of the document id field (its description is the set's). */
+  id: z.ZodString;
+  /** The description of the list's `type` filter. */
+  typeDescription: string;
+  /** Body of `DELETE <path>/{id}` (its shape is the set's). */
+  deleted: Deleted;
+  /** What a deletion removed, in `deleted`'s shape. */
+  deletion(docId: string, result: DeleteDocumentsResult): z.input<Deleted>;
+}
+
+/**
+ * A set's {@link DocumentsWire} derived from the schemas of `document-schemas.ts` under the set's
+ * field names; its `stored`, `list`, `listQuery` and `params` are the set's exported schemas.
+ *
+ * @example
+ * ```ts
+ * const names = { id: "id", owner: "owner", chunks: "chunks", updatedAt: "updatedAt", nextCursor: "nextCursor" } as const;
+ * export const setBDocuments = documentsWireOf({ path: "/api/documents", names, id: z.string(), typeDescription: "...", deleted, deletion });
+ * ```
+ */
+export function documentsWireOf<const N extends DocumentFieldNames, Deleted extends z.ZodType>(
+  settings: DocumentsWireSettings<N, Deleted>,
+) {
+  const { names } = settings;
+  const stored = storedDocumentSchemaOf(names, settings.id);
+  const list = documentListOf(names, stored);
+  const storedDocument = storedDocumentOf(names);
+  return {
+    path: settings.path,
+    idParam: names.id,
+    listQuery: documentListQueryOf(names, settings.typeDescription),
+    params: documentParams(names.id),
+    stored,
+    list,
+    deleted: settings.deleted,
+    storedDocument,
+    page: (page: DocumentList) =>
+      ({ documents: page.documents.map(storedDocument), [names.nextCursor]: page.nextCursor }) as z.input<typeof list>,
+    deletion: settings.deletion,
+  } satisfies DocumentsWire<typeof stored, typeof list, Deleted>;
 }
 
 /** Options of {@link addDocumentRoutes}. */

@@ -28,8 +28,25 @@ export {
   redactPaths,
   resourceExhaustedRetrySeconds,
 } from "./describe-error.js";
-export { documentCursorFilter, documentFields, documentListFilters, documentParams } from "./document-schemas.js";
-export { addDocumentRoutes, type DocumentRoutesOptions, type DocumentsWire } from "./documents-routes.js";
+export {
+  type DocumentFieldNames,
+  documentCursorFilter,
+  documentFields,
+  documentListFilters,
+  documentListOf,
+  documentListQueryOf,
+  documentParams,
+  type StoredDocumentShape,
+  storedDocumentOf,
+  storedDocumentSchemaOf,
+} from "./document-schemas.js";
+export {
+  addDocumentRoutes,
+  type DocumentRoutesOptions,
+  type DocumentsWire,
+  type DocumentsWireSettings,
+  documentsWireOf,
+} from "./documents-routes.js";
 export { errorStatus } from "./error-status.js";
 export { defaultJsonContentType } from "./json-body-defaults.js";
 export { offlineReferencePages, referencePagesContentSecurityPolicy } from "./offline-reference-pages.js";
