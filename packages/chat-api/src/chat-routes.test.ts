@@ -1,23 +1,8 @@
-import { mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import {
-  createEmbeddedStore,
-  createInMemoryJobStore,
-  createRagService,
-  type DeepPartial,
-  type DocqaConfigOverrides,
-  DocqaError,
-  type EmbeddedStore,
-  type JobStore,
-  mintAccessToken,
-  noInformationSentence,
-  type RagService,
-  resolveConfig,
-} from "@docqa/core";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
-import { type RateLimitPolicy, resolveServerConfig, type ServerConfig } from "@docqa/http";
-import { responseProblems } from "@docqa/http/testing";
+import { createInMemoryJobStore, DocqaError, type JobStore, mintAccessToken, noInformationSentence } from "@docqa/core";
+import { type RateLimitPolicy, resolveServerConfig } from "@docqa/http";
+import { createRouteTests, type RouteTest, type RouteTestOptions, responseProblems } from "@docqa/http/testing";
 import { predictRoutes } from "@docqa/predict-api";
 import { createRateLimiter } from "@docqa/redis";
 import { Hono } from "hono";
@@ -31,45 +16,16 @@ const orgB = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const testServer = resolveServerConfig({ jwt: { secret } });
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Harness {
-  app: ReturnType<typeof chatRoutes>;
-  service: RagService;
-}
+const routes = createRouteTests<ReturnType<typeof chatRoutes>, { rateLimit?: RateLimitPolicy | false | undefined }>(
+  (service, server, options) => chatRoutes(service, { server, rateLimit: options?.rateLimit ?? false }),
+  { jwt: { secret } },
+);
+afterEach(routes.close);
+type Harness = RouteTest<ReturnType<typeof chatRoutes>>;
 
-const services: RagService[] = [];
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((service) => service.close()));
-});
-
-function harness(
-  options: {
-    config?: DocqaConfigOverrides;
-    server?: DeepPartial<ServerConfig>;
-    rateLimit?: RateLimitPolicy | false;
-    wrap?: (service: RagService) => RagService;
-    /** `null` for BM25 only. */
-    embeddings?: null;
-    /** Changes the embedded store (for example to make it fail). */
-    stores?: (store: EmbeddedStore) => EmbeddedStore;
-    jobStore?: JobStore;
-  } = {},
-): Harness {
-  const dataDir = mkdtempSync(join(tmpdir(), "docqa-chat-api-"));
-  const service = createRagService({
-    config: resolveConfig(options.config, {
-      stores: { dataDir },
-      embeddings: { dimension: 64 },
-      logging: { level: "silent" },
-      ingestion: { useRaptor: false },
-    }),
-    stores: options.stores ? options.stores(createEmbeddedStore({ dataDir })) : createEmbeddedStore({ dataDir }),
-    embeddings: options.embeddings === null ? null : new DeterministicEmbeddings({ dimension: 64 }),
-    jobStore: options.jobStore ?? createInMemoryJobStore(),
-  });
-  services.push(service);
-  const wrapped = options.wrap ? options.wrap(service) : service;
-  const server = resolveServerConfig({ jwt: { secret }, ...options.server });
-  return { app: chatRoutes(wrapped, { server, rateLimit: options.rateLimit ?? false }), service: wrapped };
+function harness(options: Omit<RouteTestOptions, "routes"> & { rateLimit?: RateLimitPolicy | false } = {}): Harness {
+  const { rateLimit, ...rest } = options;
+  return routes.harness({ ...rest, routes: { rateLimit } });
 }
 
 function tokenFor(email: string, orgId = orgA, extra: { expiresInSeconds?: number } = {}) {

@@ -6,7 +6,9 @@
  * Every `/api` route takes the bearer JWT of set A and is rate limited per user. Routes parse and
  * validate, call one service method, and map the result; retrieval, access control and answering
  * live in `@docqa/core`, and errors, unknown routes, the body limit, authentication, rate limits
- * and the reference pages are `@docqa/http`'s `createDocqaApp`.
+ * and the reference pages are `@docqa/http`'s `createDocqaApp`. The documents API is
+ * `@docqa/http`'s `addDocumentRoutes` with set B's wire shapes (`documents-wire.ts`); the OpenAPI
+ * error prose is in `openapi-responses.ts`.
  */
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
@@ -14,7 +16,6 @@ import { join, resolve } from "node:path";
 import {
   assertJsonDepth,
   DocqaError,
-  type DocumentSummary,
   type IngestionJob,
   type Logger,
   type PredictRequest,
@@ -26,35 +27,32 @@ import { formatFromName, uploadedFileSources } from "@docqa/core/ingestion";
 import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
+  addDocumentRoutes,
   addReadinessRoute,
   createDocqaApp,
   type DocqaAppOptions,
   defaultJsonContentType,
   defaultRateLimitPolicy,
+  jsonBody,
   loadServerConfig,
-  modelErrorResponses,
   type RateLimitPolicy,
   type RateLimitSetting,
   receiveUpload,
   requestIdHeadersSchema,
-  retryAfterHeaders,
   type ServerConfig,
 } from "@docqa/http";
-import { createRoute, type z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import packageJson from "../package.json" with { type: "json" };
 import { answerConfidence } from "./answer-confidence.js";
+import { setBDocuments } from "./documents-wire.js";
 import { setBErrors } from "./error-responses.js";
+import { errorContent, errors, jsonResponse, modelErrors, setBResponses } from "./openapi-responses.js";
 import { renderAnswer, sourceFileNames } from "./render-answer.js";
 import {
   type ChatMessage,
   chatRequestSchema,
   chatResponseSchema,
-  deleteDocumentResponseSchema,
-  documentListQuerySchema,
-  documentListResponseSchema,
-  documentParamsSchema,
-  errorResponseSchema,
   forgetResponseSchema,
   healthResponseSchema,
   ingestFormSchema,
@@ -65,7 +63,6 @@ import {
   reindexStatusResponseSchema,
   searchRequestSchema,
   searchResponseSchema,
-  storedDocumentSchema,
 } from "./schemas.js";
 import { searchConditions } from "./search-conditions.js";
 
@@ -100,43 +97,6 @@ export interface ChatRoutesOptions {
  */
 export type ChatPredictRequest = PredictRequest & { history?: readonly ChatMessage[] | undefined };
 
-const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
-const rateLimitHeaders = {
-  "RateLimit-Limit": { schema: { type: "integer" as const }, description: "Requests allowed in the window closest to exhaustion." },
-  "RateLimit-Remaining": { schema: { type: "integer" as const }, description: "Requests left in that window." },
-  "RateLimit-Reset": { schema: { type: "integer" as const }, description: "Seconds until that window resets." },
-  "RateLimit-Policy": { schema: { type: "string" as const }, description: "The windows, for example `100;w=60, 1000;w=3600`." },
-};
-const errors = {
-  400: errorContent("Invalid request parameters (`invalid_request`, `invalid_json`); `details` lists invalid fields."),
-  401: errorContent("Missing, invalid or expired bearer token (`missing_token`, `invalid_token`, `token_expired`)."),
-  413: errorContent(
-    "Request body larger than `MAX_REQUEST_BYTES` (an upload: `MAX_UPLOAD_REQUEST_BYTES`) (`payload_too_large`); an uploaded file larger than `MAX_UPLOAD_BYTES` (`file_too_large`); more files than `MAX_UPLOAD_FILES` (`too_many_files`).",
-  ),
-  415: errorContent(
-    "Wrong `Content-Type` (`unsupported_media_type`) or an uploaded file of an unsupported type (`unsupported_file_type`).",
-  ),
-  429: {
-    ...errorContent("Rate limit exceeded (`rate_limited`): wait `Retry-After` seconds."),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." }, ...rateLimitHeaders },
-  },
-  500: errorContent("Server error (`internal_error`)."),
-  503: {
-    ...errorContent(
-      "`JWT_SECRET` is not configured (`auth_not_configured`), a store or model is unavailable, the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
-    ),
-    headers: retryAfterHeaders,
-  },
-};
-/** The chat model's failures (`POST /api/chat`). */
-const modelErrors = modelErrorResponses(errorContent);
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
-const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description: `${description} Carries the \`RateLimit-*\` headers.`,
-  headers: rateLimitHeaders,
-});
-
 function searchResult(result: RetrievedChunk) {
   const metadata = result.chunk.metadata;
   return {
@@ -148,20 +108,6 @@ function searchResult(result: RetrievedChunk) {
       filename: typeof metadata.filename === "string" ? metadata.filename : sourceFileNames(metadata, result.chunk.title).join(", "),
       type: typeof metadata.type === "string" ? metadata.type : "text",
     },
-  };
-}
-
-/** A document of the documents API in set B's field names. */
-function storedDocument(document: DocumentSummary) {
-  return {
-    id: document.docId,
-    title: document.title,
-    owner: document.ownerId,
-    acl: document.acl,
-    source: document.source,
-    type: document.type,
-    chunks: document.chunkCount,
-    updatedAt: document.updatedAt,
   };
 }
 
@@ -460,84 +406,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/documents",
-      summary: "List documents",
-      description:
-        "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
-      ...authenticated,
-      request: { query: documentListQuerySchema, headers: requestIdHeadersSchema },
-      responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...errors },
-    }),
-    async (c) => {
-      const query = c.req.valid("query");
-      const auth = c.get("auth");
-      const page = await service.listDocuments({
-        orgId: auth.orgId,
-        principal: auth.principal,
-        source: query.source,
-        type: query.type,
-        ownerId: query.owner,
-        limit: query.limit,
-        cursor: query.cursor,
-        requestId: c.req.header("X-Request-Id"),
-      });
-      return c.json({ documents: page.documents.map(storedDocument), nextCursor: page.nextCursor }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/api/documents/{id}",
-      summary: "Show a document",
-      description:
-        "A document the user may read (any for administrators). A document the user may not read answers 404, like a missing one.",
-      ...authenticated,
-      request: { params: documentParamsSchema },
-      responses: {
-        200: jsonResponse(storedDocumentSchema, "The document."),
-        404: errorContent("No such document, or one the user may not read (`not_found`)."),
-        ...errors,
-      },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      const auth = c.get("auth");
-      const document = await service.getDocument({ orgId: auth.orgId, principal: auth.principal }, id);
-      if (!document) throw new DocqaError("not_found", `no document ${JSON.stringify(id)} in this organisation`, { component: "chat-api" });
-      return c.json(storedDocument(document), 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/api/documents/{id}",
-      summary: "Delete a document",
-      description:
-        "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
-      ...authenticated,
-      request: { params: documentParamsSchema, headers: requestIdHeadersSchema },
-      responses: {
-        200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
-        403: errorContent("The user neither owns the document nor holds an administrative role (`forbidden`; nothing deleted)."),
-        404: errorContent("No such document (`not_found`)."),
-        ...errors,
-      },
-    }),
-    async (c) => {
-      const { id } = c.req.valid("param");
-      const auth = c.get("auth");
-      const result = await service.deleteDocument(
-        { orgId: auth.orgId, principal: auth.principal, requestId: c.req.header("X-Request-Id") },
-        id,
-      );
-      return c.json({ deleted: id, chunks: result.chunks, summaries: result.summaries }, 200);
-    },
-  );
+  addDocumentRoutes(app, service, { wire: setBDocuments, responses: setBResponses, authenticated, component: "chat-api" });
 
   return app;
 }

@@ -1,51 +1,18 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  createEmbeddedStore,
-  createInMemoryJobStore,
-  createRagService,
-  type EmbeddedStore,
-  mintAccessToken,
-  type PrincipalResolver,
-  type RagService,
-} from "@docqa/core";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
-import { resolveServerConfig } from "@docqa/http";
-import { responseProblems } from "@docqa/http/testing";
+import { mintAccessToken } from "@docqa/core";
+import { createRouteTests, type RouteTest, responseProblems } from "@docqa/http/testing";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chatRoutes } from "./chat-routes.js";
+import { type ChatRoutesOptions, chatRoutes } from "./chat-routes.js";
 
 const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";
 
-interface Harness {
-  app: ReturnType<typeof chatRoutes>;
-  service: RagService;
-  store: EmbeddedStore;
-}
-
-const services: RagService[] = [];
-afterEach(async () => {
-  for (const service of services.splice(0)) await service.close();
-});
-
-function harness(resolvePrincipal?: PrincipalResolver): Harness {
-  const dataDir = mkdtempSync(join(tmpdir(), "docqa-documents-b-"));
-  const store = createEmbeddedStore({ dataDir });
-  const service = createRagService({
-    config: { stores: { dataDir }, embeddings: { dimension: 64 }, ingestion: { useRaptor: false }, logging: { level: "silent" } },
-    stores: store,
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
-    jobStore: createInMemoryJobStore(),
-  });
-  services.push(service);
-  return {
-    app: chatRoutes(service, { server: resolveServerConfig({ jwt: { secret } }), rateLimit: false, resolvePrincipal }),
-    service,
-    store,
-  };
-}
+const routes = createRouteTests<ReturnType<typeof chatRoutes>, ChatRoutesOptions>(
+  (service, server, options) => chatRoutes(service, { server, rateLimit: false, ...options }),
+  { jwt: { secret } },
+);
+afterEach(routes.close);
+type Harness = RouteTest<ReturnType<typeof chatRoutes>>;
+const harness = (resolvePrincipal?: ChatRoutesOptions["resolvePrincipal"]): Harness => routes.harness({ routes: { resolvePrincipal } });
 
 const tokenFor = (email: string, extra: { role?: string; groups?: string[] } = {}) =>
   mintAccessToken({ secret, algorithm: "HS256", issuer: "oauth-app" }, { email, orgId: orgA, ...extra });

@@ -5,6 +5,7 @@
 
 export { answerConfidence, type ConfidenceParts, type FusionWeights } from "./answer-confidence.js";
 export { type ChatPredictRequest, type ChatRoutesOptions, chatRoutes } from "./chat-routes.js";
+export * from "./documents-wire.js";
 export { errorBody, rateLimitedResponse, setBErrors } from "./error-responses.js";
 export { type RenderedAnswer, renderAnswer, sourceFileNames } from "./render-answer.js";
 export * from "./schemas.js";

@@ -2,7 +2,8 @@
  * @docqa/http: pieces shared by docqa's Hono adapters: the app factory of the endpoint sets
  * (error handling, 404/405, request limits, bearer authentication, rate limits, reference pages),
  * the error status table, FastAPI-compatible body handling, uploads streamed to disk, the
- * readiness route, and the one rate-limiter interface.
+ * readiness route, the documents API routes, the OpenAPI declarations both sets share, and the
+ * one rate-limiter interface.
  */
 export { allowedMethods } from "./allowed-methods.js";
 export { type AuthenticatedUser, type AuthVariables, bearerAuth } from "./bearer-auth.js";
@@ -27,10 +28,37 @@ export {
   redactPaths,
   resourceExhaustedRetrySeconds,
 } from "./describe-error.js";
+export {
+  type DocumentFieldNames,
+  documentCursorFilter,
+  documentFields,
+  documentListFilters,
+  documentListOf,
+  documentListQueryOf,
+  documentParams,
+  type StoredDocumentShape,
+  storedDocumentOf,
+  storedDocumentSchemaOf,
+} from "./document-schemas.js";
+export {
+  addDocumentRoutes,
+  type DocumentRoutesOptions,
+  type DocumentsWire,
+  type DocumentsWireSettings,
+  documentsWireOf,
+} from "./documents-routes.js";
 export { errorStatus } from "./error-status.js";
 export { defaultJsonContentType } from "./json-body-defaults.js";
 export { offlineReferencePages, referencePagesContentSecurityPolicy } from "./offline-reference-pages.js";
-export { modelErrorResponses, retryAfterHeaders } from "./openapi-responses.js";
+export {
+  errorContentOf,
+  jsonBody,
+  jsonResponse,
+  modelErrorResponses,
+  type ResponseConfig,
+  retryAfterHeaders,
+  type SetResponses,
+} from "./openapi-responses.js";
 export {
   authenticatedUserKey,
   bearerTokenUserKey,

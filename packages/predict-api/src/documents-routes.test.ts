@@ -1,58 +1,34 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  createEmbeddedStore,
-  createInMemoryMemoryStore,
-  createRagService,
-  type DocqaConfigOverrides,
-  type EmbeddedStore,
-  mintAccessToken,
-  type PrincipalResolver,
-  type RagService,
-} from "@docqa/core";
+import { createInMemoryMemoryStore, type DocqaConfigOverrides, mintAccessToken, type PrincipalResolver } from "@docqa/core";
 import type { MemoryStore } from "@docqa/core/stores";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { resolveServerConfig, type ServerConfig } from "@docqa/http";
+import { createRouteTests, type RouteTest } from "@docqa/http/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { predictRoutes } from "./predict-routes.js";
+import { type PredictRoutesOptions, predictRoutes } from "./predict-routes.js";
 
 const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";
 
-interface Harness {
-  app: ReturnType<typeof predictRoutes>;
-  service: RagService;
-  store: EmbeddedStore;
-  memory: MemoryStore;
-}
+const routes = createRouteTests<ReturnType<typeof predictRoutes>, PredictRoutesOptions>(
+  (service, server, options) => predictRoutes(service, { server, ...options }),
+  { jwt: { secret } },
+);
+afterEach(routes.close);
 
-const services: RagService[] = [];
-afterEach(async () => {
-  for (const service of services.splice(0)) await service.close();
-});
+/** A route test whose service keeps conversation memory in `memory`. */
+type Harness = RouteTest<ReturnType<typeof predictRoutes>> & { memory: MemoryStore };
 
 function harness(
   options: { config?: DocqaConfigOverrides; server?: Partial<ServerConfig>; resolvePrincipal?: PrincipalResolver } = {},
 ): Harness {
-  const dataDir = mkdtempSync(join(tmpdir(), "docqa-documents-a-"));
-  const store = createEmbeddedStore({ dataDir });
   const memory = createInMemoryMemoryStore();
-  const service = createRagService({
-    config: {
-      stores: { dataDir },
-      embeddings: { dimension: 64 },
-      ingestion: { useRaptor: false },
-      logging: { level: "silent" },
-      ...options.config,
-    },
-    stores: store,
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
+  const test = routes.harness({
+    config: options.config,
+    server: options.server,
     memoryStore: memory,
+    jobStore: "configured",
+    routes: { resolvePrincipal: options.resolvePrincipal },
   });
-  services.push(service);
-  const server = resolveServerConfig({ jwt: { secret }, ...options.server });
-  return { app: predictRoutes(service, { server, resolvePrincipal: options.resolvePrincipal }), service, store, memory };
+  return { ...test, memory };
 }
 
 const tokenFor = (email: string, extra: { role?: string; groups?: string[] } = {}) =>
@@ -280,8 +256,7 @@ describe("POST /testpredict confinement", () => {
   });
 
   it("refuses to serve /testpredict when NODE_ENV is production", () => {
-    const service = createRagService({ config: { logging: { level: "silent" } }, embeddings: null });
-    services.push(service);
+    const { service } = routes.harness();
     const server = { ...resolveServerConfig({ jwt: { secret } }), nodeEnv: "production" };
     expect(() => predictRoutes(service, { server, enableTestPredict: true })).toThrow(
       "[docqa] [predict-api] /testpredict answers without a token and is refused when NODE_ENV=production",

@@ -1,19 +1,7 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  createEmbeddedStore,
-  createInMemoryJobStore,
-  createRagService,
-  type DocumentInput,
-  type EmbeddedStore,
-  type JobStore,
-  mintAccessToken,
-  type RagService,
-} from "@docqa/core";
+import { createInMemoryJobStore, type DocumentInput, type JobStore, mintAccessToken } from "@docqa/core";
 import type { PerfEvent } from "@docqa/core/telemetry";
-import { DeterministicEmbeddings } from "@docqa/core/testing";
 import { resolveServerConfig } from "@docqa/http";
+import { createRouteTests, type RouteTest } from "@docqa/http/testing";
 import { SignJWT } from "jose";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
@@ -22,42 +10,34 @@ const secret = "test-secret-with-enough-entropy-0123456789";
 const orgA = "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f";
 const orgB = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 
-interface Harness {
-  app: ReturnType<typeof predictRoutes>;
-  service: RagService;
-  store: EmbeddedStore;
-  upserts: { count: number };
-  perf: PerfEvent[];
-}
+/** A route test counting the store's document writes (`upserts`) and recording the PERF events (`perf`). */
+type Harness = RouteTest<ReturnType<typeof predictRoutes>> & { upserts: { count: number }; perf: PerfEvent[] };
+
+const routes = createRouteTests((service, server) => predictRoutes(service, { server }), { jwt: { secret } });
+afterEach(routes.close);
 
 function harness(overrides: { secret?: string | undefined; enableTestPredict?: boolean } = {}): Harness {
-  const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
-  const store = createEmbeddedStore({ dataDir });
   const upserts = { count: 0 };
-  const counting: EmbeddedStore = {
-    ...store,
-    upsert: async (...args) => {
-      upserts.count++;
-      return store.upsert(...args);
-    },
-  };
   const perf: PerfEvent[] = [];
-  const service = createRagService({
-    config: {
-      stores: { dataDir },
-      embeddings: { dimension: 64 },
-      logging: { perfLog: true, level: "silent" },
-    },
-    stores: counting,
-    embeddings: new DeterministicEmbeddings({ dimension: 64 }),
+  const test = routes.harness({
+    config: { logging: { perfLog: true } },
+    jobStore: "configured",
+    // Counts the writes of documents.
+    stores: (store) => ({
+      ...store,
+      upsert: async (...args) => {
+        upserts.count++;
+        return store.upsert(...args);
+      },
+    }),
     perfLog: (event) => perf.push(event),
+    server: {
+      ...("secret" in overrides ? { jwt: { secret: overrides.secret ?? "" } } : {}),
+      enableTestPredict: overrides.enableTestPredict ?? false,
+      testPredictOrgId: orgA,
+    },
   });
-  const server = resolveServerConfig({
-    jwt: { secret: "secret" in overrides ? (overrides.secret ?? "") : secret },
-    enableTestPredict: overrides.enableTestPredict ?? false,
-    testPredictOrgId: orgA,
-  });
-  return { app: predictRoutes(service, { server }), service, store, upserts, perf };
+  return { ...test, upserts, perf };
 }
 
 async function tokenFor(email: string, orgId: string, extra: { role?: string; groups?: string[] } = {}) {
@@ -86,9 +66,6 @@ async function citedDocuments(h: Harness, token: string, userName: string, query
 }
 
 let h: Harness;
-afterEach(async () => {
-  await h?.service.close();
-});
 
 describe("POST /upsert and /predict", () => {
   beforeEach(() => {
@@ -509,14 +486,7 @@ describe("authentication and bad input", () => {
   });
 
   it("413 for a body larger than MAX_REQUEST_BYTES", async () => {
-    await h.service.close();
-    const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
-    const service = createRagService({ config: { stores: { dataDir }, logging: { level: "silent" } }, embeddings: null });
-    h = {
-      ...h,
-      service,
-      app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret }, limits: { maxRequestBytes: 2048 } }) }),
-    };
+    h = { ...h, ...routes.harness({ embeddings: null, server: { limits: { maxRequestBytes: 2048 } } }) };
     const token = await tokenFor("ann@a.example", orgA);
     const response = await post(
       h.app,
@@ -529,15 +499,7 @@ describe("authentication and bad input", () => {
   });
 
   it("413 too_many_documents above MAX_UPSERT_DOCUMENTS, and payload_too_large for a document above MAX_EXTRACTED_CHARS; nothing is written", async () => {
-    await h.service.close();
-    const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
-    const store = createEmbeddedStore({ dataDir });
-    const service = createRagService({
-      config: { stores: { dataDir }, ingestion: { maxUpsertDocuments: 3, maxExtractedChars: 1000 }, logging: { level: "silent" } },
-      stores: store,
-      embeddings: null,
-    });
-    h = { ...h, service, store, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
+    h = { ...h, ...routes.harness({ config: { ingestion: { maxUpsertDocuments: 3, maxExtractedChars: 1000 } }, embeddings: null }) };
     const token = await tokenFor("ann@a.example", orgA);
     const documents = Object.fromEntries(["a", "b", "c", "d"].map((id) => [id, { title: id, content: `Document ${id}.` }]));
     const many = await expectRejected(
@@ -558,8 +520,6 @@ describe("authentication and bad input", () => {
   });
 
   it("503 ingestion_busy with Retry-After while INGESTION_QUEUE_SIZE ingestion requests are in progress", async () => {
-    await h.service.close();
-    const dataDir = mkdtempSync(join(tmpdir(), "docqa-http-"));
     // A job store whose saves wait for a gate: the job started below holds the one place until released.
     const jobs = createInMemoryJobStore();
     let open: () => void = () => {};
@@ -567,14 +527,8 @@ describe("authentication and bad input", () => {
       open = resolve;
     });
     const jobStore: JobStore = { ...jobs, save: async (job) => gate.then(() => jobs.save(job)) };
-    const store = createEmbeddedStore({ dataDir });
-    const service = createRagService({
-      config: { stores: { dataDir }, ingestion: { queueSize: 1 }, logging: { level: "silent" } },
-      stores: store,
-      embeddings: null,
-      jobStore,
-    });
-    h = { ...h, service, store, app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }) };
+    h = { ...h, ...routes.harness({ config: { ingestion: { queueSize: 1 } }, embeddings: null, jobStore }) };
+    const { service } = h;
     const principal = { userName: "ann@a.example", roles: [], groups: [] };
     const job = service.ingestFiles({ orgId: orgA, principal, files: [{ name: "a.txt", bytes: new TextEncoder().encode("Alpha.") }] });
     const token = await tokenFor("ann@a.example", orgA);

@@ -4,12 +4,13 @@
  * `DELETE /documents/{doc_id}`), and, only when enabled, the development route
  * `POST /testpredict`; plus `/openapi.json`, `/docs` and `/redoc`. Routes parse and validate, call one service method, and
  * map the result; all logic lives in `@docqa/core`, and errors, unknown routes, the body limit,
- * authentication, rate limits and the reference pages are `@docqa/http`'s `createDocqaApp`.
+ * authentication, rate limits and the reference pages are `@docqa/http`'s `createDocqaApp`. The
+ * documents API is `@docqa/http`'s `addDocumentRoutes` with set A's wire shapes
+ * (`documents-wire.ts`); the OpenAPI error prose is in `openapi-responses.ts`.
  * `/predict` and `/testpredict` also answer as Server-Sent Events (see `stream-prediction.ts`).
  */
 import {
   DocqaError,
-  type DocumentSummary,
   type Logger,
   normalizeAccessName,
   type PredictResult,
@@ -19,34 +20,31 @@ import {
 } from "@docqa/core";
 import {
   type AuthVariables,
+  addDocumentRoutes,
   addReadinessRoute,
   createDocqaApp,
   type DocqaAppOptions,
   defaultJsonContentType,
+  jsonBody,
+  jsonResponse,
   loadServerConfig,
-  modelErrorResponses,
   type RateLimitSetting,
   requestIdHeadersSchema,
-  retryAfterHeaders,
   type ServerConfig,
 } from "@docqa/http";
-import { createRoute, type z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import packageJson from "../package.json" with { type: "json" };
+import { setADocuments } from "./documents-wire.js";
 import { setAErrors } from "./error-responses.js";
+import { authErrors, errorContent, modelErrors, predictionContent, setAResponses } from "./openapi-responses.js";
 import {
-  deleteDocumentResponseSchema,
-  documentListQuerySchema,
-  documentListResponseSchema,
-  documentParamsSchema,
-  errorResponseSchema,
   healthResponseSchema,
   intentRequestSchema,
   intentResponseSchema,
   predictRequestSchema,
   predictResponseSchema,
   predictTokenEventSchema,
-  storedDocumentSchema,
   streamEventJsonSchema,
   testPredictRequestSchema,
   testPredictResponseSchema,
@@ -91,53 +89,6 @@ export interface PredictRoutesOptions {
   middleware?: DocqaAppOptions["middleware"];
 }
 
-const errorContent = (description: string) => ({ content: { "application/json": { schema: errorResponseSchema } }, description });
-const authErrors = {
-  400: errorContent(
-    "Invalid request parameters (FastAPI-style `detail` list for body validation errors); a JSON body nested deeper than `MAX_JSON_DEPTH` (`json_too_deep`).",
-  ),
-  401: errorContent("Missing, invalid or expired bearer token."),
-  403: errorContent(
-    "`principal_mismatch`: `user_info.user_name` (or `user_email`) differs from the token's `email`; `forbidden`: the write rules refuse the request (docs/access-control.md).",
-  ),
-  413: errorContent(
-    "Request body larger than `MAX_REQUEST_BYTES` (`payload_too_large`); for `/upsert`, more documents than `MAX_UPSERT_DOCUMENTS` (`too_many_documents`) or a document longer than `MAX_EXTRACTED_CHARS` (`payload_too_large`).",
-  ),
-  415: errorContent("A body that is not JSON (`Content-Type` other than `application/json`; `unsupported_media_type`)."),
-  429: {
-    ...errorContent("Rate limit exceeded (`rate_limited`; only with `RATE_LIMIT_SET_A=true`): wait `Retry-After` seconds."),
-    headers: { "Retry-After": { schema: { type: "integer" as const }, description: "Seconds to wait." } },
-  },
-  500: errorContent("Server error."),
-  503: {
-    ...errorContent(
-      "`JWT_SECRET` is not configured, a store is unavailable, the server ran out of file descriptors (`resource_exhausted`, with `Retry-After`), (`/upsert`) `INGESTION_QUEUE_SIZE` ingestion requests are in progress (`ingestion_busy`, with `Retry-After`), or the in-process model is busy (`model_busy`, with `Retry-After`).",
-    ),
-    headers: retryAfterHeaders,
-  },
-};
-const modelErrors = modelErrorResponses(errorContent);
-/**
- * The 200 response of a prediction route: the JSON body, or Server-Sent Events, whose `schema`
- * describes one event (`streamEventJsonSchema`; OpenAPI 3.1 has no `itemSchema`).
- */
-const predictionContent = (schema: z.ZodType, eventSchemaName: "PredictStreamEvent" | "TestPredictStreamEvent", description: string) => ({
-  content: {
-    "application/json": { schema },
-    "text/event-stream": {
-      schema: { $ref: `#/components/schemas/${eventSchemaName}` },
-      example:
-        'event: token\ndata: {"text":"{\\"callout_answer\\": \\"New"}\n\nevent: final\ndata: {"answer":{"callout_answer":"New employees get 20 days. [Source: doc_1]","positive_list":[],"negative_list":[],"info_list":[],"keywords":[]},"sources":{},"thread_id":"0b9e5c2a-6f1d-4e8b-9a3c-7d2e1f4b5a60"}\n\n',
-    },
-  },
-  description: `${description} With \`Accept: text/event-stream\` or \`"stream": true\`: Server-Sent Events, \`token\` events (\`{"text": ...}\`, a preview of the model's output) then one \`final\` event whose data is the JSON body; an error after the first event is an \`error\` event (\`{"detail", "code"}\`). Each event is \`${eventSchemaName}\`.`,
-});
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
-const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
-  content: { "application/json": { schema } },
-  description,
-});
-
 /** Extracts the question from `query`: a string, or the first string among `query`, `text`, `question`, `input` of a mapping. */
 export function extractQuery(query: string | Record<string, unknown>): string {
   if (typeof query === "string") return query;
@@ -172,20 +123,6 @@ function principalFor(
     );
   }
   return { ...tokenPrincipal, userName: config.trustUserInfo ? named : tokenPrincipal.userName, realName };
-}
-
-/** A document of the documents API in set A's field names. */
-function storedDocument(document: DocumentSummary) {
-  return {
-    doc_id: document.docId,
-    title: document.title,
-    owner_id: document.ownerId,
-    acl: document.acl,
-    source: document.source,
-    type: document.type,
-    num_chunks: document.chunkCount,
-    updated_at: document.updatedAt,
-  };
 }
 
 /**
@@ -358,84 +295,7 @@ export function predictRoutes(service: RagService, options: PredictRoutesOptions
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/documents",
-      summary: "List documents",
-      description:
-        "The documents of the token's organisation the user may read under the seven rules (every document for administrators), in `doc_id` order, paged with `cursor`, filtered by `source`, `type` and `owner`. Metadata only.",
-      ...authenticated,
-      request: { query: documentListQuerySchema, headers: requestIdHeadersSchema },
-      responses: { 200: jsonResponse(documentListResponseSchema, "One page of documents."), ...authErrors },
-    }),
-    async (c) => {
-      const query = c.req.valid("query");
-      const auth = c.get("auth");
-      const page = await service.listDocuments({
-        orgId: auth.orgId,
-        principal: auth.principal,
-        source: query.source,
-        type: query.type,
-        ownerId: query.owner,
-        limit: query.limit,
-        cursor: query.cursor,
-        requestId: c.req.header("X-Request-Id"),
-      });
-      return c.json({ documents: page.documents.map(storedDocument), next_cursor: page.nextCursor }, 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/documents/{doc_id}",
-      summary: "Show a document",
-      description:
-        "A document the user may read (any for administrators). A document the user may not read answers 404, like a missing one.",
-      ...authenticated,
-      request: { params: documentParamsSchema },
-      responses: {
-        200: jsonResponse(storedDocumentSchema, "The document."),
-        404: errorContent("No such document, or one the user may not read (`not_found`)."),
-        ...authErrors,
-      },
-    }),
-    async (c) => {
-      const { doc_id: docId } = c.req.valid("param");
-      const auth = c.get("auth");
-      const document = await service.getDocument({ orgId: auth.orgId, principal: auth.principal }, docId);
-      if (!document)
-        throw new DocqaError("not_found", `no document ${JSON.stringify(docId)} in this organisation`, { component: "predict-api" });
-      return c.json(storedDocument(document), 200);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/documents/{doc_id}",
-      summary: "Delete a document",
-      description:
-        "Deletes a document with every chunk, vector, full-text entry and summary node built from it. Only its owner or an administrator (`ADMIN_ROLES`) may; anybody else gets 403 `forbidden`.",
-      ...authenticated,
-      request: { params: documentParamsSchema, headers: requestIdHeadersSchema },
-      responses: {
-        200: jsonResponse(deleteDocumentResponseSchema, "The document is deleted."),
-        404: errorContent("No such document (`not_found`)."),
-        ...authErrors,
-      },
-    }),
-    async (c) => {
-      const { doc_id: docId } = c.req.valid("param");
-      const auth = c.get("auth");
-      const result = await service.deleteDocument(
-        { orgId: auth.orgId, principal: auth.principal, requestId: c.req.header("X-Request-Id") },
-        docId,
-      );
-      return c.json({ status: "success" as const, doc_id: docId, num_chunks: result.chunks, num_summaries: result.summaries }, 200);
-    },
-  );
+  addDocumentRoutes(app, service, { wire: setADocuments, responses: setAResponses, authenticated, component: "predict-api" });
 
   if (options.enableTestPredict ?? server().enableTestPredict) {
     if (server().nodeEnv?.trim().toLowerCase() === "production") {

@@ -4,19 +4,9 @@
  * without it; threads are private to their creator and organisation; memory writes happen after
  * the response (a slow store does not delay it, a failing one does not break it).
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import {
-  createInMemoryMemoryStore,
-  createRagService,
-  type DocumentInput,
-  mintAccessToken,
-  type RagService,
-  silentLogger,
-} from "@docqa/core";
+import { createInMemoryMemoryStore, type DocumentInput, mintAccessToken, silentLogger } from "@docqa/core";
 import type { MemoryStore } from "@docqa/core/stores";
-import { resolveServerConfig } from "@docqa/http";
+import { createRouteTests, type RouteTest } from "@docqa/http/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { predictRoutes } from "./predict-routes.js";
 
@@ -50,33 +40,28 @@ const handbook: Record<string, DocumentInput> = {
   },
 };
 
-interface Harness {
-  app: ReturnType<typeof predictRoutes>;
-  service: RagService;
-}
+const routes = createRouteTests((service, server) => predictRoutes(service, { server }), { jwt: { secret } });
+afterEach(routes.close);
+type Harness = RouteTest<ReturnType<typeof predictRoutes>>;
 
-let current: Harness | undefined;
-afterEach(async () => {
-  await current?.service.close();
-  current = undefined;
-});
-
+/** A set A app over a BM25-only service with `memoryStore`, the handbook stored in both organisations. */
 async function harness(memoryStore: MemoryStore = createInMemoryMemoryStore()): Promise<Harness> {
-  const dataDir = mkdtempSync(join(tmpdir(), "docqa-memory-"));
-  const service = createRagService({
+  const h = routes.harness({
+    // The service's own defaults (RAPTOR, the configured answerer and job store), BM25 only.
     config: {
-      stores: { dataDir },
       embeddings: { provider: "none" },
-      logging: { level: "silent" },
       retrieval: { useQueryDecomposition: false },
+      ingestion: { useRaptor: true },
+      models: { provider: "openai" },
     },
+    embeddings: null,
+    jobStore: "configured",
     memoryStore,
     logger: silentLogger,
   });
   const principal = { userName: ann, roles: [], groups: [] };
-  for (const orgId of [orgA, orgB]) await service.upsert({ orgId, principal, uploader: ann, documents: handbook });
-  current = { app: predictRoutes(service, { server: resolveServerConfig({ jwt: { secret } }) }), service };
-  return current;
+  for (const orgId of [orgA, orgB]) await h.service.upsert({ orgId, principal, uploader: ann, documents: handbook });
+  return h;
 }
 
 async function ask(h: Harness, query: string, options: { user?: string; orgId?: string; threadId?: string } = {}) {

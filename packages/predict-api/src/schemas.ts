@@ -3,7 +3,7 @@
  * specification ("Endpoint set A"), with OpenAPI metadata for `/docs` and `/redoc`.
  */
 import { documentIdPattern } from "@docqa/core";
-import { documentCursorPattern, meaningfulTextPattern, questionTextSchema } from "@docqa/http";
+import { meaningfulTextPattern, questionTextSchema } from "@docqa/http";
 import { z } from "@hono/zod-openapi";
 
 /** `user_info` (spec "user_info"). */
@@ -222,61 +222,6 @@ export const upsertResponseSchema = z
     num_chunks: z.string().openapi({ description: "Number of chunks stored, as a string.", example: "12" }),
   })
   .openapi("UpsertResponse");
-
-/** A stored document as the documents API shows it (metadata only, never content). */
-export const storedDocumentSchema = z
-  .object({
-    doc_id: z.string().openapi({ example: "handbook.pdf" }),
-    title: z.string().openapi({ example: "Employee handbook" }),
-    owner_id: z.string().openapi({ description: "The owner's e-mail, lower-cased; empty when none.", example: "ann@example.com" }),
-    acl: z.string().openapi({ description: "The ACL; empty when only the owner may read.", example: "|group:hr|" }),
-    source: z.string().openapi({ description: "`metadata.source`, or empty.", example: "intranet" }),
-    type: z.string().openapi({ description: "`metadata.type` (a file's format), or empty.", example: "pdf" }),
-    num_chunks: z.number().int().openapi({ description: "Chunks indexed for the document.", example: 42 }),
-    updated_at: z
-      .string()
-      .openapi({ description: "When its current version was written (ISO 8601, UTC).", example: "2024-05-01T09:30:00.000Z" }),
-  })
-  .openapi("StoredDocument");
-
-/** Query of `GET /documents`. */
-export const documentListQuerySchema = z.object({
-  source: z.string().optional().openapi({ description: "Only documents with this `metadata.source`." }),
-  type: z.string().optional().openapi({ description: "Only documents with this `metadata.type`, for example `pdf`." }),
-  owner: z.string().optional().openapi({ description: "Only documents owned by this e-mail (case-insensitive)." }),
-  limit: z.coerce.number().int().min(1).max(1000).optional().openapi({ description: "Page size, 1 to 1000; default 50.", example: 50 }),
-  cursor: z.string().regex(documentCursorPattern).optional().openapi({ description: "`next_cursor` of the previous page (base64url)." }),
-});
-
-/** Response of `GET /documents`. */
-export const documentListResponseSchema = z
-  .object({
-    documents: z.array(storedDocumentSchema).openapi({ description: "In ascending `doc_id` order." }),
-    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null on the last page." }),
-  })
-  .openapi("DocumentList");
-
-/** Path of `GET` and `DELETE /documents/{doc_id}`. */
-export const documentParamsSchema = z.object({
-  doc_id: z
-    .string()
-    .min(1)
-    .openapi({
-      param: { name: "doc_id", in: "path" },
-      description: "The document id, percent-encoded (`/` as `%2F`).",
-      example: "handbook.pdf",
-    }),
-});
-
-/** Response of `DELETE /documents/{doc_id}`. */
-export const deleteDocumentResponseSchema = z
-  .object({
-    status: z.literal("success"),
-    doc_id: z.string(),
-    num_chunks: z.number().int().openapi({ description: "Chunks of the document deleted." }),
-    num_summaries: z.number().int().openapi({ description: "Summary nodes built from it deleted with it." }),
-  })
-  .openapi("DeleteDocumentResponse");
 
 /** Response of `GET /healthz`. */
 export const healthResponseSchema = z
