@@ -5,6 +5,57 @@
 import { z } from "zod";
 import { integer, optionalInteger, optionalString, setting } from "./setting-helpers.js";
 
+/** The Milvus settings (`stores.milvus`), read by `@docqa/milvus`'s store backend; `VECTORDB_COLLECTION` also names the embedded store's tables. */
+export const milvusSettingsSchema = z
+  .object({
+    /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */
+    uri: setting("VECTORDB_URI", optionalString()),
+    /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
+    collection: setting(
+      "VECTORDB_COLLECTION",
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
+        .default("docs_collection"),
+    ),
+    /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
+    token: setting("VECTORDB_TOKEN", optionalString()),
+  })
+  .prefault({});
+
+/** The Elasticsearch/OpenSearch settings (`stores.searchEngine`), read by `@docqa/elasticsearch`'s store backend. */
+export const searchEngineSettingsSchema = z
+  .object({
+    /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
+    uri: setting("FULLTEXT_URI", optionalString()),
+    /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
+    index: setting(
+      "FULLTEXT_INDEX",
+      z
+        .string()
+        .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")
+        .default("docs_bm25"),
+    ),
+    /** `FULLTEXT_API_KEY`: Elasticsearch API key; default none. */
+    apiKey: setting("FULLTEXT_API_KEY", optionalString()),
+    /** `FULLTEXT_USERNAME`: basic-auth user; default none. */
+    username: setting("FULLTEXT_USERNAME", optionalString()),
+    /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
+    password: setting("FULLTEXT_PASSWORD", optionalString()),
+    /**
+     * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
+     * rarely need more; spread a large organisation over the nodes of a cluster with more).
+     */
+    shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
+    /**
+     * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
+     * With at least one replica, a cluster that loses a node serves every query and keeps every
+     * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
+     */
+    replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
+  })
+  .prefault({});
+
 /** Where documents are stored. */
 export const storesSchema = z.object({
   /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation, and jobs their spooled uploads. */
@@ -45,53 +96,8 @@ export const storesSchema = z.object({
    * the sweeper removes it; longer than any write takes, so writes in progress are never touched.
    */
   sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
-  milvus: z
-    .object({
-      /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */
-      uri: setting("VECTORDB_URI", optionalString()),
-      /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
-      collection: setting(
-        "VECTORDB_COLLECTION",
-        z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
-          .default("docs_collection"),
-      ),
-      /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
-      token: setting("VECTORDB_TOKEN", optionalString()),
-    })
-    .prefault({}),
-  searchEngine: z
-    .object({
-      /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
-      uri: setting("FULLTEXT_URI", optionalString()),
-      /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
-      index: setting(
-        "FULLTEXT_INDEX",
-        z
-          .string()
-          .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")
-          .default("docs_bm25"),
-      ),
-      /** `FULLTEXT_API_KEY`: Elasticsearch API key; default none. */
-      apiKey: setting("FULLTEXT_API_KEY", optionalString()),
-      /** `FULLTEXT_USERNAME`: basic-auth user; default none. */
-      username: setting("FULLTEXT_USERNAME", optionalString()),
-      /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
-      password: setting("FULLTEXT_PASSWORD", optionalString()),
-      /**
-       * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
-       * rarely need more; spread a large organisation over the nodes of a cluster with more).
-       */
-      shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
-      /**
-       * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
-       * With at least one replica, a cluster that loses a node serves every query and keeps every
-       * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
-       */
-      replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
-    })
-    .prefault({}),
+  milvus: milvusSettingsSchema,
+  searchEngine: searchEngineSettingsSchema,
   vectorIndex: z
     .object({
       /**
