@@ -43,5 +43,5 @@ export type {
   SearchEngineResponse,
 } from "./search-engine-client.js";
 export { createSearchEngineIndex, type SearchEngineIndex, type SearchEngineIndexSettings } from "./search-engine-index.js";
-export { searchEngineIndexFromConfig } from "./search-engine-index-from-config.js";
+export { searchEngineIndexFromConfig, storeBackend } from "./search-engine-index-from-config.js";
 export { chunkFilterClauses, metadataConditionClause, pruneBodies, type TextSearchOptions, textSearchBody } from "./search-queries.js";

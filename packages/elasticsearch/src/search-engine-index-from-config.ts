@@ -1,9 +1,10 @@
 /**
- * The entry point `@docqa/core`'s `storesFromConfig` loads when `FULLTEXT_URI` selects a search
- * engine (`KEYWORD_STORE=auto|elasticsearch|opensearch`).
+ * The search-engine index a docqa configuration describes, and the store backend
+ * `search-engine` that `@docqa/core`'s `storesFromConfig` looks up by name when `KEYWORD_STORE`
+ * resolves to it (`FULLTEXT_URI` set, or `KEYWORD_STORE=elasticsearch|opensearch`).
  */
 import type { DocqaConfig, Logger } from "@docqa/core";
-import type { ServerKeywordStore } from "@docqa/core/stores";
+import { type ServerKeywordStore, type StoreBackend, searchEngineSettingsSchema } from "@docqa/core/stores";
 import { createSearchEngineIndex, type SearchEngineIndex } from "./search-engine-index.js";
 
 /**
@@ -30,3 +31,10 @@ export function searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger)
     logger,
   });
 }
+
+/** The store backend `search-engine`: settings `FULLTEXT_*` (`stores.searchEngine`), factory {@link searchEngineIndexFromConfig}. */
+export const storeBackend: StoreBackend = {
+  name: "search-engine",
+  settings: searchEngineSettingsSchema,
+  create: searchEngineIndexFromConfig,
+};

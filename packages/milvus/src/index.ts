@@ -13,4 +13,4 @@ export {
   milvusStringLiteral,
 } from "./filter-expression.js";
 export { createMilvusStore, MilvusStore, type MilvusStoreSettings } from "./milvus-store.js";
-export { hnswConstruction, milvusStoreFromConfig } from "./milvus-store-from-config.js";
+export { hnswConstruction, milvusStoreFromConfig, storeBackend } from "./milvus-store-from-config.js";

@@ -1,9 +1,10 @@
 /**
- * The Milvus store a docqa configuration describes: the entry point `@docqa/core` loads when
- * `VECTORDB_URI` selects Milvus (see `storesFromConfig`).
+ * The Milvus store a docqa configuration describes, and the store backend `milvus` that
+ * `@docqa/core`'s `storesFromConfig` looks up by name when `VECTOR_STORE` or `KEYWORD_STORE`
+ * resolves to `milvus` (`VECTORDB_URI` set).
  */
 import type { DocqaConfig, Logger } from "@docqa/core";
-import type { ServerVectorStore } from "@docqa/core/stores";
+import { milvusSettingsSchema, type ServerVectorStore, type StoreBackend } from "@docqa/core/stores";
 import { createMilvusStore, type MilvusStore } from "./milvus-store.js";
 
 /** HNSW efConstruction of new collections (Milvus's documented default range is 8 to 512). */
@@ -34,3 +35,10 @@ export function milvusStoreFromConfig(config: DocqaConfig, logger: Logger): Serv
     logger,
   });
 }
+
+/** The store backend `milvus`: settings `VECTORDB_*` (`stores.milvus`), factory {@link milvusStoreFromConfig}. */
+export const storeBackend: StoreBackend = {
+  name: "milvus",
+  settings: milvusSettingsSchema,
+  create: milvusStoreFromConfig,
+};

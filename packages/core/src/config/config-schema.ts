@@ -14,134 +14,11 @@ import {
   defaultPassageCacheMegabytes,
   maximumPassageCacheEntries,
 } from "../embeddings/passage-vector-cache.js";
-import { defaultArchiveEntries, defaultCompressionRatio, defaultWorkerHeapMegabytes } from "../ingestion/loaders/archive-limits.js";
+import { ingestionSchema } from "./ingestion-section.js";
+import { flag, fraction, integer, nameList, optionalInteger, optionalString, setting } from "./setting-helpers.js";
+import { storesSchema } from "./stores-section.js";
 
-/** Metadata of a setting: the environment variable it is read from. */
-export interface SettingMetadata {
-  env: string;
-}
-
-/** Marks `schema` as the setting read from the environment variable `env`. */
-export function setting<T extends z.ZodType>(env: string, schema: T): T {
-  return schema.meta({ env } satisfies SettingMetadata as Record<string, unknown>) as T;
-}
-
-/** An integer at least `minimum`, default `defaultValue`; numeric strings are accepted. */
-export const integer = (defaultValue: number, minimum = 0) => z.coerce.number().int().min(minimum).default(defaultValue);
-/** An optional integer at least `minimum`. */
-export const optionalInteger = (minimum = 1) => z.coerce.number().int().min(minimum).optional();
-/** A number in [0, 1], default `defaultValue`. */
-export const fraction = (defaultValue: number) => z.coerce.number().min(0).max(1).default(defaultValue);
-/** A boolean, or a string `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`; default `defaultValue`. */
-export const flag = (defaultValue: boolean) => z.union([z.boolean(), z.stringbool()]).default(defaultValue);
-/** An optional string; an empty string counts as unset. */
-const optionalString = () => z.string().optional();
-
-/** Where documents are stored. */
-const storesSchema = z.object({
-  /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation, and jobs their spooled uploads. */
-  dataDir: setting("DATA_DIR", z.string().default("./data")),
-  /**
-   * `VECTOR_STORE`: `embedded`, `milvus`, or `none` (BM25 only on a full-text server). `auto`
-   * (default) picks Milvus when `VECTORDB_URI` is set, else the embedded store.
-   */
-  vector: setting("VECTOR_STORE", z.enum(["auto", "embedded", "milvus", "none"]).default("auto")),
-  /**
-   * `KEYWORD_STORE`: `embedded`, `elasticsearch`, `opensearch` (both: `search-engine` once
-   * resolved) or `milvus` (Milvus's BM25 function). `auto` (default) picks the search engine when
-   * `FULLTEXT_URI` is set, else Milvus when `VECTORDB_URI` is set, else the embedded store.
-   */
-  keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", "elasticsearch", "opensearch", "search-engine", "milvus"]).default("auto")),
-  /** `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the request fails with 503 (`store_unavailable`). */
-  timeoutMs: setting("STORE_TIMEOUT_MS", integer(10_000, 1)),
-  /**
-   * `MAX_OPEN_ORGANISATIONS`, default 128: most organisation files the embedded store keeps open
-   * at once (3 file descriptors each); the least recently used is closed, once no request uses
-   * it, to open another.
-   */
-  maxOpenOrganisations: setting("MAX_OPEN_ORGANISATIONS", integer(128, 1)),
-  /**
-   * `READINESS_TIMEOUT_MS`, default 2000: how long each backend may take to answer a readiness
-   * check (`/readyz`, and ingestion before it accepts a job) before it counts as down.
-   */
-  readinessTimeoutMs: setting("READINESS_TIMEOUT_MS", integer(2_000, 1)),
-  /**
-   * `SWEEP_INTERVAL_SECONDS`, default 600: how often a service on staged stores (Milvus,
-   * Elasticsearch/OpenSearch) looks for chunk versions that failed or interrupted writes left
-   * uncommitted, once `ready()` has run; 0 turns the background sweep off (`service.sweep()`
-   * still runs one pass).
-   */
-  sweepIntervalSeconds: setting("SWEEP_INTERVAL_SECONDS", integer(600, 0)),
-  /**
-   * `SWEEP_GRACE_SECONDS`, default 3600: how long a chunk version must stay uncommitted before
-   * the sweeper removes it; longer than any write takes, so writes in progress are never touched.
-   */
-  sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
-  milvus: z
-    .object({
-      /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */
-      uri: setting("VECTORDB_URI", optionalString()),
-      /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
-      collection: setting(
-        "VECTORDB_COLLECTION",
-        z
-          .string()
-          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
-          .default("docs_collection"),
-      ),
-      /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
-      token: setting("VECTORDB_TOKEN", optionalString()),
-    })
-    .prefault({}),
-  searchEngine: z
-    .object({
-      /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
-      uri: setting("FULLTEXT_URI", optionalString()),
-      /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
-      index: setting(
-        "FULLTEXT_INDEX",
-        z
-          .string()
-          .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")
-          .default("docs_bm25"),
-      ),
-      /** `FULLTEXT_API_KEY`: Elasticsearch API key; default none. */
-      apiKey: setting("FULLTEXT_API_KEY", optionalString()),
-      /** `FULLTEXT_USERNAME`: basic-auth user; default none. */
-      username: setting("FULLTEXT_USERNAME", optionalString()),
-      /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
-      password: setting("FULLTEXT_PASSWORD", optionalString()),
-      /**
-       * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
-       * rarely need more; spread a large organisation over the nodes of a cluster with more).
-       */
-      shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
-      /**
-       * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
-       * With at least one replica, a cluster that loses a node serves every query and keeps every
-       * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
-       */
-      replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
-    })
-    .prefault({}),
-  vectorIndex: z
-    .object({
-      /**
-       * `VECTOR_INDEX`: `auto` (default: an HNSW graph for organisations with `HNSW_MIN_VECTORS`
-       * vectors, exact search below), `exact` (always scan every vector), or `hnsw` (a graph for
-       * every organisation). Graphs are built in the background; searches are exact until the
-       * graph is ready, and for filters that allow under 5 % of the vectors.
-       */
-      mode: setting("VECTOR_INDEX", z.enum(["auto", "exact", "hnsw"]).default("auto")),
-      /** `HNSW_MIN_VECTORS`, default 20000. */
-      hnswMinVectors: setting("HNSW_MIN_VECTORS", integer(20_000, 0)),
-      /** `HNSW_CONNECTIVITY`, default 16: graph degree M. */
-      hnswConnectivity: setting("HNSW_CONNECTIVITY", integer(16, 2)),
-      /** `HNSW_EXPANSION_SEARCH`, default 64: candidate list size ef at search time. */
-      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", integer(64, 1)),
-    })
-    .prefault({}),
-});
+export { flag, fraction, integer, nameList, optionalInteger, type SettingMetadata, setting } from "./setting-helpers.js";
 
 /** The default transformers.js embedding model (768 dimensions, the spec's `EMBED_DIMENSION`). */
 export const defaultEmbeddingModel = "Xenova/bge-base-en-v1.5";
@@ -402,95 +279,6 @@ const answeringSchema = z.object({
   maxContextChars: setting("MAX_CONTEXT_CHARS", integer(16_000, 100)),
 });
 
-/** Ingestion: chunking, RAPTOR, file limits, concurrency. */
-const ingestionSchema = z.object({
-  /** `CHUNK_SIZE`, default 1000 characters. */
-  chunkSize: setting("CHUNK_SIZE", integer(1000, 50)),
-  /** `CHUNK_OVERLAP`, default 150 characters; must be smaller than `CHUNK_SIZE`. */
-  chunkOverlap: setting("CHUNK_OVERLAP", integer(150, 0)),
-  /** `USE_SEMANTIC_SPLIT`, default false. */
-  useSemanticSplit: setting("USE_SEMANTIC_SPLIT", flag(false)),
-  /** `SEMANTIC_SPLIT_PERCENTILE`, default 95: percentile of adjacent-sentence distances that marks a cut. */
-  semanticSplitPercentile: setting("SEMANTIC_SPLIT_PERCENTILE", z.coerce.number().min(50).max(100).default(95)),
-  /** `USE_RAPTOR`, default true. */
-  useRaptor: setting("USE_RAPTOR", flag(true)),
-  /** `RAPTOR_MAX_LEVELS`, default 3: summary levels built above the chunks. */
-  raptorMaxLevels: setting("RAPTOR_MAX_LEVELS", integer(3, 1)),
-  /** `RAPTOR_CLUSTER_SIZE`, default 8: largest cluster summarised into one node. */
-  raptorClusterSize: setting("RAPTOR_CLUSTER_SIZE", integer(8, 2)),
-  /** `RAPTOR_SUMMARY_CHARS`, default 800: target length of an extractive summary. */
-  raptorSummaryChars: setting("RAPTOR_SUMMARY_CHARS", integer(800, 100)),
-  /** `JSON_RECORDS_AS_DOCUMENTS`, default true: each record of a JSON record array becomes its own document. */
-  jsonRecordsAsDocuments: setting("JSON_RECORDS_AS_DOCUMENTS", flag(true)),
-  /**
-   * `MAX_UPLOAD_BYTES`, default 104857600 (100 MiB): largest file ingested, checked before it is
-   * read (`file_too_large`, 413 for an upload). A whole upload request has its own limit,
-   * `MAX_UPLOAD_REQUEST_BYTES` (server settings).
-   */
-  maxUploadBytes: setting("MAX_UPLOAD_BYTES", integer(100 * 1024 * 1024, 1024)),
-  /**
-   * `MAX_EXTRACTED_CHARS`, default 20000000: most characters of text taken from one file, or
-   * held by one `/upsert` document (`file_too_large`; `payload_too_large` for `/upsert`).
-   */
-  maxExtractedChars: setting("MAX_EXTRACTED_CHARS", integer(20_000_000, 1000)),
-  /** `MAX_UPSERT_DOCUMENTS`, default 5000: documents in one `/upsert` request (`too_many_documents`, 413). */
-  maxUpsertDocuments: setting("MAX_UPSERT_DOCUMENTS", integer(5000, 1)),
-  /**
-   * `MAX_JSON_DEPTH`, default 64: deepest nesting of arrays and objects in a JSON request body
-   * (the body itself is level 1) or a JSON file (`json_too_deep`, 400).
-   */
-  maxJsonDepth: setting("MAX_JSON_DEPTH", integer(64, 2)),
-  /** `MAX_PDF_PAGES`, default 5000: pages of one PDF, checked before any text is extracted (`too_many_pages`). */
-  maxPdfPages: setting("MAX_PDF_PAGES", integer(5000, 1)),
-  /** `MAX_ARCHIVE_ENTRIES`, default 10000: entries of a DOCX (zip) archive, checked before inflating (`archive_too_large`). */
-  maxArchiveEntries: setting("MAX_ARCHIVE_ENTRIES", integer(defaultArchiveEntries, 1)),
-  /**
-   * `MAX_ARCHIVE_BYTES`: inflated bytes read from a DOCX (zip) archive, its parts together (a part
-   * read twice counts twice), counted as they inflate, whatever sizes the archive declares
-   * (`archive_too_large`). Default derived from `INGESTION_WORKER_HEAP_MB` so that whatever
-   * passes parses within a worker's heap: 14 MiB (14680064) for the default heap
-   * (`ingestion/loaders/archive-limits.ts`).
-   */
-  maxArchiveBytes: setting("MAX_ARCHIVE_BYTES", optionalInteger(1024)),
-  /**
-   * `MAX_ARCHIVE_ENTRY_BYTES`: inflated bytes of one part of a DOCX (zip) archive, counted as it
-   * inflates (`archive_too_large`); default as `MAX_ARCHIVE_BYTES`.
-   */
-  maxArchiveEntryBytes: setting("MAX_ARCHIVE_ENTRY_BYTES", optionalInteger(1024)),
-  /**
-   * `MAX_COMPRESSION_RATIO`, default 200: inflated bytes read from a DOCX (zip) archive over its
-   * file size, counted as they inflate (`archive_too_large`).
-   */
-  maxCompressionRatio: setting("MAX_COMPRESSION_RATIO", integer(defaultCompressionRatio, 1)),
-  /**
-   * `INGESTION_WORKER_HEAP_MB`, default 4096: V8 old-generation heap of each ingestion worker
-   * thread (`resourceLimits.maxOldGenerationSizeMb`). A task that needs more ends its thread,
-   * which the pool replaces; the file fails with `file_too_large`. The default archive limits
-   * are derived from it.
-   */
-  workerHeapMegabytes: setting("INGESTION_WORKER_HEAP_MB", integer(defaultWorkerHeapMegabytes, 64)),
-  /**
-   * `MAX_INGESTION_THREADS`, default 10: files of one ingestion job processed at once, and the
-   * most ingestion worker threads. The pool runs at most one thread per CPU core
-   * (`os.availableParallelism()`), since each is CPU-bound and loads its own embedding model; files
-   * beyond the threads wait in the pool's queue.
-   */
-  maxIngestionThreads: setting("MAX_INGESTION_THREADS", integer(10, 1)),
-  /**
-   * `INGESTION_WORKERS`, default true: parse, chunk, embed and write ingested documents in worker
-   * threads, so the serving thread only routes requests (docs/decisions/0006). Applies when the
-   * service builds its own stores and embeddings from the configuration; with stores, embeddings
-   * or a summariser passed as objects, or when false, ingestion runs in the calling thread.
-   */
-  workers: setting("INGESTION_WORKERS", flag(true)),
-  /**
-   * `INGESTION_QUEUE_SIZE`, default 16: ingestion requests (an `/upsert`, an `/api/ingest` or a
-   * `service.ingestFiles`/`startIngestion` call) accepted and not yet finished; one more is
-   * refused with `ingestion_busy` (503 with `Retry-After`) instead of waiting without bound.
-   */
-  queueSize: setting("INGESTION_QUEUE_SIZE", integer(16, 1)),
-});
-
 /** Conversation memory and the job store's connection. */
 const memorySchema = z.object({
   /** `CACHE_URL`, `CACHE_HOST`, `CACHE_PORT` (6379), `CACHE_DB` (0), `CACHE_PASSWORD`, `CACHE_SSL` (false): Redis, for memory, jobs and rate limits. */
@@ -511,13 +299,6 @@ const memorySchema = z.object({
   /** `MAX_SESSION_TOKENS`, default 500. */
   maxSessionTokens: setting("MAX_SESSION_TOKENS", integer(500, 1)),
 });
-
-/** A comma-separated list (or an array) of names, trimmed, without empty entries; default `defaultValue`. */
-export const nameList = (defaultValue: readonly string[]) =>
-  z
-    .union([z.string(), z.array(z.string())])
-    .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()).filter((name) => name !== ""))
-    .default([...defaultValue]);
 
 /** Who may write: the write rules of `docs/access-control.md` (`acl/authorize-write.ts`). */
 const accessSchema = z.object({

@@ -8,7 +8,7 @@ import { loadConfig } from "../config/load-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { PerfEvent } from "../logging/perf-log.js";
-import { importBackend } from "../stores/stores-from-config.js";
+import { importBackend } from "../stores/store-backend.js";
 import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createRagService } from "./create-rag-service.js";

@@ -11,7 +11,7 @@ import { createSqliteJobStore } from "../jobs/sqlite-job-store.js";
 import type { Logger } from "../logging/logger.js";
 import { createInMemoryMemoryStore } from "../memory/in-memory-memory-store.js";
 import type { MemoryStore } from "../memory/memory-store.js";
-import { importBackend } from "./stores-from-config.js";
+import { importBackend } from "./store-backend.js";
 
 /** Jobs and conversation memory, closed together. */
 export interface CacheStores {

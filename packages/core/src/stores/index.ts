@@ -11,6 +11,7 @@ export {
   principalAccessTokens,
   principalDenyToken,
 } from "../acl/access-tokens.js";
+export { milvusSettingsSchema, searchEngineSettingsSchema } from "../config/stores-section.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "../embedded-store/bm25-index.js";
 export { ExactVectorIndex } from "../embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "../embedded-store/hnsw-vector-index.js";
@@ -67,12 +68,15 @@ export {
 } from "./reindexable-index.js";
 export {
   importBackend,
-  type MilvusPackage,
-  type SearchEnginePackage,
+  loadStoreBackend,
   type ServerKeywordStore,
   type ServerVectorStore,
-  storesFromConfig,
-} from "./stores-from-config.js";
+  type StoreBackend,
+  type StoreBackendLocation,
+  type StoreBackendPackage,
+  storeBackendPackages,
+} from "./store-backend.js";
+export { storesFromConfig } from "./stores-from-config.js";
 export {
   createUncommittedSweeper,
   type SweeperSettings,

@@ -14,22 +14,8 @@ import { embeddedStoreFromConfig } from "../embedded-store/embedded-store-from-c
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import { type DocumentStores, stagedDocumentStores, transactionalDocumentStores } from "./document-stores.js";
-import type { KeywordIndex, StagedIndex, StagedRegistry, VectorIndex } from "./vector-index.js";
-
-/** A Milvus store: vector index, BM25 keyword index and registry (what `@docqa/milvus` creates). */
-export type ServerVectorStore = VectorIndex & KeywordIndex & StagedIndex & StagedRegistry;
-/** A search-engine index: BM25 keyword index and registry (what `@docqa/elasticsearch` creates). */
-export type ServerKeywordStore = KeywordIndex & StagedIndex & StagedRegistry;
-
-/** The export of `@docqa/milvus` used here. */
-export interface MilvusPackage {
-  milvusStoreFromConfig(config: DocqaConfig, logger: Logger): ServerVectorStore;
-}
-
-/** The export of `@docqa/elasticsearch` used here. */
-export interface SearchEnginePackage {
-  searchEngineIndexFromConfig(config: DocqaConfig, logger: Logger): ServerKeywordStore;
-}
+import { loadStoreBackend, type ServerKeywordStore, type ServerVectorStore } from "./store-backend.js";
+import type { VectorIndex } from "./vector-index.js";
 
 /** Whether `config` selects the embedded store (for both indexes). */
 export function usesEmbeddedStore(config: DocqaConfig): boolean {
@@ -37,8 +23,10 @@ export function usesEmbeddedStore(config: DocqaConfig): boolean {
 }
 
 /**
- * Creates the stores `config` selects. Server clients connect lazily, so this does not fail
- * when a server is down.
+ * Creates the stores `config` selects: the embedded store, or the server backends named by
+ * `config.stores.vector` and `config.stores.keyword` (one store when both name the same
+ * backend), looked up with `loadStoreBackend`. Server clients connect lazily, so this does not
+ * fail when a server is down.
  *
  * @param options.inMemoryIndexes - for the embedded store: false opens it for writing only
  *   (ingestion worker threads, see `createEmbeddedStore`); default true.
@@ -52,42 +40,19 @@ export async function storesFromConfig(
   if (usesEmbeddedStore(config)) {
     return transactionalDocumentStores(embeddedStoreFromConfig(config, logger, options));
   }
-  const milvus =
-    config.stores.vector === "milvus" || config.stores.keyword === "milvus"
-      ? (await importBackend<MilvusPackage>("@docqa/milvus", "VECTORDB_URI")).milvusStoreFromConfig(config, logger)
-      : undefined;
-  const keyword =
-    config.stores.keyword === "search-engine"
-      ? (await importBackend<SearchEnginePackage>("@docqa/elasticsearch", "FULLTEXT_URI")).searchEngineIndexFromConfig(config, logger)
-      : milvus;
+  const created = new Map<string, ServerKeywordStore & Partial<VectorIndex>>();
+  for (const name of [config.stores.vector, config.stores.keyword]) {
+    if (name === "none" || name === "embedded" || created.has(name)) continue;
+    created.set(name, (await loadStoreBackend(name)).create(config, logger));
+  }
+  const keyword = created.get(config.stores.keyword);
   if (!keyword) {
     throw new DocqaError("config_invalid", `no keyword store for KEYWORD_STORE=${config.stores.keyword}`, { component: "config" });
   }
   return stagedDocumentStores({
-    vector: config.stores.vector === "milvus" ? milvus : undefined,
+    vector: created.get(config.stores.vector) as ServerVectorStore | undefined,
     keyword,
     registry: keyword,
     logger,
   });
-}
-
-/**
- * Imports a backend package by name.
- *
- * @throws {DocqaError} `config_invalid` naming the package to install and the variable that
- *   selected it.
- */
-export async function importBackend<T>(name: string, variable: string): Promise<T> {
-  try {
-    return (await import(/* @vite-ignore */ name)) as T;
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-      throw new DocqaError("config_invalid", `${variable} selects a backend in ${name}, which is not installed: npm install ${name}`, {
-        component: "config",
-        cause: error,
-      });
-    }
-    throw error;
-  }
 }

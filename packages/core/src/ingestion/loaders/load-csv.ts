@@ -11,7 +11,7 @@ import Papa from "papaparse";
 import { DocqaError } from "../../errors/docqa-error.js";
 import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
-import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 import { columnNames, renderRow } from "./table-rows.js";
 
 /** Delimiters tried, in order of preference when several fit. */
@@ -165,3 +165,10 @@ function lineOfRow(text: string, delimiter: string, rowIndex: number): number {
 function rowSections(rendered: readonly string[]): LoadedSection[] {
   return rendered.flatMap((line, index) => (line === "" ? [] : [{ text: line, metadata: { rows: `${index + 2}` }, preChunked: true }]));
 }
+
+/** The `.csv` loader, registered in `file-loaders.ts`. */
+export const csvLoader: FileLoader = {
+  format: "csv",
+  aliases: [],
+  load: (file, options) => loadCsv(file, options.limits),
+};

@@ -21,7 +21,7 @@ import { DocqaError } from "../../errors/docqa-error.js";
 import { archiveLimitsOf } from "./archive-limits.js";
 import { type BoundedZip, openBoundedZip } from "./bounded-zip.js";
 import { stripExtension } from "./load-pdf.js";
-import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 import { columnNames, renderRow } from "./table-rows.js";
 
 /** Parts read besides what mammoth reads: headers, footers and the core properties. */
@@ -302,3 +302,11 @@ function coreProperties(xml: string): Record<string, string> {
   parser.end();
   return properties;
 }
+
+/** The `.docx` loader, registered in `file-loaders.ts`. */
+export const docxLoader: FileLoader = {
+  format: "docx",
+  aliases: [],
+  signature: { fileTypes: ["docx", "zip"], otherwise: "not a DOCX (not a zip archive)" },
+  load: (file, options) => loadDocx(file, options.limits),
+};

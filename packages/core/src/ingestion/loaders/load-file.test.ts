@@ -1,9 +1,12 @@
 import JSZip from "jszip";
 import { describe, expect, it } from "vitest";
 import { DocqaError } from "../../errors/docqa-error.js";
+import { fileLoaders, loaderOfExtension } from "./file-loaders.js";
 import { htmlToSections } from "./load-docx.js";
 import { loadFile } from "./load-file.js";
 import { parsePdfDate } from "./load-pdf.js";
+import { supportedFormats } from "./loaded-file.js";
+import { loaderOfName } from "./sniff-file-format.js";
 
 const options = { limits: { maxFileBytes: 10_000_000, maxExtractedChars: 1_000_000 }, chunkSize: 120 };
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -216,5 +219,18 @@ describe("parsePdfDate", () => {
     expect(parsePdfDate("D:20230615120000+02'00'")).toBe("2023-06-15T10:00:00.000Z");
     expect(parsePdfDate("D:20230615")).toBe("2023-06-15T00:00:00.000Z");
     expect(parsePdfDate("yesterday")).toBeUndefined();
+  });
+});
+
+describe("file loaders", () => {
+  it("registers one loader per supported format, in the same order", () => {
+    expect(fileLoaders.map((loader) => loader.format)).toEqual([...supportedFormats]);
+  });
+
+  it("finds a loader by its format's extension or an alias, in any case, and refuses another extension", () => {
+    const names = ["a.md", "b.MARKDOWN", "c.jsonl", "d.ndjson", "e.text", "f.docx"];
+    expect(names.map((name) => loaderOfName(name).format)).toEqual(["md", "md", "json", "json", "txt", "docx"]);
+    expect(loaderOfExtension("doc")).toBeUndefined();
+    expect(() => loaderOfName("g.doc")).toThrow(/unsupported file type \.doc; supported: \.pdf, \.docx, \.txt, \.md, \.json, \.csv/);
   });
 });

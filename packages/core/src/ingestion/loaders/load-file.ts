@@ -1,24 +1,12 @@
 /**
  * Loads any supported file: checks its size and that its content matches its extension, then
- * dispatches to the format's loader, and stamps `filename`, `type` and `created_at`.
+ * dispatches to the format's loader (looked up by extension in `file-loaders.ts`), and stamps `filename`, `type` and `created_at`.
  */
 import { DocqaError } from "../../errors/docqa-error.js";
-import { loadCsv } from "./load-csv.js";
-import { loadDocx } from "./load-docx.js";
-import { loadJson } from "./load-json.js";
-import { loadMarkdown } from "./load-markdown.js";
-import { loadPdf } from "./load-pdf.js";
-import { loadPlainText } from "./load-plain-text.js";
-import type { FileInput, JsonLoaderOptions, LoadedFile, LoaderLimits } from "./loaded-file.js";
-import { assertContentMatches, formatFromName } from "./sniff-file-format.js";
+import type { FileInput, LoadedFile, LoadFileOptions } from "./loaded-file.js";
+import { assertContentMatches, loaderOfName } from "./sniff-file-format.js";
 
-/** Options of {@link loadFile}. */
-export interface LoadFileOptions {
-  limits: LoaderLimits;
-  /** `CHUNK_SIZE`, for CSV row groups. */
-  chunkSize: number;
-  json?: JsonLoaderOptions;
-}
+export type { LoadFileOptions } from "./loaded-file.js";
 
 /** Version of the loaders' output; part of a file's content hash, so a loader change re-ingests. */
 export const loaderVersion = "5";
@@ -31,7 +19,8 @@ export const loaderVersion = "5";
  *   `no_text_layer`, `invalid_encoding`, `csv_ragged_rows`, `json_too_deep`, `archive_too_large`.
  */
 export async function loadFile(file: FileInput, options: LoadFileOptions): Promise<LoadedFile> {
-  const format = formatFromName(file.name);
+  const loader = loaderOfName(file.name);
+  const format = loader.format;
   if (file.bytes.length === 0) throw new DocqaError("empty_file", `${file.name} is empty (0 bytes)`, { component: "ingestion" });
   if (file.bytes.length > options.limits.maxFileBytes) {
     throw new DocqaError(
@@ -42,23 +31,8 @@ export async function loadFile(file: FileInput, options: LoadFileOptions): Promi
       },
     );
   }
-  await assertContentMatches(file.name, format, file.bytes);
-  const loaded = await (async () => {
-    switch (format) {
-      case "pdf":
-        return loadPdf(file, options.limits);
-      case "docx":
-        return loadDocx(file, options.limits);
-      case "md":
-        return loadMarkdown(file, options.limits);
-      case "json":
-        return loadJson(file, options.limits, options.json);
-      case "csv":
-        return loadCsv(file, options.limits);
-      case "txt":
-        return loadPlainText(file, options.limits);
-    }
-  })();
+  await assertContentMatches(file.name, loader, file.bytes);
+  const loaded = await loader.load(file, options);
   const createdAt = (file.lastModified ?? new Date()).toISOString();
   for (const document of loaded.documents) {
     document.metadata = { filename: file.name, type: format, created_at: createdAt, ...document.metadata };

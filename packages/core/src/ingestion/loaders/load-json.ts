@@ -21,6 +21,7 @@ import { decodeChecked } from "./load-plain-text.js";
 import {
   defaultJsonMetadataKeys,
   type FileInput,
+  type FileLoader,
   type JsonLoaderOptions,
   type LoadedDocument,
   type LoadedFile,
@@ -168,3 +169,10 @@ function render(value: Json, metadataKeys: RegExp, prefix: string): { lines: str
   }
   return { lines, metadata };
 }
+
+/** The `.json` loader, registered in `file-loaders.ts`. */
+export const jsonLoader: FileLoader = {
+  format: "json",
+  aliases: ["ndjson", "jsonl"],
+  load: (file, options) => loadJson(file, options.limits, options.json),
+};

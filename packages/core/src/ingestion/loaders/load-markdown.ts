@@ -19,7 +19,7 @@ import { parse as parseYaml } from "yaml";
 import { DocqaError } from "../../errors/docqa-error.js";
 import { stripExtension } from "./load-pdf.js";
 import { decodeChecked } from "./load-plain-text.js";
-import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 import { columnNames, renderRow } from "./table-rows.js";
 
 /**
@@ -157,3 +157,10 @@ function titleOf(frontMatter: unknown): string | undefined {
   const title = (frontMatter as Record<string, unknown>).title;
   return typeof title === "string" && title.trim() !== "" ? title.trim() : undefined;
 }
+
+/** The `.md` loader, registered in `file-loaders.ts`. */
+export const markdownLoader: FileLoader = {
+  format: "md",
+  aliases: ["markdown"],
+  load: (file, options) => loadMarkdown(file, options.limits),
+};

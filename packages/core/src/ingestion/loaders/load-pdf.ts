@@ -4,7 +4,7 @@
  */
 import { extractText, getDocumentProxy, getMeta } from "unpdf";
 import { DocqaError } from "../../errors/docqa-error.js";
-import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 
 /** Default of `MAX_PDF_PAGES`. */
 const defaultMaxPdfPages = 5000;
@@ -105,3 +105,11 @@ export function parsePdfDate(value: string): string | undefined {
 export function stripExtension(name: string): string {
   return name.replace(/\.[^./\\]+$/, "");
 }
+
+/** The `.pdf` loader, registered in `file-loaders.ts`. */
+export const pdfLoader: FileLoader = {
+  format: "pdf",
+  aliases: [],
+  signature: { fileTypes: ["pdf"], otherwise: "not a PDF (no %PDF- header)" },
+  load: (file, options) => loadPdf(file, options.limits),
+};

@@ -5,7 +5,7 @@
 import { DocqaError } from "../../errors/docqa-error.js";
 import { decodeText } from "./decode-text.js";
 import { stripExtension } from "./load-pdf.js";
-import type { FileInput, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
 
 /**
  * Loads a `.txt` file.
@@ -38,3 +38,10 @@ export function decodeChecked(file: FileInput, limits: LoaderLimits): { text: st
   }
   return { ...decoded, text };
 }
+
+/** The `.txt` loader, registered in `file-loaders.ts`. */
+export const plainTextLoader: FileLoader = {
+  format: "txt",
+  aliases: ["text"],
+  load: (file, options) => loadPlainText(file, options.limits),
+};

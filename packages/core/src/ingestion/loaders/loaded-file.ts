@@ -84,3 +84,34 @@ export interface JsonLoaderOptions {
 
 /** Keys whose scalar values become metadata rather than text: identifiers, links and dates. */
 export const defaultJsonMetadataKeys = /^(id|_id|uuid|guid|.*_id|url|uri|href|link|source|created_at|updated_at|date|timestamp)$/i;
+
+/** Options of `loadFile`, passed on to each loader. */
+export interface LoadFileOptions {
+  limits: LoaderLimits;
+  /** `CHUNK_SIZE`, for CSV row groups. */
+  chunkSize: number;
+  json?: JsonLoaderOptions;
+}
+
+/**
+ * A file loader as `file-loaders.ts` registers it: the format it reads, the extensions that name
+ * it, what its content must look like, and the loader itself.
+ */
+export interface FileLoader {
+  /** The format, also its main extension and the documents' `type` metadata. */
+  format: FileFormat;
+  /** Other extensions of the format (lower case, without the dot), for example `markdown` for `md`. */
+  aliases: readonly string[];
+  /**
+   * For a binary format: the `file-type` extensions its leading bytes may be detected as, and what
+   * the content is said to be when none is detected. Undefined for a text format: content that
+   * `file-type` recognises (it has no text signatures) is refused.
+   */
+  signature?: { fileTypes: readonly string[]; otherwise: string };
+  /**
+   * Loads `file` (size and content already checked by `loadFile`).
+   *
+   * @throws {DocqaError} the file codes of `loadFile`.
+   */
+  load(file: FileInput, options: LoadFileOptions): Promise<LoadedFile>;
+}

@@ -5,47 +5,52 @@
  */
 import { fileTypeFromBuffer } from "file-type";
 import { DocqaError } from "../../errors/docqa-error.js";
-import type { FileFormat } from "./loaded-file.js";
-import { supportedFormats } from "./loaded-file.js";
+import { fileLoaders, loaderOfExtension } from "./file-loaders.js";
+import type { FileFormat, FileLoader } from "./loaded-file.js";
 
 /**
- * The format of `name` from its extension (`.markdown` counts as Markdown, `.ndjson` and `.jsonl`
- * as JSON, `.text` as plain text).
+ * The loader of `name` from its extension: a format's own (`.md`) or one of its aliases
+ * (`.markdown` counts as Markdown, `.ndjson` and `.jsonl` as JSON, `.text` as plain text).
+ *
+ * @throws {DocqaError} `unsupported_file_type`.
+ */
+export function loaderOfName(name: string): FileLoader {
+  const extension = /\.([^./\\]+)$/.exec(name)?.[1]?.toLowerCase() ?? "";
+  const loader = loaderOfExtension(extension);
+  if (!loader) {
+    throw new DocqaError(
+      "unsupported_file_type",
+      `${name}: unsupported file type${extension ? ` .${extension}` : " (no extension)"}; supported: ${fileLoaders.map((candidate) => `.${candidate.format}`).join(", ")}`,
+      { component: "ingestion" },
+    );
+  }
+  return loader;
+}
+
+/**
+ * The format of `name` from its extension (see {@link loaderOfName}).
  *
  * @throws {DocqaError} `unsupported_file_type`.
  */
 export function formatFromName(name: string): FileFormat {
-  const extension = /\.([^./\\]+)$/.exec(name)?.[1]?.toLowerCase() ?? "";
-  const aliases: Record<string, FileFormat> = { markdown: "md", ndjson: "json", jsonl: "json", text: "txt" };
-  const format = (aliases[extension] ?? extension) as FileFormat;
-  if (!supportedFormats.includes(format)) {
-    throw new DocqaError(
-      "unsupported_file_type",
-      `${name}: unsupported file type${extension ? ` .${extension}` : " (no extension)"}; supported: ${supportedFormats.map((value) => `.${value}`).join(", ")}`,
-      { component: "ingestion" },
-    );
-  }
-  return format;
+  return loaderOfName(name).format;
 }
 
 /**
- * Verifies the content of a file against the format its extension names.
+ * Verifies the content of a file against the loader its extension names: a binary format's
+ * leading bytes must be of its signature; a text format's must be nothing `file-type` recognises.
  *
  * @throws {DocqaError} `content_type_mismatch` when the bytes are of another type.
  */
-export async function assertContentMatches(name: string, format: FileFormat, bytes: Uint8Array): Promise<void> {
+export async function assertContentMatches(name: string, loader: FileLoader, bytes: Uint8Array): Promise<void> {
   const detected = await fileTypeFromBuffer(bytes.subarray(0, 4100));
   const mismatch = (what: string) =>
-    new DocqaError("content_type_mismatch", `${name}: the extension says .${format} but the content is ${what}`, {
+    new DocqaError("content_type_mismatch", `${name}: the extension says .${loader.format} but the content is ${what}`, {
       component: "ingestion",
     });
-  if (format === "pdf") {
-    if (detected?.ext !== "pdf") throw mismatch(detected ? `${detected.mime}` : "not a PDF (no %PDF- header)");
-    return;
-  }
-  if (format === "docx") {
-    if (detected?.ext !== "docx" && detected?.ext !== "zip")
-      throw mismatch(detected ? `${detected.mime}` : "not a DOCX (not a zip archive)");
+  if (loader.signature) {
+    if (!detected || !loader.signature.fileTypes.includes(detected.ext))
+      throw mismatch(detected ? `${detected.mime}` : loader.signature.otherwise);
     return;
   }
   // Text formats: anything file-type recognises is binary (it has no text signatures).

@@ -1,0 +1,118 @@
+/**
+ * The `stores` section of the configuration: where documents are stored and how server stores
+ * are reached (see `docs/configuration.md`, "Stores").
+ */
+import { z } from "zod";
+import { integer, optionalInteger, optionalString, setting } from "./setting-helpers.js";
+
+/** The Milvus settings (`stores.milvus`), read by `@docqa/milvus`'s store backend; `VECTORDB_COLLECTION` also names the embedded store's tables. */
+export const milvusSettingsSchema = z
+  .object({
+    /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */
+    uri: setting("VECTORDB_URI", optionalString()),
+    /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
+    collection: setting(
+      "VECTORDB_COLLECTION",
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
+        .default("docs_collection"),
+    ),
+    /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
+    token: setting("VECTORDB_TOKEN", optionalString()),
+  })
+  .prefault({});
+
+/** The Elasticsearch/OpenSearch settings (`stores.searchEngine`), read by `@docqa/elasticsearch`'s store backend. */
+export const searchEngineSettingsSchema = z
+  .object({
+    /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
+    uri: setting("FULLTEXT_URI", optionalString()),
+    /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
+    index: setting(
+      "FULLTEXT_INDEX",
+      z
+        .string()
+        .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")
+        .default("docs_bm25"),
+    ),
+    /** `FULLTEXT_API_KEY`: Elasticsearch API key; default none. */
+    apiKey: setting("FULLTEXT_API_KEY", optionalString()),
+    /** `FULLTEXT_USERNAME`: basic-auth user; default none. */
+    username: setting("FULLTEXT_USERNAME", optionalString()),
+    /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
+    password: setting("FULLTEXT_PASSWORD", optionalString()),
+    /**
+     * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
+     * rarely need more; spread a large organisation over the nodes of a cluster with more).
+     */
+    shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
+    /**
+     * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
+     * With at least one replica, a cluster that loses a node serves every query and keeps every
+     * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
+     */
+    replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
+  })
+  .prefault({});
+
+/** Where documents are stored. */
+export const storesSchema = z.object({
+  /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation, and jobs their spooled uploads. */
+  dataDir: setting("DATA_DIR", z.string().default("./data")),
+  /**
+   * `VECTOR_STORE`: `embedded`, `milvus`, or `none` (BM25 only on a full-text server). `auto`
+   * (default) picks Milvus when `VECTORDB_URI` is set, else the embedded store.
+   */
+  vector: setting("VECTOR_STORE", z.enum(["auto", "embedded", "milvus", "none"]).default("auto")),
+  /**
+   * `KEYWORD_STORE`: `embedded`, `elasticsearch`, `opensearch` (both: `search-engine` once
+   * resolved) or `milvus` (Milvus's BM25 function). `auto` (default) picks the search engine when
+   * `FULLTEXT_URI` is set, else Milvus when `VECTORDB_URI` is set, else the embedded store.
+   */
+  keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", "elasticsearch", "opensearch", "search-engine", "milvus"]).default("auto")),
+  /** `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the request fails with 503 (`store_unavailable`). */
+  timeoutMs: setting("STORE_TIMEOUT_MS", integer(10_000, 1)),
+  /**
+   * `MAX_OPEN_ORGANISATIONS`, default 128: most organisation files the embedded store keeps open
+   * at once (3 file descriptors each); the least recently used is closed, once no request uses
+   * it, to open another.
+   */
+  maxOpenOrganisations: setting("MAX_OPEN_ORGANISATIONS", integer(128, 1)),
+  /**
+   * `READINESS_TIMEOUT_MS`, default 2000: how long each backend may take to answer a readiness
+   * check (`/readyz`, and ingestion before it accepts a job) before it counts as down.
+   */
+  readinessTimeoutMs: setting("READINESS_TIMEOUT_MS", integer(2_000, 1)),
+  /**
+   * `SWEEP_INTERVAL_SECONDS`, default 600: how often a service on staged stores (Milvus,
+   * Elasticsearch/OpenSearch) looks for chunk versions that failed or interrupted writes left
+   * uncommitted, once `ready()` has run; 0 turns the background sweep off (`service.sweep()`
+   * still runs one pass).
+   */
+  sweepIntervalSeconds: setting("SWEEP_INTERVAL_SECONDS", integer(600, 0)),
+  /**
+   * `SWEEP_GRACE_SECONDS`, default 3600: how long a chunk version must stay uncommitted before
+   * the sweeper removes it; longer than any write takes, so writes in progress are never touched.
+   */
+  sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
+  milvus: milvusSettingsSchema,
+  searchEngine: searchEngineSettingsSchema,
+  vectorIndex: z
+    .object({
+      /**
+       * `VECTOR_INDEX`: `auto` (default: an HNSW graph for organisations with `HNSW_MIN_VECTORS`
+       * vectors, exact search below), `exact` (always scan every vector), or `hnsw` (a graph for
+       * every organisation). Graphs are built in the background; searches are exact until the
+       * graph is ready, and for filters that allow under 5 % of the vectors.
+       */
+      mode: setting("VECTOR_INDEX", z.enum(["auto", "exact", "hnsw"]).default("auto")),
+      /** `HNSW_MIN_VECTORS`, default 20000. */
+      hnswMinVectors: setting("HNSW_MIN_VECTORS", integer(20_000, 0)),
+      /** `HNSW_CONNECTIVITY`, default 16: graph degree M. */
+      hnswConnectivity: setting("HNSW_CONNECTIVITY", integer(16, 2)),
+      /** `HNSW_EXPANSION_SEARCH`, default 64: candidate list size ef at search time. */
+      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", integer(64, 1)),
+    })
+    .prefault({}),
+});

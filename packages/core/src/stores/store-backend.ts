@@ -1,0 +1,87 @@
+/**
+ * Server store backends by name, as unstorage's drivers: a backend package exports a
+ * {@link StoreBackend} named `storeBackend` (its name, the settings it reads, its factory), and
+ * `storesFromConfig` looks it up by the name `VECTOR_STORE` / `KEYWORD_STORE` resolve to. Core
+ * knows only where each name's package is ({@link storeBackendPackages}) and loads it on demand,
+ * so that `@docqa/core` does not depend on the backends' clients.
+ */
+import type { z } from "zod";
+import type { DocqaConfig } from "../config/config-schema.js";
+import { DocqaError } from "../errors/docqa-error.js";
+import type { Logger } from "../logging/logger.js";
+import type { KeywordIndex, StagedIndex, StagedRegistry, VectorIndex } from "./vector-index.js";
+
+/** A Milvus store: vector index, BM25 keyword index and registry (what `@docqa/milvus` creates). */
+export type ServerVectorStore = VectorIndex & KeywordIndex & StagedIndex & StagedRegistry;
+/** A search-engine index: BM25 keyword index and registry (what `@docqa/elasticsearch` creates). */
+export type ServerKeywordStore = KeywordIndex & StagedIndex & StagedRegistry;
+
+/** A server store backend: what a backend package exports as `storeBackend`. */
+export interface StoreBackend {
+  /** The name the resolved `VECTOR_STORE` or `KEYWORD_STORE` selects it by (`config.stores.vector`, `config.stores.keyword`). */
+  name: string;
+  /**
+   * The settings the backend reads, marked with `setting()` (their variables: `settingsOf(settings)`);
+   * parsed by `configSchema` under `stores`.
+   */
+  settings: z.ZodType;
+  /**
+   * Creates the backend's store for `config`: a keyword index and registry, and a vector index
+   * when the backend holds vectors. Connects lazily: never fails because the server is down.
+   *
+   * @throws {DocqaError} `config_invalid` for settings the server would refuse.
+   */
+  create(config: DocqaConfig, logger: Logger): ServerKeywordStore & Partial<VectorIndex>;
+}
+
+/** What a backend package exports. */
+export interface StoreBackendPackage {
+  storeBackend: StoreBackend;
+}
+
+/** Where the backend of a name is found: its package, and the variable that selects it (named when the package is missing). */
+export interface StoreBackendLocation {
+  package: string;
+  variable: string;
+}
+
+/** The server backends by name: Milvus (`VECTORDB_URI`), and Elasticsearch or OpenSearch (`FULLTEXT_URI`). */
+export const storeBackendPackages: Readonly<Record<string, StoreBackendLocation>> = {
+  milvus: { package: "@docqa/milvus", variable: "VECTORDB_URI" },
+  "search-engine": { package: "@docqa/elasticsearch", variable: "FULLTEXT_URI" },
+};
+
+/**
+ * Loads the backend named `name` from its package.
+ *
+ * @throws {DocqaError} `config_invalid` when no backend has that name, or its package is not installed.
+ */
+export async function loadStoreBackend(name: string): Promise<StoreBackend> {
+  const location = storeBackendPackages[name];
+  if (!location)
+    throw new DocqaError("config_invalid", `no store backend named ${name} (known: ${Object.keys(storeBackendPackages).join(", ")})`, {
+      component: "config",
+    });
+  return (await importBackend<StoreBackendPackage>(location.package, location.variable)).storeBackend;
+}
+
+/**
+ * Imports a backend package by name.
+ *
+ * @throws {DocqaError} `config_invalid` naming the package to install and the variable that
+ *   selected it.
+ */
+export async function importBackend<T>(name: string, variable: string): Promise<T> {
+  try {
+    return (await import(/* @vite-ignore */ name)) as T;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+      throw new DocqaError("config_invalid", `${variable} selects a backend in ${name}, which is not installed: npm install ${name}`, {
+        component: "config",
+        cause: error,
+      });
+    }
+    throw error;
+  }
+}
