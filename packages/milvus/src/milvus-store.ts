@@ -38,6 +38,7 @@ import {
   type ServerVectorStore,
   type StoredVersion,
   type SweepableIndex,
+  sameModel,
   type WriteOptions,
 } from "@docqa/core/stores";
 import { ConsistencyLevelEnum, WeightedRanker } from "@zilliz/milvus2-sdk-node";
@@ -616,7 +617,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
   /** Fails unless the collection holds vectors of `model`. */
   private assertModel(collection: ChunkCollection, model: EmbeddingModelInfo): void {
     const stored = collection.record.embeddingModel;
-    if (stored && stored.id === model.id && stored.dimension === model.dimension) return;
+    if (stored && sameModel(stored, model)) return;
     const holds = stored
       ? `${stored.dimension}-dimensional vectors of ${stored.id}`
       : "no embeddings (it was created without an embedding model)";

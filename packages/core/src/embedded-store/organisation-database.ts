@@ -472,10 +472,6 @@ function prepareStatements(database: DatabaseSync) {
     insertChunk: database.prepare(
       "INSERT INTO chunks (chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
-    chunksOfDocument: database.prepare(
-      "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
-    ),
-    allChunks: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks ORDER BY id"),
     chunksAfter: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
     rowOfChunk: database.prepare("SELECT id, doc_id FROM chunks WHERE chunk_id = ?"),
     chunkById: database.prepare(

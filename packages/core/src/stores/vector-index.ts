@@ -17,6 +17,11 @@ export interface EmbeddingModelInfo {
   dimension: number;
 }
 
+/** Whether two embedding models are the same: equal id and dimension. */
+export function sameModel(left: EmbeddingModelInfo, right: EmbeddingModelInfo): boolean {
+  return left.id === right.id && left.dimension === right.dimension;
+}
+
 /** Options of a search. */
 export interface SearchOptions {
   /** Number of results wanted. */
