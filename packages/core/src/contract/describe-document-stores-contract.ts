@@ -30,14 +30,6 @@ import {
   contractEmbeddingModel,
 } from "./document-stores-contract-fixtures.js";
 
-export {
-  type ContractDocumentOptions,
-  type ContractOptions,
-  type ContractSubject,
-  contractDocument,
-  contractEmbeddingModel,
-} from "./document-stores-contract-fixtures.js";
-
 /**
  * Registers the contract suite for a store bundle. `create` is called once; each test uses fresh
  * organisation ids.
