@@ -9,14 +9,14 @@
  * with `matchesChunkFilter`. Reads use consistency level Strong, so a write is searchable as soon
  * as it is acknowledged (no flush).
  *
- * This file holds the store's own work (writing, pruning and searching chunks); it composes the
- * collection lifecycle (`milvus-collections.ts`), the registry (`milvus-registry.ts`) and the
- * probing of server capabilities (`milvus-capabilities.ts`).
+ * This file holds the store's own work (writing and pruning chunks); it composes the searches
+ * (`milvus-search.ts`), the BM25 text analysis (`milvus-text-analysis.ts`), the collection
+ * lifecycle (`milvus-collections.ts`), the registry (`milvus-registry.ts`) and the probing of
+ * server capabilities (`milvus-capabilities.ts`).
  */
 import { DocqaError, type Logger, silentLogger } from "@docqa/core";
 import { type Analyzer, createEnglishAnalyzer } from "@docqa/core/retrieval";
 import {
-  type ChunkFilter,
   type ChunkRecord,
   type CountOptions,
   compareUtf8,
@@ -27,8 +27,6 @@ import {
   type EmbeddingModelInfo,
   type HybridIndex,
   type HybridSearchRequest,
-  indexedText,
-  matchesChunkFilter,
   type RegisteredDocument,
   type ReindexableIndex,
   type ReindexJob,
@@ -40,25 +38,19 @@ import {
   type SweepableIndex,
   type WriteOptions,
 } from "@docqa/core/stores";
-import { ConsistencyLevelEnum, WeightedRanker } from "@zilliz/milvus2-sdk-node";
+import { ConsistencyLevelEnum } from "@zilliz/milvus2-sdk-node";
 import { type ChunkRow, chunkOutputFields, chunkToRow, maximumVarCharBytes, rowToChunk, utf8Length } from "./chunk-rows.js";
-import { type Bm25IndexParameters, type HnswBuildParameters, hasKeywordIndex } from "./collection-schemas.js";
-import {
-  afterPrimaryKey,
-  chunkFilterExpression,
-  documentVersionExpression,
-  type FilterExpression,
-  type FilterValueMode,
-  pruneExpression,
-  withChunkIds,
-} from "./filter-expression.js";
+import type { Bm25IndexParameters, HnswBuildParameters } from "./collection-schemas.js";
+import { afterPrimaryKey, documentVersionExpression, type FilterValueMode, pruneExpression } from "./filter-expression.js";
 import { MilvusCapabilities } from "./milvus-capabilities.js";
 import { type ChunkCollection, MilvusCollections } from "./milvus-collections.js";
 import { checkStatus, MilvusConnection } from "./milvus-connection.js";
 import { MilvusRegistry } from "./milvus-registry.js";
 import { MilvusReindex } from "./milvus-reindex.js";
-import { chunksOf, deleteRows, filterRequest, maximumTopK, queryRows } from "./milvus-requests.js";
+import { chunksOf, deleteRows, maximumTopK, queryRows } from "./milvus-requests.js";
+import { assertCollectionModel, MilvusSearch } from "./milvus-search.js";
 import { MilvusSweep } from "./milvus-sweep.js";
+import { MilvusTextAnalysis } from "./milvus-text-analysis.js";
 
 /** Settings of {@link createMilvusStore}. Every setting has a default. */
 export interface MilvusStoreSettings {
@@ -157,6 +149,8 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
   private readonly registry: MilvusRegistry;
   private readonly sweeping: MilvusSweep;
   private readonly reindexing: MilvusReindex;
+  private readonly textAnalysis: MilvusTextAnalysis;
+  private readonly search: MilvusSearch;
 
   constructor(settings: MilvusStoreSettings = {}) {
     const base = settings.collection ?? "docs_collection";
@@ -191,6 +185,11 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
       textAnalysis: settings.keywordIndex === false ? "none" : (settings.textAnalysis ?? "docqa"),
       analyzer: this.analyzer,
       logger: this.logger,
+    });
+    this.textAnalysis = new MilvusTextAnalysis(this.analyzer, this.keywordIndex);
+    this.search = new MilvusSearch(this.connection, this.collections, this.capabilities, this.textAnalysis, {
+      expansionSearch: this.hnsw.expansionSearch,
+      keywordIndex: this.keywordIndex,
     });
     this.registry = new MilvusRegistry(this.connection, this.collections, this.capabilities, schemaTimeoutMs);
     this.sweeping = new MilvusSweep(this.connection, this.collections, this.capabilities);
@@ -238,205 +237,24 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     await this.connection.call("answer a health check", async (client) => checkStatus("answer a health check", await client.getVersion()));
   }
 
-  async searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
-    if (vector.length !== model.dimension) {
-      throw new DocqaError(
-        "embedding_dimension_mismatch",
-        `the query vector has ${vector.length} dimensions; ${model.id} has ${model.dimension}`,
-        { component: "milvus" },
-      );
-    }
-    if (options.topK <= 0) return [];
-    return this.collections.withChunkCollection(orgId, [], async (collection) => {
-      this.assertModel(collection, model);
-      const mode = await this.capabilities.filterValueMode(collection.name);
-      const expression = chunkFilterExpression(options.filter, mode, { withEmbedding: true });
-      if (!expression) return [];
-      const data = Array.from(vector);
-      return this.filteredSearch(options.topK, options.filter, async (limit) =>
-        (
-          await this.searchRows("search by vector", collection.name, expression, options.signal, {
-            anns_field: "embedding",
-            data,
-            limit,
-            metric_type: "COSINE",
-            params: { ef: Math.max(limit, this.hnsw.expansionSearch) },
-          })
-        ).map((row) => ({ chunk: rowToChunk(row), score: Number(row.score) })),
-      );
-    });
+  /** Vector search under the filter expression; see {@link MilvusSearch.searchByVector}. */
+  searchByVector(orgId: string, vector: Float32Array, model: EmbeddingModelInfo, options: SearchOptions): Promise<ScoredChunk[]> {
+    return this.search.searchByVector(orgId, vector, model, options);
   }
 
-  async searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
-    if (options.topK <= 0) return [];
-    return this.collections.withChunkCollection(orgId, [], async (collection) => {
-      const text = this.bm25Query(collection, query);
-      if (text.trim() === "") return [];
-      const mode = await this.capabilities.filterValueMode(collection.name);
-      const expression = chunkFilterExpression(options.filter, mode);
-      if (!expression) return [];
-      const sign = await this.capabilities.bm25ScoreSign();
-      return this.filteredSearch(options.topK, options.filter, async (limit) =>
-        (
-          await this.searchRows("search by text", collection.name, expression, options.signal, {
-            anns_field: "bm25_sparse",
-            data: text,
-            limit,
-            metric_type: "BM25",
-          })
-        )
-          .map((row) => ({ chunk: rowToChunk(row), score: sign * Number(row.score) }))
-          .sort((left, right) => right.score - left.score),
-      );
-    });
+  /** BM25 search under the filter expression; see {@link MilvusSearch.searchByText}. */
+  searchByText(orgId: string, query: string, options: SearchOptions): Promise<ScoredChunk[]> {
+    return this.search.searchByText(orgId, query, options);
   }
 
-  /**
-   * The vector and BM25 lists of a query in one `hybridSearch` request (`HYBRID_SEARCH=engine`):
-   * a dense search of `embedding` (`depth.vector` deep, ef as for {@link searchByVector}) and a
-   * BM25 search of `bm25_sparse` (`depth.keyword` deep), each with the same filter expression as
-   * the single searches (ACL pre-filter included), fused by Milvus's weighted ranker with
-   * `weights`. What that ranker computes depends on the server: milvus-lite 3.x normalises each
-   * list by min-max and adds the weighted scores, as docqa's fusion does; Milvus 2.4+ servers
-   * normalise each list with their own functions (see docs/retrieval.md). Results are checked
-   * against the filter like every search's; their score is the engine's fused score.
-   *
-   * @returns undefined (fuse in docqa instead) when this store does not serve BM25, the
-   *   organisation's collection has none, or the query has no BM25 terms.
-   * @throws {DocqaError} `embedding_dimension_mismatch`, `embedding_model_mismatch`, `store_unavailable`.
-   */
-  async searchHybrid(orgId: string, request: HybridSearchRequest): Promise<ScoredChunk[] | undefined> {
-    if (!this.keywordIndex) return undefined;
-    if (request.vector.length !== request.model.dimension) {
-      throw new DocqaError(
-        "embedding_dimension_mismatch",
-        `the query vector has ${request.vector.length} dimensions; ${request.model.id} has ${request.model.dimension}`,
-        { component: "milvus" },
-      );
-    }
-    if (request.topK <= 0) return [];
-    return this.collections.withChunkCollection<ScoredChunk[] | undefined>(orgId, [], async (collection) => {
-      if (!hasKeywordIndex(collection.record)) return undefined;
-      this.assertModel(collection, request.model);
-      const text = this.bm25Query(collection, request.text);
-      if (text.trim() === "") return undefined;
-      const mode = await this.capabilities.filterValueMode(collection.name);
-      const vectorFilter = chunkFilterExpression(request.filter, mode, { withEmbedding: true });
-      const textFilter = chunkFilterExpression(request.filter, mode);
-      if (!vectorFilter || !textFilter) return [];
-      const sign = await this.capabilities.bm25ScoreSign();
-      const vectorLimit = Math.min(request.depth.vector, maximumTopK);
-      const route = (expression: FilterExpression) =>
-        expression.expression === ""
-          ? {}
-          : { expr: expression.expression, ...(Object.keys(expression.values).length > 0 ? { exprValues: expression.values } : {}) };
-      const response = await this.connection.call(
-        "hybrid search",
-        async (client, timeout) =>
-          checkStatus(
-            "hybrid search",
-            await client.hybridSearch({
-              collection_name: collection.name,
-              data: [
-                {
-                  anns_field: "embedding",
-                  data: Array.from(request.vector),
-                  params: { ef: Math.max(vectorLimit, this.hnsw.expansionSearch) },
-                  ...route(vectorFilter),
-                  ...({ limit: vectorLimit, metric_type: "COSINE" } as object),
-                },
-                {
-                  anns_field: "bm25_sparse",
-                  data: text,
-                  ...route(textFilter),
-                  ...({ limit: Math.min(request.depth.keyword, maximumTopK), metric_type: "BM25" } as object),
-                },
-              ],
-              rerank: WeightedRanker([request.weights.vector, request.weights.keyword]),
-              limit: Math.min(request.topK, maximumTopK),
-              output_fields: [...chunkOutputFields],
-              consistency_level: ConsistencyLevelEnum.Strong,
-              timeout,
-            }),
-          ),
-        { signal: request.signal },
-      );
-      // milvus-lite reports the fused score negated, like a distance (as its BM25 scores).
-      return (response.results as Record<string, unknown>[])
-        .map((row) => ({ chunk: rowToChunk(row), score: sign * Number(row.score) }))
-        .filter((result) => matchesChunkFilter(result.chunk, request.filter));
-    });
+  /** Vector and BM25 lists fused by Milvus in one request; see {@link MilvusSearch.searchHybrid}. */
+  searchHybrid(orgId: string, request: HybridSearchRequest): Promise<ScoredChunk[] | undefined> {
+    return this.search.searchHybrid(orgId, request);
   }
 
-  /**
-   * The number of chunks matching `query` (a BM25 search under the filter expression, reading
-   * only `chunk_id`) or in `options.include` under the same filter (one query). Milvus returns at
-   * most 16,384 results per search (`maximumTopK`), so more keyword matches than that are counted
-   * as 16,384.
-   */
-  async countByText(orgId: string, query: string, options: CountOptions): Promise<number> {
-    return this.collections.withChunkCollection(orgId, 0, async (collection) => {
-      const mode = await this.capabilities.filterValueMode(collection.name);
-      const expression = chunkFilterExpression(options.filter, mode);
-      if (!expression) return 0;
-      const matched = new Set<string>();
-      const text = this.bm25Query(collection, query);
-      if (text.trim() !== "") {
-        const sign = await this.capabilities.bm25ScoreSign();
-        const rows = await this.searchRows(
-          "count text matches",
-          collection.name,
-          expression,
-          options.signal,
-          { anns_field: "bm25_sparse", data: text, limit: maximumTopK, metric_type: "BM25" },
-          ["chunk_id"],
-        );
-        // A chunk sharing no term with the query scores 0 (or is not returned at all).
-        for (const row of rows) if (sign * Number(row.score) > 0) matched.add(String(row.chunk_id));
-      }
-      const others = [...new Set(options.include ?? [])].filter((id) => !matched.has(id));
-      if (others.length === 0) return matched.size;
-      const included = await queryRows(
-        this.connection,
-        collection.name,
-        withChunkIds(expression, others, mode),
-        ["chunk_id"],
-        others.length,
-        "count included chunks",
-      );
-      return matched.size + included.length;
-    });
-  }
-
-  /**
-   * One search of a chunk collection with `expression` as filter: the chunk fields, strong
-   * consistency, the store's time limit; `request` gives the field, query data, limit and metric.
-   */
-  private async searchRows(
-    operation: string,
-    collectionName: string,
-    expression: FilterExpression,
-    signal: AbortSignal | undefined,
-    request: { anns_field: string; data: number[] | string; limit: number; metric_type: string; params?: Record<string, number> },
-    outputFields: readonly string[] = chunkOutputFields,
-  ): Promise<Record<string, unknown>[]> {
-    const response = await this.connection.call(
-      operation,
-      async (client, timeout) =>
-        checkStatus(
-          operation,
-          await client.search({
-            collection_name: collectionName,
-            ...request,
-            ...filterRequest(expression),
-            output_fields: [...outputFields],
-            consistency_level: ConsistencyLevelEnum.Strong,
-            timeout,
-          }),
-        ),
-      { signal },
-    );
-    return response.results as Record<string, unknown>[];
+  /** The number of chunks matching `query` or in `options.include`; see {@link MilvusSearch.countByText}. */
+  countByText(orgId: string, query: string, options: CountOptions): Promise<number> {
+    return this.search.countByText(orgId, query, options);
   }
 
   async write(orgId: string, documents: readonly DocumentVersion[], options: WriteOptions = {}): Promise<void> {
@@ -449,7 +267,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     }
     const collection = await this.collections.chunkCollection(orgId, { model: model ?? null });
     if (!collection) throw new DocqaError("internal_error", "the chunk collection was not created", { component: "milvus" });
-    if (hasVectors && model) this.assertModel(collection, model);
+    if (hasVectors && model) assertCollectionModel(collection, model);
     await this.writeChunks(
       collection,
       documents.flatMap((document) =>
@@ -466,7 +284,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
    *   `embedding_dimension_mismatch`; `payload_too_large`.
    */
   private async writeChunks(collection: ChunkCollection, chunks: readonly ChunkRecord[]): Promise<void> {
-    const bm25Text = this.bm25Text(collection);
+    const bm25Text = this.textAnalysis.bm25Text(collection);
     const truncated: string[] = [];
     const rows: ChunkRow[] = [];
     for (const chunk of chunks) {
@@ -611,74 +429,6 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     this.registry.clear();
     this.capabilities.reset();
     await this.connection.close();
-  }
-
-  /** Fails unless the collection holds vectors of `model`. */
-  private assertModel(collection: ChunkCollection, model: EmbeddingModelInfo): void {
-    const stored = collection.record.embeddingModel;
-    if (stored && stored.id === model.id && stored.dimension === model.dimension) return;
-    const holds = stored
-      ? `${stored.dimension}-dimensional vectors of ${stored.id}`
-      : "no embeddings (it was created without an embedding model)";
-    throw new DocqaError(
-      "embedding_model_mismatch",
-      `collection ${collection.name} holds ${holds}, not of ${model.id} (${model.dimension}): reindex the organisation (docqa reindex) or use the same EMBED_MODEL_NAME`,
-      { component: "milvus", details: { indexModel: stored ? { id: stored.id, dimension: stored.dimension } : null } },
-    );
-  }
-
-  /**
-   * The `bm25_text` of a chunk, as the collection was built to expect: undefined for a collection
-   * without BM25; empty when this store does not serve BM25 (`keywordIndex: false`) but the
-   * collection was created with it, so that Milvus analyses nothing.
-   */
-  private bm25Text(collection: ChunkCollection): ((chunk: ChunkRecord) => string) | undefined {
-    if (!hasKeywordIndex(collection.record)) return undefined;
-    if (!this.keywordIndex) return () => "";
-    const docqaAnalysis = this.usesDocqaAnalysis(collection);
-    return (chunk) => (docqaAnalysis ? this.analyzer.analyze(indexedText(chunk)).join(" ") : indexedText(chunk));
-  }
-
-  /**
-   * The BM25 query text for `query`.
-   *
-   * @throws {DocqaError} `config_invalid` when the collection holds no BM25, or this store does not serve it.
-   */
-  private bm25Query(collection: ChunkCollection, query: string): string {
-    if (!hasKeywordIndex(collection.record) || !this.keywordIndex) {
-      throw new DocqaError(
-        "config_invalid",
-        `collection ${collection.name} is not searched by BM25 here (a search engine serves BM25 for this deployment): search the keyword index of KEYWORD_STORE`,
-        { component: "milvus" },
-      );
-    }
-    return this.usesDocqaAnalysis(collection) ? this.analyzer.analyze(query).join(" ") : query;
-  }
-
-  private usesDocqaAnalysis(collection: ChunkCollection): boolean {
-    const recorded = collection.record.textAnalysis;
-    if (recorded === "milvus:english") return false;
-    if (recorded === `docqa:${this.analyzer.name}`) return true;
-    throw new DocqaError(
-      "config_invalid",
-      `collection ${collection.name} was indexed with text analysis ${recorded}; this store analyses with docqa:${this.analyzer.name}: re-ingest into another VECTORDB_COLLECTION`,
-      { component: "milvus" },
-    );
-  }
-
-  /**
-   * Runs a search at growing limits until `topK` results pass `matchesChunkFilter` (the engine's
-   * pre-filter normally guarantees it on the first call), the engine has no more results, or the
-   * limit reaches Milvus's maximum.
-   */
-  private async filteredSearch(topK: number, filter: ChunkFilter, run: (limit: number) => Promise<ScoredChunk[]>): Promise<ScoredChunk[]> {
-    let limit = Math.min(topK, maximumTopK);
-    for (;;) {
-      const found = await run(limit);
-      const kept = found.filter((result) => matchesChunkFilter(result.chunk, filter));
-      if (kept.length >= topK || found.length < limit || limit >= maximumTopK) return kept.slice(0, topK);
-      limit = Math.min(maximumTopK, limit * 4);
-    }
   }
 }
 

@@ -9,14 +9,7 @@ export {
   describeChatModelContract,
 } from "./describe-chat-model-contract.js";
 export { type ConversationMemorySubject, describeConversationMemoryContract } from "./describe-conversation-memory-contract.js";
-export {
-  type ContractDocumentOptions,
-  type ContractOptions,
-  type ContractSubject,
-  contractDocument,
-  contractEmbeddingModel,
-  describeDocumentStoresContract,
-} from "./describe-document-stores-contract.js";
+export { describeDocumentStoresContract } from "./describe-document-stores-contract.js";
 export {
   contractJob,
   describeJobStoreContract,
@@ -37,3 +30,10 @@ export {
   type WriteRulesPropertyOptions,
   type WriteRulesSubject,
 } from "./describe-write-rules-property.js";
+export {
+  type ContractDocumentOptions,
+  type ContractOptions,
+  type ContractSubject,
+  contractDocument,
+  contractEmbeddingModel,
+} from "./document-stores-contract-fixtures.js";

@@ -37,9 +37,8 @@ export interface EmbeddedStoreSettings {
   /** Analyzer for BM25; default {@link createEnglishAnalyzer}. */
   analyzer?: Analyzer;
   /**
-   * Approximate vector index beside the exact one (`VECTOR_INDEX`, `HNSW_*`); default `exact`
-   * (none). With `auto`, an HNSW graph is built in the background for organisations with at least
-   * 20,000 vectors.
+   * Approximate vector index beside the exact one (`VECTOR_INDEX`, `HNSW_*`); default `auto`:
+   * an HNSW graph is built in the background for organisations with at least 20,000 vectors.
    */
   vectorIndex?: Partial<Omit<VectorIndexSettings, "hnsw">> & { hnsw?: Partial<HnswSettings> };
   /**
@@ -97,7 +96,7 @@ export interface EmbeddedStore extends TransactionalStore, ReindexableIndex {
  * @example
  * ```ts
  * const store = createEmbeddedStore({ dataDir: "./data" });
- * const service = createRagService({ stores: { vector: store, keyword: store } });
+ * const service = createRagService({ stores: store });
  * ```
  */
 export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): EmbeddedStore {

@@ -1,12 +1,12 @@
 /**
  * The SQLite database of one organisation of the embedded store (Node's built-in `node:sqlite`),
- * the durable source of truth: its schema, its prepared statements, the checks made on opening
- * (organisation, schema version, analyzer) and write transactions.
+ * the durable source of truth: its schema, its prepared statements (`organisation-statements.ts`),
+ * the checks made on opening (organisation, schema version, analyzer) and write transactions.
  *
  * Durability and atomicity: the file is in WAL mode with `synchronous=FULL` and every write is
  * one `BEGIN IMMEDIATE` transaction, so a crash (kill -9, power loss) leaves the last committed
  * state. Each transaction also appends the affected document ids to the `changes` table, which
- * the in-memory indexes replay (see `organisation-store.ts`). A reindex keeps the chunks' vectors
+ * the in-memory indexes replay (see `index-catch-up.ts`). A reindex keeps the chunks' vectors
  * by the new model in `reindex_vectors` (keyed by chunk and version) until they replace the live
  * ones in one transaction.
  *
@@ -20,7 +20,7 @@
  */
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import type { MetadataCondition } from "../stores/chunk-filter.js";
@@ -28,6 +28,7 @@ import { type ChunkRecord, indexedText } from "../stores/chunk-record.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { metadataSql } from "./metadata-sql.js";
+import { type OrganisationStatements, prepareStatements } from "./organisation-statements.js";
 
 const schemaVersion = "2";
 
@@ -135,9 +136,6 @@ export interface DocumentRow {
 
 /** The columns of a chunk row that the in-memory indexes need. */
 export type IndexedChunkRow = Pick<ChunkRow, "id" | "doc_id" | "owner_id" | "acl" | "terms" | "embedding">;
-
-/** The prepared statements of an {@link OrganisationDatabase}. */
-export type OrganisationStatements = ReturnType<typeof prepareStatements>;
 
 /** One organisation's SQLite file, opened, checked and with its statements prepared. */
 export class OrganisationDatabase {
@@ -445,65 +443,6 @@ export function descriptorsExhausted(path: string): "EMFILE" | "ENFILE" | undefi
     const code = (error as NodeJS.ErrnoException).code;
     return code === "EMFILE" || code === "ENFILE" ? code : undefined;
   }
-}
-
-/** Prepares every statement the embedded store runs more than once. */
-function prepareStatements(database: DatabaseSync) {
-  return {
-    getInfo: database.prepare("SELECT value FROM store_info WHERE key = ?"),
-    putInfo: database.prepare("INSERT INTO store_info (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"),
-    getDocument: database.prepare("SELECT content_hash FROM documents WHERE doc_id = ?"),
-    describeDocument: database.prepare(
-      "SELECT doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count FROM documents WHERE doc_id = ?",
-    ),
-    putDocument: database.prepare(
-      `INSERT INTO documents (doc_id, content_hash, updated_at, title, source, type, owner_id, acl, text_hash, chunk_count)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(doc_id) DO UPDATE SET content_hash = excluded.content_hash, updated_at = excluded.updated_at,
-         title = excluded.title, source = excluded.source, type = excluded.type, owner_id = excluded.owner_id,
-         acl = excluded.acl, text_hash = excluded.text_hash, chunk_count = excluded.chunk_count`,
-    ),
-    documentChunks: database.prepare(
-      "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, embedding FROM chunks WHERE doc_id = ? AND content_hash = ? ORDER BY chunk_index",
-    ),
-    sourcesOf: database.prepare("SELECT source_doc_id FROM derivations WHERE derived_doc_id = ? ORDER BY source_doc_id"),
-    deleteDocument: database.prepare("DELETE FROM documents WHERE doc_id = ?"),
-    deleteChunks: database.prepare("DELETE FROM chunks WHERE doc_id = ?"),
-    insertChunk: database.prepare(
-      "INSERT INTO chunks (chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    ),
-    chunksOfDocument: database.prepare(
-      "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE doc_id = ? ORDER BY chunk_index",
-    ),
-    allChunks: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks ORDER BY id"),
-    chunksAfter: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
-    rowOfChunk: database.prepare("SELECT id, doc_id FROM chunks WHERE chunk_id = ?"),
-    chunkById: database.prepare(
-      "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",
-    ),
-    logChange: database.prepare("INSERT INTO changes (doc_id) VALUES (?)"),
-    putDerivation: database.prepare("INSERT OR IGNORE INTO derivations (source_doc_id, derived_doc_id) VALUES (?, ?)"),
-    deleteDerivationsOf: database.prepare("DELETE FROM derivations WHERE derived_doc_id = ?"),
-    derivedFrom: database.prepare("SELECT derived_doc_id FROM derivations WHERE source_doc_id = ?"),
-    changesSince: database.prepare("SELECT seq, doc_id FROM changes WHERE seq > ? ORDER BY seq"),
-    lastChange: database.prepare("SELECT COALESCE(MAX(seq), 0) AS seq, COALESCE(MIN(seq), 0) AS first FROM changes"),
-    trimChanges: database.prepare("DELETE FROM changes WHERE seq <= ?"),
-    dataVersion: database.prepare("PRAGMA data_version"),
-    countWithoutEmbedding: database.prepare("SELECT COUNT(*) AS n FROM chunks WHERE embedding IS NULL"),
-    anyChunk: database.prepare("SELECT 1 AS found FROM chunks LIMIT 1"),
-    deleteInfo: database.prepare("DELETE FROM store_info WHERE key = ?"),
-    reindexPending: database.prepare(
-      "SELECT c.id, c.chunk_id, c.doc_id, c.chunk_index, c.text, c.title, c.source, c.owner_id, c.acl, c.metadata, c.content_hash FROM chunks c WHERE c.id > ? AND NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash) ORDER BY c.id LIMIT ?",
-    ),
-    reindexMissing: database.prepare(
-      "SELECT COUNT(*) AS n FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM reindex_vectors r WHERE r.chunk_id = c.chunk_id AND r.content_hash = c.content_hash)",
-    ),
-    reindexPut: database.prepare("INSERT OR REPLACE INTO reindex_vectors (chunk_id, content_hash, embedding) VALUES (?, ?, ?)"),
-    reindexApply: database.prepare(
-      "UPDATE chunks SET embedding = (SELECT r.embedding FROM reindex_vectors r WHERE r.chunk_id = chunks.chunk_id AND r.content_hash = chunks.content_hash)",
-    ),
-    reindexClear: database.prepare("DELETE FROM reindex_vectors"),
-  } satisfies Record<string, StatementSync>;
 }
 
 /** The chunk record of a row. */

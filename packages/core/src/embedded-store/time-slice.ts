@@ -2,6 +2,7 @@
  * Cooperative time slicing for long in-memory work on the serving thread: the work calls
  * {@link TimeSlice.yieldIfDue} between small units, which lets the event loop run (I/O callbacks,
  * other requests) once the slice's budget is spent, so no single step holds the thread for long.
+ * The same steps run at once, in a slice without limit, with {@link runToEnd}.
  */
 
 /** Default budget of one slice, in milliseconds. */
@@ -20,4 +21,20 @@ export class TimeSlice {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.started = performance.now();
   }
+}
+
+/**
+ * Runs work written as steps (a generator yielding between small units) to its end, letting the
+ * event loop run whenever `slice`'s budget is spent.
+ */
+export async function runInSlices(steps: Iterator<void, void, void>, slice: TimeSlice): Promise<void> {
+  for (let step = steps.next(); !step.done; step = steps.next()) await slice.yieldIfDue();
+}
+
+/**
+ * Runs the same steps to their end at once, in a slice without limit: for a caller that needs the
+ * work done before it returns (a write applied to the indexes it searches next).
+ */
+export function runToEnd(steps: Iterator<void, void, void>): void {
+  for (let step = steps.next(); !step.done; step = steps.next());
 }

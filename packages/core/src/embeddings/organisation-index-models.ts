@@ -9,7 +9,7 @@
  */
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
-import type { EmbeddingModelInfo } from "../stores/vector-index.js";
+import { type EmbeddingModelInfo, sameModel } from "../stores/vector-index.js";
 
 /** Minimum time between two warnings about the same organisation. */
 export const warningIntervalMs = 10 * 60 * 1000;
@@ -119,10 +119,7 @@ export class OrganisationIndexModels {
   }
 }
 
-/** Whether two models are the same (id and dimension). */
-export function sameModel(left: EmbeddingModelInfo, right: EmbeddingModelInfo): boolean {
-  return left.id === right.id && left.dimension === right.dimension;
-}
+export { sameModel } from "../stores/vector-index.js";
 
 function sameModelOrNull(left: EmbeddingModelInfo | null, right: EmbeddingModelInfo | null): boolean {
   return left === null || right === null ? left === right : sameModel(left, right);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nearestRankPercentile, summarizeAnswers } from "./evaluate-answers.js";
+import { nearestRankPercentile, summarizeAnswers } from "./summarize-answers.js";
 import { answerRecord } from "./test-records.js";
 
 const abstention = { callout: "No information could be found.", abstained: true, citations: [], calloutCitations: 0 };

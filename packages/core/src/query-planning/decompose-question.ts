@@ -1,7 +1,7 @@
 /**
  * Query decomposition (spec `USE_QUERY_DECOMPOSITION`, `QUERY_DECOMPOSITION_N`): a question
- * that asks several things is split into sub-queries, each retrieved on its own (see
- * `retrieveSubqueries`), so that a document answering only one part is not crowded out of the
+ * that asks several things is split into sub-queries, each retrieved on its own (planned by the
+ * `plan-queries` stage, retrieved by the `retrieve-candidates` stage), so that a document answering only one part is not crowded out of the
  * top-k by documents answering another.
  *
  * Simple questions do not pay for decomposition. The rule ({@link splitQuestion}, pure and

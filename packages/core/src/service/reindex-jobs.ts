@@ -10,7 +10,7 @@ import type { Logger } from "../logging/logger.js";
 import type { Runtime } from "../pipeline/runtime.js";
 import { reindexOrganisation } from "../stores/reindex-organisation.js";
 import { isReindexable, type ReindexableIndex, type ReindexJob } from "../stores/reindexable-index.js";
-import type { EmbeddingModelInfo } from "../stores/vector-index.js";
+import { type EmbeddingModelInfo, sameModel } from "../stores/vector-index.js";
 
 /** Input of `RagService.reindex` and `RagService.startReindex`. */
 export interface ReindexRequest {
@@ -166,7 +166,7 @@ export function createReindexJobs(settings: ReindexJobsSettings): ReindexJobs {
           ? "empty"
           : indexModel === null
             ? "no_vectors"
-            : configuredModel && indexModel.id === configuredModel.id && indexModel.dimension === configuredModel.dimension
+            : configuredModel && sameModel(indexModel, configuredModel)
               ? "current"
               : "other_model";
       return { orgId, configuredModel, indexModel: indexModel ?? null, vectors, job: job ?? null };

@@ -102,4 +102,4 @@ export type {
   VectorIndex,
   WriteOptions,
 } from "./vector-index.js";
-export { isHybridIndex } from "./vector-index.js";
+export { isHybridIndex, sameModel } from "./vector-index.js";

@@ -19,7 +19,7 @@ import type { Logger } from "../logging/logger.js";
 import { type ChunkRecord, indexedText } from "./chunk-record.js";
 import type { DocumentStores } from "./document-stores.js";
 import type { ReindexableIndex, ReindexJob } from "./reindexable-index.js";
-import type { EmbeddingModelInfo } from "./vector-index.js";
+import { type EmbeddingModelInfo, sameModel } from "./vector-index.js";
 
 /** Milliseconds between two saves of a running job's progress. */
 export const progressIntervalMs = 2_000;
@@ -75,7 +75,7 @@ export async function reindexOrganisation(run: ReindexRun): Promise<ReindexJob> 
     startedAt: now(),
     updatedAt: now(),
   };
-  if (fromModel && fromModel.id === model.id && fromModel.dimension === model.dimension) {
+  if (fromModel && sameModel(fromModel, model)) {
     return { ...job, state: "succeeded", phase: undefined, finishedAt: now() };
   }
   const target = await index.beginReindex(orgId, job);

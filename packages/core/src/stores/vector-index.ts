@@ -3,7 +3,8 @@
  * organisation; nothing written under one `orgId` is ever returned for another. How documents
  * are written depends on the store: see {@link TransactionalStore} (one store, one transaction)
  * and {@link StagedIndex} (server engines, written in stages and committed in a
- * {@link DocumentRegistry}); `createDocumentStores` runs the right protocol.
+ * {@link DocumentRegistry}); `transactionalDocumentStores` and `stagedDocumentStores`
+ * (`document-stores.ts`) run the right protocol behind one `DocumentStores` interface.
  */
 import type { ChunkFilter } from "./chunk-filter.js";
 import type { ChunkRecord, DocumentVersion, ScoredChunk } from "./chunk-record.js";
@@ -15,6 +16,11 @@ export interface EmbeddingModelInfo {
   id: string;
   /** Vector dimension. */
   dimension: number;
+}
+
+/** Whether two embedding models are the same: equal id and dimension. */
+export function sameModel(left: EmbeddingModelInfo, right: EmbeddingModelInfo): boolean {
+  return left.id === right.id && left.dimension === right.dimension;
 }
 
 /** Options of a search. */

@@ -21,7 +21,10 @@ import { testConfig } from "./test-config.js";
 
 /** Options of {@link createTestRuntime}. */
 export interface TestRuntimeOptions {
-  /** Configuration overrides; `dataDir` defaults to a new temporary directory, `embedDimension` to 64, `useRaptor` to false. */
+  /**
+   * Configuration overrides by section; `stores.dataDir` defaults to a new temporary directory,
+   * `embeddings.dimension` to 64, `ingestion.useRaptor` to false (see `testConfig`).
+   */
   config?: DocqaConfigOverrides;
   /** Embeddings; default `new DeterministicEmbeddings()` (64 dimensions); `null` for BM25 only. */
   embeddings?: EmbeddingsInterface | null;

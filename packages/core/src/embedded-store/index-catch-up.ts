@@ -1,0 +1,326 @@
+/**
+ * The in-memory BM25 and vector indexes of one organisation of the embedded store, and their
+ * catch-up with the SQLite file they are derived from.
+ *
+ * Every write appends the affected document ids to the `changes` log. A catch-up replays that
+ * log, one document at a time (a large one staged in steps, then revealed at once, so searches
+ * see each document wholly old or wholly new), or rebuilds the indexes a page of rows at a time
+ * and swaps them in when complete: on the first load, when the log was trimmed past the
+ * indexes, when too many slots are dead, or when another connection switched the vectors (a
+ * reindex). The catch-up is one sequence of steps ({@link IndexCatchUp.passes}) run two ways:
+ * in time slices by {@link IndexCatchUp.refresh} (writes committed elsewhere: an ingestion
+ * worker thread, another process), and in one slice without limit right after this
+ * connection's own writes and before the first search ({@link IndexCatchUp.catchUpNow}).
+ */
+import type { Logger } from "../logging/logger.js";
+import { type EmbeddingModelInfo, sameModel } from "../stores/vector-index.js";
+import { Bm25Index, type Bm25Parameters } from "./bm25-index.js";
+import { ExactVectorIndex } from "./exact-vector-index.js";
+import { HnswBuilder, type VectorIndexSettings } from "./hnsw-builder.js";
+import type { IndexedChunkRow, OrganisationDatabase } from "./organisation-database.js";
+import { SlotTable } from "./slot-table.js";
+import { runInSlices, runToEnd, TimeSlice } from "./time-slice.js";
+
+/** Chunk rows read per step of a reload. */
+const reloadPageRows = 256;
+/** Documents with more chunks than this are staged in steps during a replay, then revealed at once. */
+const stagedDocumentRows = 64;
+/** Slots staged between two steps. */
+const stagingStep = 32;
+/** Passes of one catch-up at most (each replays what was committed during the one before). */
+const maximumPasses = 1000;
+/** The columns the in-memory indexes are built from. */
+const documentChunksQuery = "SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks";
+
+/** The in-memory indexes of an organisation, swapped as a whole by a reload. */
+export interface MemoryIndexes {
+  slots: SlotTable;
+  bm25: Bm25Index;
+  vectors: ExactVectorIndex | undefined;
+  /** The model of the vectors held (undefined until one is stored). */
+  model: EmbeddingModelInfo | undefined;
+  /** The vectors' generation (`vectors_generation`, incremented by each reindex switch) they were built from. */
+  generation: number;
+}
+
+/** Settings of an {@link IndexCatchUp}. */
+export interface IndexCatchUpSettings {
+  bm25: Bm25Parameters;
+  /** Approximate vector index: mode and parameters; see {@link VectorIndexSettings}. */
+  vectorIndex: VectorIndexSettings;
+  logger: Logger;
+  /** False for a store without in-memory indexes (ingestion workers): nothing is built, searches throw. */
+  inMemoryIndexes: boolean;
+  /** Milliseconds of work between yields in {@link IndexCatchUp.refresh}; default 5 (see {@link TimeSlice}). */
+  refreshSliceMs?: number | undefined;
+}
+
+/** The rows of `first`, then the rest of `rest`; stopping early also stops `rest` (ending its read). */
+function* chain<T>(first: readonly T[], rest: Iterator<T>): Generator<T> {
+  try {
+    yield* first;
+    for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
+  } finally {
+    rest.return?.();
+  }
+}
+
+/** The in-memory indexes of one organisation, kept up to date with its database. */
+export class IndexCatchUp {
+  /** The HNSW graph built beside the exact vector index. */
+  readonly hnsw: HnswBuilder;
+  private indexes: MemoryIndexes;
+  /** Whether {@link indexes} hold the database as of {@link lastChange} (false until the first load). */
+  private loaded = false;
+  private lastChange = 0;
+  private dataVersion = -1;
+  /**
+   * Incremented at the start of every pass of a catch-up, so that a pass suspended between two
+   * slices stops when another one ran meanwhile. Not the vectors' generation (a reindex switch),
+   * which {@link MemoryIndexes.generation} follows.
+   */
+  private catchUpEpoch = 0;
+  private refreshing: Promise<void> | undefined;
+
+  constructor(
+    private readonly database: OrganisationDatabase,
+    private readonly settings: IndexCatchUpSettings,
+  ) {
+    this.indexes = this.emptyIndexes(database.readStoredModel(), database.readGeneration());
+    this.hnsw = new HnswBuilder(settings.vectorIndex, settings.logger, {
+      slotCount: () => this.indexes.slots.length,
+      vectors: () => this.indexes.vectors,
+      isOpen: () => database.isOpen,
+    });
+  }
+
+  /**
+   * The indexes searches read, loaded first if needed (in one slice).
+   *
+   * @throws {TypeError} for a store without in-memory indexes.
+   */
+  readable(): MemoryIndexes {
+    if (!this.settings.inMemoryIndexes) {
+      throw new TypeError("this embedded store was opened without in-memory indexes (inMemoryIndexes: false) and cannot search");
+    }
+    if (!this.loaded) this.catchUpNow();
+    return this.indexes;
+  }
+
+  /**
+   * Brings the indexes up to date with writes committed by other connections, in time slices
+   * yielding the event loop every few milliseconds. Concurrent calls share one catch-up. Resolves
+   * at once when nothing changed (and for a store without in-memory indexes).
+   */
+  refresh(): Promise<void> {
+    if (!this.settings.inMemoryIndexes || !this.database.isOpen) return Promise.resolve();
+    if (this.loaded && this.refreshing === undefined && this.database.readDataVersion() === this.dataVersion) return Promise.resolve();
+    this.refreshing ??= runInSlices(this.passes(false), new TimeSlice(this.settings.refreshSliceMs)).finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  /**
+   * Applies every change committed since the last catch-up, by this or another connection, at
+   * once: the catch-up's steps in a slice without limit. A catch-up suspended in {@link refresh}
+   * stops, and goes on from the state this one leaves.
+   */
+  catchUpNow(): void {
+    runToEnd(this.passes(true));
+  }
+
+  /** After a write of this connection: applies it, unless the indexes were never loaded (the first search loads them). */
+  afterWrite(): void {
+    if (this.settings.inMemoryIndexes && this.loaded) this.catchUpNow();
+  }
+
+  /** Makes the next {@link refresh} run a catch-up (this connection's own commits do not change its `data_version`). */
+  forceRefresh(): void {
+    this.dataVersion = -1;
+  }
+
+  /** Stops the HNSW graph's build; the indexes are not searched any more. */
+  close(): void {
+    this.hnsw.discard();
+  }
+
+  /**
+   * The passes of a catch-up, yielding between units of work: a reload when needed, then
+   * replays, until nothing new is committed. `force` runs the first pass even when
+   * `data_version` is unchanged.
+   */
+  private *passes(force: boolean): Generator<void, void, void> {
+    for (let pass = 0; pass < maximumPasses; pass++) {
+      if (!this.database.isOpen) return;
+      const dataVersion = this.database.readDataVersion();
+      if (!(force && pass === 0) && this.loaded && dataVersion === this.dataVersion) return;
+      const epoch = ++this.catchUpEpoch;
+      const { first } = this.database.statements.lastChange.get() as { first: number };
+      if (!this.loaded || Number(first) > this.lastChange + 1 || this.compactionDue() || this.vectorsSwitched(this.indexes)) {
+        yield* this.reload(epoch, dataVersion);
+      } else yield* this.replay(epoch, dataVersion);
+    }
+  }
+
+  /**
+   * Builds fresh indexes from the database a page of rows at a time and swaps them in. Rows read
+   * across commits may hold two versions of a document changed meanwhile; the replay that follows
+   * (changes after the one read at the start) replaces such documents wholly.
+   */
+  private *reload(epoch: number, dataVersion: number): Generator<void, void, void> {
+    const { seq: start } = this.database.statements.lastChange.get() as { seq: number };
+    // A switch during the reload changes the generation: the pass after this one rebuilds again.
+    const fresh = this.emptyIndexes(this.database.readStoredModel(), this.database.readGeneration());
+    let after = -1;
+    for (;;) {
+      const rows = this.database.statements.chunksAfter.all(after, reloadPageRows) as IndexedChunkRow[];
+      if (rows.length === 0) break;
+      for (const row of rows) this.addSlot(fresh, row, "fresh");
+      after = Number((rows[rows.length - 1] as IndexedChunkRow).id);
+      yield;
+      if (epoch !== this.catchUpEpoch || !this.database.isOpen) return;
+    }
+    this.install(fresh, Number(start), dataVersion);
+    // Commits made during the reload: force the replay of everything after `start`.
+    this.dataVersion = -1;
+  }
+
+  /** Replays the change log since the last catch-up, one document per step (a large one in several, see {@link replaceLargeDocument}). */
+  private *replay(epoch: number, dataVersion: number): Generator<void, void, void> {
+    let latest = this.lastChange;
+    const changed = new Set<string>();
+    for (const row of this.database.statements.changesSince.iterate(this.lastChange) as Iterable<{ seq: number; doc_id: string }>) {
+      changed.add(row.doc_id);
+      latest = Math.max(latest, Number(row.seq));
+    }
+    for (const docId of changed) {
+      // A statement of its own, read a step at a time: a large document's rows are never all
+      // read in one step, and a catch-up meanwhile cannot reset it.
+      const rows = this.database
+        .select<IndexedChunkRow>(`${documentChunksQuery} WHERE doc_id = $docId ORDER BY chunk_index`, { docId })
+        [Symbol.iterator]();
+      const first: IndexedChunkRow[] = [];
+      while (first.length <= stagedDocumentRows) {
+        const next = rows.next();
+        if (next.done) break;
+        first.push(next.value);
+      }
+      if (first.length <= stagedDocumentRows) this.replaceDocument(docId, first);
+      else if (!(yield* this.replaceLargeDocument(docId, chain(first, rows), epoch))) return;
+      yield;
+      if (epoch !== this.catchUpEpoch || !this.database.isOpen) return;
+    }
+    this.lastChange = latest;
+    this.dataVersion = dataVersion;
+    this.hnsw.maybeStart();
+  }
+
+  /**
+   * Replaces the slots of a large document: its rows are staged a few at a time (hidden from
+   * searches, a step between each few), then its old slots are removed and the new ones revealed
+   * at once, so searches see the document wholly old or wholly new. Returns false, leaving
+   * nothing behind, when another catch-up ran meanwhile.
+   */
+  private *replaceLargeDocument(docId: string, rows: Iterable<IndexedChunkRow>, epoch: number): Generator<void, boolean, void> {
+    const indexes = this.indexes;
+    const staged: number[] = [];
+    for (const row of rows) {
+      staged.push(this.addSlot(indexes, row, "staged"));
+      if (staged.length % stagingStep !== 0) continue;
+      yield;
+      if (epoch !== this.catchUpEpoch || indexes !== this.indexes || !this.database.isOpen) {
+        for (const slot of staged) {
+          indexes.slots.discard(slot);
+          indexes.bm25.remove(slot);
+          indexes.vectors?.remove(slot);
+        }
+        return false;
+      }
+    }
+    this.removeDocumentSlots(docId);
+    for (const slot of staged) {
+      indexes.slots.reveal(slot);
+      indexes.bm25.reveal(slot);
+      indexes.vectors?.reveal(slot);
+      if (indexes.vectors?.has(slot)) this.hnsw.added(slot);
+    }
+    return true;
+  }
+
+  private emptyIndexes(model: EmbeddingModelInfo | undefined, generation: number): MemoryIndexes {
+    return {
+      slots: new SlotTable(),
+      bm25: new Bm25Index(this.settings.bm25),
+      vectors: model ? new ExactVectorIndex(model.dimension) : undefined,
+      model,
+      generation,
+    };
+  }
+
+  /**
+   * The stored model and generation of the vectors when another connection switched them (a
+   * reindex) since `indexes` were built, else undefined. A model stored for the first time (the
+   * first vectors of an index that held none) is adopted without a rebuild.
+   */
+  private vectorsSwitched(indexes: MemoryIndexes): { model: EmbeddingModelInfo | undefined; generation: number } | undefined {
+    const model = this.database.readStoredModel();
+    const generation = this.database.readGeneration();
+    if (generation !== indexes.generation || (model && indexes.model && !sameModel(model, indexes.model))) return { model, generation };
+    indexes.model ??= model;
+    return undefined;
+  }
+
+  /** Makes `indexes` the searched ones, as of change `lastChange` and `dataVersion`, and restarts the HNSW graph. */
+  private install(indexes: MemoryIndexes, lastChange: number, dataVersion: number): void {
+    this.hnsw.discard();
+    this.indexes = indexes;
+    this.loaded = true;
+    this.lastChange = lastChange;
+    this.dataVersion = dataVersion;
+    this.hnsw.maybeStart();
+  }
+
+  /**
+   * Gives a chunk row a slot in `indexes` and adds it to the BM25 and vector indexes: `live` (and
+   * to the HNSW graph), `fresh` (indexes not searched yet), or `staged` (hidden until revealed).
+   */
+  private addSlot(indexes: MemoryIndexes, row: IndexedChunkRow, mode: "live" | "fresh" | "staged"): number {
+    const staged = mode === "staged";
+    const slot = indexes.slots.add(row, staged);
+    indexes.bm25.add(slot, row.terms === "" ? [] : row.terms.split(" "), staged);
+    // A row of another dimension was switched by a reindex after `indexes` were built: left out
+    // here, the rebuild that follows the switch holds it.
+    if (row.embedding && indexes.model && row.embedding.byteLength === indexes.model.dimension * Float32Array.BYTES_PER_ELEMENT) {
+      indexes.vectors ??= new ExactVectorIndex(indexes.model.dimension);
+      indexes.vectors.set(
+        slot,
+        new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)),
+        staged,
+      );
+      if (mode === "live") this.hnsw.added(slot);
+    }
+    return slot;
+  }
+
+  /** Empties the slots of a document in the searched indexes. */
+  private removeDocumentSlots(docId: string): void {
+    const indexes = this.indexes;
+    for (const slot of indexes.slots.removeDocument(docId)) {
+      indexes.bm25.remove(slot);
+      indexes.vectors?.remove(slot);
+      this.hnsw.removed(slot);
+    }
+  }
+
+  /** Replaces the slots of a document by its current rows, in one step. */
+  private replaceDocument(docId: string, rows: readonly IndexedChunkRow[]): void {
+    this.removeDocumentSlots(docId);
+    for (const row of rows) this.addSlot(this.indexes, row, "live");
+  }
+
+  /** Whether so many slots are dead that a reload (which compacts) is due. */
+  private compactionDue(): boolean {
+    return this.indexes.slots.dead > Math.max(1000, this.indexes.slots.length * 0.3);
+  }
+}
