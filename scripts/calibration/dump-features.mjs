@@ -23,7 +23,7 @@
  * The embedding configuration comes from the environment, as for `docqa` (`EMBED_PROVIDER=none`
  * for BM25 only; `EMBED_MODEL_PATH`, `EMBED_MODEL_NAME`, `EMBED_DIMENSION` for a model).
  */
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -240,6 +240,10 @@ function record(question, condition, answers, everyItem) {
 
 const { createEnglishAnalyzer } = await import("@docqa/core/retrieval");
 const analyzer = createEnglishAnalyzer();
+// Written under a temporary name and renamed once complete, so that a run that is killed leaves no
+// partial dump for `calibrate:answering --reuse` to take for a whole one.
+const finalOut = values.out;
+values.out = `${finalOut}.partial`;
 writeFileSync(values.out, "");
 const started = performance.now();
 let done = 0;
@@ -315,6 +319,7 @@ try {
   await service.close();
   rmSync(dataDir, { recursive: true, force: true });
 }
+renameSync(values.out, finalOut);
 process.stderr.write(
-  `${values.set} ${values.condition}: ${done} questions in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${values.out}\n`,
+  `${values.set} ${values.condition}: ${done} questions in ${((performance.now() - started) / 1000).toFixed(1)} s -> ${finalOut}\n`,
 );
