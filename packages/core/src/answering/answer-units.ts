@@ -18,7 +18,7 @@
  *
  * Units are built once per context and scored by `rankEvidence`.
  */
-import { stripMarkup } from "../text/split-sentences.js";
+import { segmentSentences, stripMarkup } from "../text/split-sentences.js";
 import type { AnswerContext, ContextEntry } from "./answer-context.js";
 
 /** What a unit is. */
@@ -106,7 +106,6 @@ const isPromptLine = (line: string) => promptPattern.test(line);
 const markdownHeading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 /** A list item's marker; an ordered item's number has at most three digits (a year that opens a wrapped line is none). */
 const listItem = /^\s*([-*+•]|\d{1,3}[.)])\s+/;
-const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 
 /** The units of every entry of `context`, in context order. */
 export function answerUnits(context: AnswerContext): AnswerUnit[] {
@@ -350,14 +349,9 @@ function isHeadingLine(line: string, next: string | undefined, startsParagraph: 
   return words.length >= 2 && significant.length > 0 && significant.every((word) => /^\p{Lu}/u.test(word));
 }
 
-/** The sentences of a prose block (Unicode sentence segmentation, UAX #29), whitespace collapsed. */
+/** The sentences of a prose block (`segmentSentences`), whitespace collapsed. */
 function sentencesOf(text: string): string[] {
-  const sentences: string[] = [];
-  for (const segment of segmenter.segment(text)) {
-    const sentence = segment.segment.replace(/\s+/g, " ").trim();
-    if (sentence !== "") sentences.push(sentence);
-  }
-  return sentences;
+  return segmentSentences(text);
 }
 
 /** The last heading of a `section` metadata path ("Chapter > Topic" → "Topic"). */

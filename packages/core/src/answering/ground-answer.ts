@@ -27,6 +27,7 @@
  */
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import type { Analyzer } from "../text/analyzer.js";
+import { segmentSentences } from "../text/split-sentences.js";
 import { type Answer, noInformationSentence } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
@@ -60,8 +61,6 @@ const leadingCitation =
 /** A sentence that only points at a source: "This can be found in [Source: doc_1].", "(See [Source: doc_2].)". */
 const pointerSentence =
   /^\(?\s*(?:see|refer to|(?:this|that|it|the answer|the information|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed)\s+in)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
-
-const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 
 /** What {@link groundAnswer} did. */
 export interface GroundingOutcome {
@@ -185,9 +184,7 @@ function stripTrailingCitation(sentence: string): string {
 /** Sentences of a callout (Unicode sentence segmentation); a citation after a full stop stays with its sentence. */
 function sentencesOf(text: string): string[] {
   const sentences: string[] = [];
-  for (const { segment } of segmenter.segment(text.trim())) {
-    const sentence = segment.trim();
-    if (sentence === "") continue;
+  for (const sentence of segmentSentences(text.trim())) {
     if (/^\[\s*Source\s*:[^\]]*\]\s*\.?$/i.test(sentence) && sentences.length > 0) sentences[sentences.length - 1] += ` ${sentence}`;
     else sentences.push(sentence);
   }

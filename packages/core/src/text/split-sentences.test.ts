@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { splitBlocks, splitSentences, stripMarkup } from "./split-sentences.js";
+import { segmentSentences, splitBlocks, splitSentences, stripMarkup } from "./split-sentences.js";
 
 describe("splitSentences", () => {
   it("joins hard-wrapped lines of a paragraph before splitting sentences", () => {
@@ -113,5 +113,25 @@ describe("stripMarkup on technical text", () => {
   it("removes inline HTML tags without leaving spaces, and keeps angle brackets that are not HTML", () => {
     expect(splitSentences("Welcome to <b>docqa</b>.")).toEqual(["Welcome to docqa."]);
     expect(splitSentences("Use Vec<String> here, and a<b when x>y.")).toEqual(["Use Vec<String> here, and a<b when x>y."]);
+  });
+});
+
+describe("segmentSentences", () => {
+  it("keeps titles, abbreviations and initials inside their sentence", () => {
+    expect(segmentSentences("The fort stood at St. Augustine in 1565. Mr. Smith met Dr. Jones. J. R. R. Tolkien wrote it.")).toEqual([
+      "The fort stood at St. Augustine in 1565.",
+      "Mr. Smith met Dr. Jones.",
+      "J. R. R. Tolkien wrote it.",
+    ]);
+    expect(segmentSentences("Use a tool, e.g. Git. It helps.")).toEqual(["Use a tool, e.g. Git.", "It helps."]);
+  });
+
+  it("still ends a sentence at a word that only looks like an abbreviation, and at one that often ends a sentence", () => {
+    expect(segmentSentences("The plan was set. Then it failed. It moved to the U.S. Later it grew.")).toEqual([
+      "The plan was set.",
+      "Then it failed.",
+      "It moved to the U.S.",
+      "Later it grew.",
+    ]);
   });
 });

@@ -2,7 +2,7 @@
  * Sentence splitting for the extractive answerer. Text is first cut into blocks (paragraphs,
  * Markdown headings, list items, table rows; hard-wrapped lines of a paragraph are joined), then
  * each block is segmented with the platform's Unicode sentence segmentation
- * (`Intl.Segmenter`, UAX #29).
+ * (`Intl.Segmenter`, UAX #29), with titles, abbreviations and initials kept inside their sentence.
  */
 
 import { htmlToText } from "./html-to-text.js";
@@ -75,14 +75,52 @@ export function splitBlocks(text: string): string[] {
   return blocks.filter((block) => block !== "");
 }
 
-/** Splits `text` into trimmed, non-empty sentences with whitespace collapsed. */
-export function splitSentences(text: string): string[] {
+/**
+ * Titles and abbreviations that, followed by a period, almost never end an English sentence:
+ * personal and military titles, saints and mounts, and reference abbreviations. The fixed-list
+ * part of Punkt's abbreviation handling (Kiss and Strunk 2006, "Unsupervised Multilingual Sentence
+ * Boundary Detection"), which UAX #29 lacks: `Intl.Segmenter` breaks after "St." in "St.
+ * Augustine". Words that often end a sentence too ("Inc.", "Co.", "etc.", "U.S.") are left out.
+ */
+const nonFinalAbbreviations = new Set(
+  "mr mrs ms dr prof st mt ft jr sr fr rev hon gen col lt sgt capt cmdr adm gov sen rep pres supt vs cf fig figs vol vols no nos pp ch sec approx dept est".split(
+    " ",
+  ),
+);
+/** The word before a segment's final period: an abbreviation, a single-letter initial, or "e.g." / "i.e.". */
+const lastWordBeforePeriod = /(?:^|[\s(])((?:[A-Za-z]\.)*[A-Za-z]+)\.$/;
+
+/** Whether a sentence segment ends with a title, abbreviation or initial that does not end a sentence. */
+function endsWithNonFinalAbbreviation(segment: string): boolean {
+  const word = lastWordBeforePeriod.exec(segment)?.[1];
+  if (word === undefined) return false;
+  if (/^[A-Z]$/.test(word)) return true;
+  if (/^(?:e\.g|i\.e)$/i.test(word)) return true;
+  return nonFinalAbbreviations.has(word.toLowerCase());
+}
+
+/**
+ * Sentences of one block of prose: `Intl.Segmenter` (UAX #29), then a segment that ends with a
+ * title, an abbreviation or an initial (see {@link nonFinalAbbreviations}) joined to the next
+ * ("St. Augustine", "J. R. R. Tolkien", "Dr. Jones"). Trimmed, whitespace collapsed, no empty ones.
+ */
+export function segmentSentences(text: string): string[] {
   const sentences: string[] = [];
-  for (const block of splitBlocks(text)) {
-    for (const segment of segmenter.segment(block)) {
-      const sentence = segment.segment.replace(/\s+/g, " ").trim();
-      if (sentence !== "") sentences.push(sentence);
+  let pending = "";
+  for (const { segment } of segmenter.segment(text)) {
+    const sentence = segment.replace(/\s+/g, " ").trim();
+    if (sentence === "") continue;
+    pending = pending === "" ? sentence : `${pending} ${sentence}`;
+    if (!endsWithNonFinalAbbreviation(pending)) {
+      sentences.push(pending);
+      pending = "";
     }
   }
+  if (pending !== "") sentences.push(pending);
   return sentences;
+}
+
+/** Splits `text` into trimmed, non-empty sentences with whitespace collapsed. */
+export function splitSentences(text: string): string[] {
+  return splitBlocks(text).flatMap((block) => segmentSentences(block));
 }
