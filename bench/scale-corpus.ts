@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { splitSentences } from "@docqa/core/retrieval";
 import type { ChunkRecord, DocumentVersion } from "@docqa/core/stores";
-import { sharedDataPath } from "@docqa/core/testing";
+import { mulberry32, sharedDataPath } from "@docqa/core/testing";
 import { benchmarkModel, loadEmbeddings } from "./local-model.ts";
 
 /** Longest base passage, in characters (the default `CHUNK_SIZE` is 1,000). */
@@ -141,23 +141,11 @@ export async function loadScaleCorpus(): Promise<ScaleCorpus> {
   };
 }
 
-/** A seeded PRNG (mulberry32), uniform in [0, 1). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Chunk `n`'s synthetic vector (see the module documentation), the same in every process. */
 export function chunkVector(corpus: ScaleCorpus, n: number): Float32Array {
   const { dimension } = corpus;
   const base = (n % corpus.passages.length) % realSampleSize;
-  const next = random(n * 2654435761 + 17);
+  const next = mulberry32(n * 2654435761 + 17);
   const vector = new Float32Array(dimension);
   let norm = 0;
   for (let index = 0; index < dimension; index += 2) {

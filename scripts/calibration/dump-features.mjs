@@ -32,6 +32,7 @@ import { createRagService, loadConfig, silentLogger } from "@docqa/core";
 import { contradiction, substitution, unitFeatureNames } from "@docqa/core/answering";
 import { normalizeAnswer } from "@docqa/core/evaluation";
 import { insertAfter } from "@docqa/core/pipeline";
+import { mulberry32 as prng } from "@docqa/core/testing";
 import Papa from "papaparse";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -48,17 +49,6 @@ const { values } = parseArgs({
 });
 if (!values.set || !values.out) throw new Error("--set and --out are required");
 
-/** Mulberry32, a small deterministic PRNG (Tommy Ettinger's public-domain generator), for reproducible samples. */
-function prng(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function sample(items, count, seed) {
   if (!count || count >= items.length) return items;
   const random = prng(seed);

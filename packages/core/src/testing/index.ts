@@ -1,6 +1,9 @@
 /**
  * Test doubles for docqa and for code built on it: `import { ... } from "@docqa/core/testing"`.
  */
+
+/** Mulberry32, the seeded PRNG of the core's own tests and clustering, for reproducible benchmarks and scripts. */
+export { mulberry32 } from "../raptor/cluster-vectors.js";
 export { createTestRuntime, type TestRuntime, type TestRuntimeOptions } from "./create-test-runtime.js";
 export { createTestService, type TestServiceOptions } from "./create-test-service.js";
 export { DeterministicEmbeddings, type DeterministicEmbeddingsSettings } from "./deterministic-embeddings.js";
