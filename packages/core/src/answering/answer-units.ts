@@ -152,7 +152,7 @@ export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
           record.cells.push(block.cell);
           push({ kind: "cell", text: `${block.cell.key}: ${block.cell.value}`, heading: undefined, row: record, cell: block.cell });
         } else {
-          for (const sentence of sentencesOf(`${block.cell.key}: ${block.cell.value}`)) {
+          for (const sentence of segmentSentences(`${block.cell.key}: ${block.cell.value}`)) {
             push({ kind: "sentence", text: sentence, heading });
             lastSentence = sentence;
           }
@@ -170,7 +170,7 @@ export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
         break;
       }
       case "prose":
-        for (const sentence of sentencesOf(block.text)) {
+        for (const sentence of segmentSentences(block.text)) {
           push({ kind: "sentence", text: sentence, heading });
           lastSentence = sentence;
         }
@@ -347,11 +347,6 @@ function isHeadingLine(line: string, next: string | undefined, startsParagraph: 
   if (letters === letters.toUpperCase()) return true;
   const significant = words.filter((word) => /^\p{L}/u.test(word) && word.length > 3);
   return words.length >= 2 && significant.length > 0 && significant.every((word) => /^\p{Lu}/u.test(word));
-}
-
-/** The sentences of a prose block (`segmentSentences`), whitespace collapsed. */
-function sentencesOf(text: string): string[] {
-  return segmentSentences(text);
 }
 
 /** The last heading of a `section` metadata path ("Chapter > Topic" → "Topic"). */
