@@ -209,7 +209,7 @@ describe("createModelAnswerer", () => {
     });
     const generated = await answerer().answer({ ...request, evidence });
     expect(generated.answer.callout_answer).toBe("Employees receive 25 vacation days per year. [Source: doc_1]");
-    expect(generated.grounding).toEqual({ attached: 1, dropped: 0 });
+    expect(generated.grounding).toEqual({ attached: 1, dropped: 0, unsupportedNames: 0 });
   });
 
   it("falls back to the extractive answer when no sentence of the callout is supported by the context", async () => {

@@ -204,9 +204,13 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
     let answer = outcome.answer;
     let grounding: ModelGeneratedAnswer["grounding"] = null;
     if (request.evidence) {
-      const grounded = await groundAnswer(answer, request.context, request.evidence, { analyzer, embedPassages: request.embedPassages });
+      const grounded = await groundAnswer(answer, request.context, request.evidence, {
+        analyzer,
+        embedPassages: request.embedPassages,
+        question: request.question,
+      });
       if (grounded.declined) return declined();
-      grounding = { attached: grounded.attached, dropped: grounded.dropped };
+      grounding = { attached: grounded.attached, dropped: grounded.dropped, unsupportedNames: grounded.unsupportedNames };
       if (grounded.answer.callout_answer === "") {
         return fallBack(
           request,

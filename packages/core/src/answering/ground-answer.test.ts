@@ -29,9 +29,38 @@ describe("groundAnswer", () => {
   });
 
   it("keeps a cited sentence as it is (checkCitations judges it later)", async () => {
-    const outcome = await ground({ callout_answer: "Employees receive 25 vacation days per year [Source: doc_2]." });
-    expect(outcome.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_2].");
+    const outcome = await ground({ callout_answer: "Employees receive vacation days every year [Source: doc_2]." });
+    expect(outcome.answer.callout_answer).toBe("Employees receive vacation days every year [Source: doc_2].");
     expect(outcome.attached).toBe(0);
+  });
+
+  it("cites again a sentence whose number only another passage holds", async () => {
+    const outcome = await ground({ callout_answer: "Employees receive 25 vacation days per year [Source: doc_2]." });
+    expect(outcome.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
+    expect(outcome).toMatchObject({ unsupportedNames: 1, dropped: 0 });
+  });
+
+  it("drops a sentence naming what no passage nor the question holds, cited or not", async () => {
+    const outcome = await ground({
+      callout_answer:
+        "Employees receive 25 vacation days per year [Source: doc_1]. Under the Geneva agreement, unused vacation days expire on March 31.",
+      positive_list: ["Employees receive 40 vacation days per year [Source: doc_1]"],
+    });
+    expect(outcome.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
+    expect(outcome.answer.positive_list).toEqual([]);
+    expect(outcome).toMatchObject({ unsupportedNames: 2, dropped: 2 });
+  });
+
+  it("accepts the question's own names and numbers, and a number written as a word", async () => {
+    const question = "When are Acme's travel expenses due in 2025?";
+    const evidence = await rankEvidence(question, context, { analyzer });
+    const outcome = await groundAnswer(
+      answer({ callout_answer: "In 2025, Acme's travel expenses must be submitted within thirty days [Source: doc_2]." }),
+      context,
+      evidence,
+      { analyzer, question },
+    );
+    expect(outcome.unsupportedNames).toBe(0);
   });
 
   it("moves a leading citation behind its statement and gives a pointer sentence's citation to the sentence before it", async () => {

@@ -18,7 +18,15 @@
  *    not used to decide support itself: their scale differs by model (unrelated texts sit near
  *    0.2 with all-MiniLM and near 0.5 with bge-small), and no attribution data is at hand to fit
  *    a threshold per model.
- * 4. Repetition: a sentence or list item that repeats an earlier one (Jaccard similarity of their
+ * 4. Names and numbers: a sentence must not state a name or number that neither the passage it
+ *    cites nor the question holds (entity-level precision against the source: Nan et al., 2021,
+ *    "Entity-level Factual Consistency of Abstractive Text Summarization", EACL, section 2; the
+ *    names and numbers are those `questionConstraints` reads, matched by its rules, so "five"
+ *    meets "5" and "Indian" meets "India"). Such a sentence cites instead the context passage that
+ *    holds all its names and numbers and at least {@link minimumSupport} of its content, or is
+ *    dropped. Small models copy an entity from a neighbouring passage into an answer otherwise
+ *    worded from the cited one; lexical overlap alone keeps those sentences.
+ * 5. Repetition: a sentence or list item that repeats an earlier one (Jaccard similarity of their
  *    content terms at least {@link repeatSimilarity}) is dropped; lists hold no restatement of the
  *    callout and no decline sentence.
  *
@@ -28,9 +36,10 @@
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { segmentSentences } from "../text/split-sentences.js";
-import { type Answer, noInformationSentence } from "./answer.js";
+import { type Answer, noInformationSentence, type Source } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
+import { constraintsOf } from "./question-cues.js";
 import type { Evidence, EvidenceUnit } from "./rank-evidence.js";
 
 /**
@@ -71,6 +80,11 @@ export interface GroundingOutcome {
   attached: number;
   /** Sentences and list items dropped: unsupported, repeated, pointers, restatements. */
   dropped: number;
+  /**
+   * Sentences and list items that named a name or number their cited passage and the question
+   * lack (rule 4): cited again to the passage that holds them, or dropped (counted in `dropped` too).
+   */
+  unsupportedNames: number;
 }
 
 /** Options of {@link groundAnswer}. */
@@ -81,6 +95,8 @@ export interface GroundingOptions {
    * part of the alignment; default none (lexical alignment only).
    */
   embedPassages?: ((texts: string[]) => Promise<number[][]>) | undefined;
+  /** The question, whose names and numbers an answer may repeat (rule 4); default none. */
+  question?: string | undefined;
 }
 
 /** Whether `text` says that the sources hold no answer. */
@@ -106,11 +122,13 @@ export async function groundAnswer(
   options: GroundingOptions,
 ): Promise<GroundingOutcome> {
   const { analyzer } = options;
-  if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0 };
+  if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0, unsupportedNames: 0 };
   const units = evidence.units.filter((unit) => Object.hasOwn(context.sources, unit.entry.key));
   const idf = inverseDocumentFrequencies(units, analyzer);
+  const names = nameCheck(context, analyzer, options.question ?? "");
   let attached = 0;
   let dropped = 0;
+  let unsupportedNames = 0;
   const kept: ReadonlySet<string>[] = [];
 
   const repeats = (terms: ReadonlySet<string>) => kept.some((other) => jaccard(terms, other) >= repeatSimilarity);
@@ -133,25 +151,36 @@ export async function groundAnswer(
         dropped++;
         continue;
       }
-      if (citedKeys(text).length > 0) {
-        result.push(text);
-        kept.push(terms);
-        continue;
+      let cited = text;
+      if (citedKeys(text).length === 0) {
+        const support = bestSupport(
+          terms,
+          units,
+          (unit) => unitTerms(unit, analyzer),
+          idf,
+          vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
+        );
+        if (!support || support.value < minimumSupport) {
+          dropped++;
+          continue;
+        }
+        cited = `${text.replace(/\s+$/, "")} ${formatCitation([support.unit.entry.key])}`;
+        attached++;
       }
-      const support = bestSupport(
-        terms,
-        units,
-        (unit) => unitTerms(unit, analyzer),
-        idf,
-        vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
-      );
-      if (!support || support.value < minimumSupport) {
-        dropped++;
-        continue;
+      const missing = names.missing(cited);
+      if (missing) {
+        unsupportedNames++;
+        const holder = names.holder(cited, (sourceTerms) => lexicalSupport(terms, sourceTerms, idf) >= minimumSupport);
+        if (!holder) {
+          dropped++;
+          continue;
+        }
+        cited = `${stripCitations(cited)
+          .replace(/\s+([.!?]?)$/, "$1")
+          .replace(/([.!?]?)$/, ` ${formatCitation([holder])}$1`)}`;
       }
-      result.push(`${text.replace(/\s+$/, "")} ${formatCitation([support.unit.entry.key])}`);
+      result.push(cited);
       kept.push(terms);
-      attached++;
     }
     return result;
   };
@@ -165,7 +194,42 @@ export async function groundAnswer(
     info_list: await lists(answer.info_list),
     keywords: answer.keywords,
   };
-  return { answer: grounded, declined: false, attached, dropped };
+  return { answer: grounded, declined: false, attached, dropped, unsupportedNames };
+}
+
+/**
+ * Rule 4: the names and numbers of a sentence ({@link constraintsOf}) that neither the sources it
+ * cites nor the question hold, and the context source that holds them all.
+ */
+function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string) {
+  const analyze = (text: string) => analyzer.analyze(text);
+  const questionTerms = new Set(analyze(question));
+  const sourceTerms = new Map<string, ReadonlySet<string>>();
+  const termsOf = (key: string, source: Source) => {
+    let terms = sourceTerms.get(key);
+    if (!terms) sourceTerms.set(key, (terms = new Set(analyze(`${source.title}\n${source.page_content}`))));
+    return terms;
+  };
+  const unmet = (sentence: string, keys: readonly string[]) =>
+    constraintsOf(stripCitations(sentence), analyze).filter(
+      (constraint) =>
+        !constraint.met(questionTerms, question) &&
+        !keys.some((key) => {
+          const source = context.sources[key];
+          return source !== undefined && constraint.met(termsOf(key, source), `${source.title}\n${source.page_content}`);
+        }),
+    );
+  return {
+    /** Whether `sentence` names something its cited sources and the question lack. */
+    missing: (sentence: string): boolean => unmet(sentence, citedKeys(sentence)).length > 0,
+    /** The key of the context source that holds every name and number of `sentence` and supports it, if any. */
+    holder(sentence: string, supports: (terms: ReadonlySet<string>) => boolean): string | undefined {
+      for (const [key, source] of Object.entries(context.sources)) {
+        if (unmet(sentence, [key]).length === 0 && supports(termsOf(key, source))) return key;
+      }
+      return undefined;
+    },
+  };
 }
 
 /** "According to [Source: doc_5], X" → "X [Source: doc_5]". */

@@ -28,8 +28,8 @@ export interface ModelGeneratedAnswer extends GeneratedAnswer {
   promptVersion: string;
   /** Model calls made, retries included. */
   attempts: number;
-  /** Sentences and list items `groundAnswer` gave a citation by alignment, and those it dropped; null when it did not run. */
-  grounding: { attached: number; dropped: number } | null;
+  /** Sentences and list items `groundAnswer` gave a citation by alignment, those it dropped, and those naming what their cited passage lacks (cited again or dropped); null when it did not run. */
+  grounding: { attached: number; dropped: number; unsupportedNames: number } | null;
 }
 
 /** An event of {@link ModelAnswerer.stream}. */

@@ -50,6 +50,12 @@ export const dataSetRoles: Readonly<Record<string, Readonly<Record<string, DataS
   },
   "out-of-corpus-general.jsonl": { all: earlierTuning },
   "out-of-corpus-workplace.jsonl": { all: earlierTuning },
+  "shared-documents-heldout.jsonl": {
+    all: {
+      role: "reporting",
+      note: "held out: 20 questions over ../shared/data/documents and 10 from outside it, written before any run (2026-11-27), never used to choose a setting",
+    },
+  },
   "out-of-corpus-heldout.jsonl": {
     all: { role: "reporting", note: "held out: never used to choose a setting" },
   },
