@@ -51,21 +51,22 @@ describe("groundAnswer", () => {
     expect(outcome).toMatchObject({ unsupportedNames: 2, dropped: 2 });
   });
 
-  it("accepts the question's own names and numbers, and a number written as a word", async () => {
+  it("accepts the question's own numbers and a number written as a word, not the question's names that the cited passage lacks", async () => {
     const question = "When are Acme's travel expenses due in 2025?";
     const evidence = await rankEvidence(question, context, { analyzer });
-    const outcome = await groundAnswer(
-      answer({ callout_answer: "In 2025, Acme's travel expenses must be submitted within thirty days [Source: doc_2]." }),
-      context,
-      evidence,
-      { analyzer, question },
-    );
-    expect(outcome.unsupportedNames).toBe(0);
+    const ground = (callout_answer: string) => groundAnswer(answer({ callout_answer }), context, evidence, { analyzer, question });
+    const numbers = await ground("In 2025, travel expenses must be submitted within thirty days [Source: doc_2].");
+    expect(numbers).toMatchObject({ unsupportedNames: 0, dropped: 0 });
+    const name = await ground("In 2025, Acme's travel expenses must be submitted within thirty days [Source: doc_2].");
+    expect(name).toMatchObject({ unsupportedNames: 1, dropped: 1 });
+    expect(name.answer.callout_answer).toBe("");
   });
 
   it("moves a leading citation behind its statement and gives a pointer sentence's citation to the sentence before it", async () => {
     const leading = await ground({ callout_answer: "According to [Source: doc_1], employees receive 25 vacation days per year." });
     expect(leading.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
+    const trailing = await ground({ callout_answer: "Employees receive 25 vacation days per year, as stated in [Source: doc_1]." });
+    expect(trailing.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
     const pointer = await ground({
       callout_answer: "Unused vacation days expire on March 31. This can be found in [Source: doc_1].",
     });
@@ -85,6 +86,19 @@ describe("groundAnswer", () => {
     expect(outcome.answer.positive_list).toEqual(["Unused vacation days expire on March 31 of the following year. [Source: doc_1]"]);
     expect(outcome.answer.negative_list).toEqual([]);
     expect(outcome.dropped).toBe(3);
+  });
+
+  it("grounds a list item sentence by sentence: a restatement followed by a pointer goes", async () => {
+    const outcome = await ground({
+      callout_answer: "Employees receive 25 vacation days per year. [Source: doc_1]",
+      positive_list: [
+        "Employees receive 25 vacation days per year. This can be found in [Source: doc_1].",
+        "Unused vacation days expire on March 31. Travel expenses are due within 30 days.",
+      ],
+    });
+    expect(outcome.answer.positive_list).toEqual([
+      "Unused vacation days expire on March 31. [Source: doc_1] Travel expenses are due within 30 days. [Source: doc_2]",
+    ]);
   });
 
   it("reads a decline as such", async () => {

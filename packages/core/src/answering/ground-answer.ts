@@ -4,9 +4,9 @@
  *
  * 1. A decline: a callout that says the sources hold no answer (the spec's empty-context sentence,
  *    or one of {@link declinePatterns}) is a typed abstention (`model_declined`).
- * 2. Citation phrasing: "According to [Source: doc_5], X" becomes "X [Source: doc_5]"; a
- *    sentence that only points at a source ("This can be found in [Source: doc_1].") is dropped
- *    and its citation given to the sentence before it.
+ * 2. Citation phrasing: "According to [Source: doc_5], X" and "X, as stated in [Source: doc_5]"
+ *    become "X [Source: doc_5]"; a sentence that only points at a source ("This can be found in
+ *    [Source: doc_1].") is dropped and its citation given to the sentence before it.
  * 3. Every sentence of the callout and every list item without a citation gets the citation of
  *    the context unit that best supports it, or is dropped. Support is alignment of the sentence
  *    to the unit: the idf-weighted share of the sentence's content terms that the unit (with its
@@ -18,14 +18,17 @@
  *    not used to decide support itself: their scale differs by model (unrelated texts sit near
  *    0.2 with all-MiniLM and near 0.5 with bge-small), and no attribution data is at hand to fit
  *    a threshold per model.
- * 4. Names and numbers: a sentence must not state a name or number that neither the passage it
- *    cites nor the question holds (entity-level precision against the source: Nan et al., 2021,
- *    "Entity-level Factual Consistency of Abstractive Text Summarization", EACL, section 2; the
- *    names and numbers are those `questionConstraints` reads, matched by its rules, so "five"
- *    meets "5" and "Indian" meets "India"). Such a sentence cites instead the context passage that
- *    holds all its names and numbers and at least {@link minimumSupport} of its content, or is
- *    dropped. Small models copy an entity from a neighbouring passage into an answer otherwise
- *    worded from the cited one; lexical overlap alone keeps those sentences.
+ * 4. Names and numbers: a sentence must not state a name that the passage it cites lacks, nor a
+ *    number that the passage and the question lack (entity-level precision against the source:
+ *    Nan et al., 2021, "Entity-level Factual Consistency of Abstractive Text Summarization", EACL,
+ *    section 2; the names and numbers are those `questionConstraints` reads, matched by its rules,
+ *    so "five" meets "5" and "Indian" meets "India"). The question's names are no exception: a
+ *    passage that does not name the question's subject cannot state a fact about it ("Thomas
+ *    Jefferson was born on 26 June 1968", citing a footballer's biography); the question's numbers
+ *    are, since tables abbreviate them in their headers ("00_14" for 2000 to 2014). Such a sentence
+ *    cites instead the context passage that holds all of them and at least {@link minimumSupport}
+ *    of its content, or is dropped. Small models copy an entity from a neighbouring passage into an
+ *    answer otherwise worded from the cited one; lexical overlap alone keeps those sentences.
  * 5. Repetition: a sentence or list item that repeats an earlier one (Jaccard similarity of their
  *    content terms at least {@link repeatSimilarity}) is dropped; lists hold no restatement of the
  *    callout and no decline sentence.
@@ -67,6 +70,9 @@ export const declinePatterns: readonly RegExp[] = [
 /** Citation lead-ins that put the source before the statement: "According to [Source: doc_5], …". */
 const leadingCitation =
   /^(?:according to|as (?:stated|mentioned|noted|described|shown|explained|listed) in|based on|per|from|in)\s+(\[\s*Source\s*:[^\]]*\])\s*,?\s*/i;
+/** Citation lead-ins at the end of a statement: "X, as stated in [Source: doc_2]." → "X [Source: doc_2].". */
+const trailingCitation =
+  /,?\s*(?:as (?:stated|mentioned|noted|described|shown|explained|listed|given|found) in|according to|(?:see|per|from))\s+(\[\s*Source\s*:[^\]]*\])\s*([.!?]?)\s*$/i;
 /** A sentence that only points at a source: "This can be found in [Source: doc_1].", "(See [Source: doc_2].)". */
 const pointerSentence =
   /^\(?\s*(?:see|refer to|(?:this|that|it|the answer|the information|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed)\s+in)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
@@ -81,8 +87,8 @@ export interface GroundingOutcome {
   /** Sentences and list items dropped: unsupported, repeated, pointers, restatements. */
   dropped: number;
   /**
-   * Sentences and list items that named a name or number their cited passage and the question
-   * lack (rule 4): cited again to the passage that holds them, or dropped (counted in `dropped` too).
+   * Sentences and list items that named a name their cited passage lacks, or a number it and the
+   * question lack (rule 4): cited again to the passage that holds them, or dropped (counted in `dropped` too).
    */
   unsupportedNames: number;
 }
@@ -95,7 +101,7 @@ export interface GroundingOptions {
    * part of the alignment; default none (lexical alignment only).
    */
   embedPassages?: ((texts: string[]) => Promise<number[][]>) | undefined;
-  /** The question, whose names and numbers an answer may repeat (rule 4); default none. */
+  /** The question, whose numbers an answer may repeat (rule 4); default none. */
   question?: string | undefined;
 }
 
@@ -186,7 +192,15 @@ export async function groundAnswer(
   };
 
   const callout = (await ground(sentencesOf(answer.callout_answer))).join(" ");
-  const lists = async (items: readonly string[]) => ground(items.flatMap((item) => (item.trim() === "" ? [] : [item.trim()])));
+  // Each item sentence by sentence, as the callout: an item may restate the callout and then point at its source.
+  const lists = async (items: readonly string[]) => {
+    const grounded: string[] = [];
+    for (const item of items) {
+      const sentences = item.trim() === "" ? [] : await ground(sentencesOf(item));
+      if (sentences.length > 0) grounded.push(sentences.join(" "));
+    }
+    return grounded;
+  };
   const grounded: Answer = {
     callout_answer: callout,
     positive_list: await lists(answer.positive_list),
@@ -198,8 +212,8 @@ export async function groundAnswer(
 }
 
 /**
- * Rule 4: the names and numbers of a sentence ({@link constraintsOf}) that neither the sources it
- * cites nor the question hold, and the context source that holds them all.
+ * Rule 4: the names of a sentence ({@link constraintsOf}) that the sources it cites lack, and its
+ * numbers that those sources and the question lack; and the context source that holds them all.
  */
 function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string) {
   const analyze = (text: string) => analyzer.analyze(text);
@@ -213,14 +227,14 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
   const unmet = (sentence: string, keys: readonly string[]) =>
     constraintsOf(stripCitations(sentence), analyze).filter(
       (constraint) =>
-        !constraint.met(questionTerms, question) &&
+        !(constraint.kind === "number" && constraint.met(questionTerms, question)) &&
         !keys.some((key) => {
           const source = context.sources[key];
           return source !== undefined && constraint.met(termsOf(key, source), `${source.title}\n${source.page_content}`);
         }),
     );
   return {
-    /** Whether `sentence` names something its cited sources and the question lack. */
+    /** Whether `sentence` names something its cited sources lack (numbers: and the question). */
     missing: (sentence: string): boolean => unmet(sentence, citedKeys(sentence)).length > 0,
     /** The key of the context source that holds every name and number of `sentence` and supports it, if any. */
     holder(sentence: string, supports: (terms: ReadonlySet<string>) => boolean): string | undefined {
@@ -234,6 +248,8 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
 
 /** "According to [Source: doc_5], X" → "X [Source: doc_5]". */
 function normaliseCitation(sentence: string): string {
+  const trailing = trailingCitation.exec(sentence);
+  if (trailing) return `${sentence.slice(0, trailing.index).trim()} ${trailing[1]}${trailing[2]}`;
   const match = leadingCitation.exec(sentence);
   if (!match) return sentence.trim();
   const rest = sentence.slice(match[0].length).trim();

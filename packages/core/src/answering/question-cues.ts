@@ -215,6 +215,8 @@ const numberWordDigits: Record<string, string> = {
 export interface QuestionConstraint {
   /** The word as the question writes it, lower-cased. */
   word: string;
+  /** `number` for digits and number words, `name` for the rest. */
+  kind: "number" | "name";
   /**
    * Whether a passage with these analysed terms and this text meets it: a number by its digits
    * (also as a prefix: "1700s" and "the 1700s" meet "1700", "70's" meets "70"; a number word by its
@@ -234,17 +236,19 @@ export function constraintsOf(question: string, analyze: (text: string) => strin
     const written = original.get(word) ?? word;
     const digits = /^\d/.test(word) ? word.replace(/['\u2019]?s$/, "").replace(/(st|nd|rd|th)$/, "") : numberWordDigits[word];
     if (digits !== undefined) {
-      return { word, met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)) };
+      return { word, kind: "number", met: (terms) => terms.has(word) || [...terms].some((term) => term.startsWith(digits)) };
     }
     if (/^\p{Lu}{2,6}$/u.test(written)) {
       return {
         word,
+        kind: numberWordSet.has(word) ? "number" : "name",
         met: (terms, text) => terms.has(word) || new RegExp(`\\b${written}\\b`, "u").test(text) || initialsOf(text).includes(written),
       };
     }
     const wanted = analyze(word);
     return {
       word,
+      kind: numberWordSet.has(word) || /^\d/.test(word) ? "number" : "name",
       met: (terms) => wanted.every((term) => terms.has(term) || [...terms].some((candidate) => resembles(term, candidate))),
     };
   });
