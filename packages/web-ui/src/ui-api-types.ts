@@ -75,6 +75,10 @@ export interface UiConfig {
   devTokens: boolean;
   /** `MAX_UPLOAD_BYTES`. */
   maxUploadBytes: number;
+  /** The formats the service ingests (`pdf`, `docx`, ...), from its loaders (`supportedFormats` of `@docqa/core/ingestion`). */
+  fileFormats: string[];
+  /** Every file extension the service ingests, with its dot (`.md`, `.markdown`, ...): the upload field's `accept` list. */
+  fileExtensions: string[];
 }
 
 /** What `GET /ui/api/me` answers. */

@@ -53,17 +53,16 @@ export {
 } from "./loaders/archive-limits.js";
 export { type BoundedZip, openBoundedZip } from "./loaders/bounded-zip.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
+export { type FileFormat, supportedExtensions, supportedFormats } from "./loaders/file-loaders.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";
 export {
   defaultJsonMetadataKeys,
-  type FileFormat,
   type FileInput,
   type JsonLoaderOptions,
   type LoadedDocument,
   type LoadedFile,
   type LoadedSection,
   type LoaderLimits,
-  supportedFormats,
 } from "./loaders/loaded-file.js";
 export { formatFromName } from "./loaders/sniff-file-format.js";
 export { type UploadedFile, uploadDocumentId, uploadedFileSources } from "./upload-document-ids.js";
