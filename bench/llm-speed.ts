@@ -21,16 +21,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createRagService, resolveConfig } from "@docqa/core";
 import {
+  answerJsonSchema,
+  answerMessages,
   ChatLlamaCpp,
-  createRagService,
   LlamaCppRuntime,
   type LocalGeneration,
-  resolveConfig,
   sharedLlamaCppRuntime,
   toLocalMessage,
-} from "@docqa/core";
-import { answerJsonSchema, answerMessages } from "@docqa/core/answering";
+} from "@docqa/core/answering";
 import { testLanguageModelPath } from "@docqa/core/testing";
 import { type BenchmarkRow, comparedRow, percentile } from "./statistics.ts";
 

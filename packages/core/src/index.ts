@@ -49,41 +49,12 @@ export {
   isAbstention,
 } from "./batch/index.js";
 export {
-  ChatLlamaCpp,
-  type ChatLlamaCppCallOptions,
-  type ChatLlamaCppFields,
-  defaultLlamaCppMaxTokens,
-  toLocalMessage,
-} from "./chat-models/chat-llama-cpp.js";
-export {
   type ChatModelChoice,
   type ChatModelConfig,
   type ChatModelOptions,
   chatModelFromConfig,
-  placeholderApiKey,
 } from "./chat-models/chat-model-from-config.js";
-export { GenerationAdmission, type GenerationAdmissionSettings } from "./chat-models/generation-admission.js";
-export { detectedStructuredOutputMethod, detectStructuredOutputMethod } from "./chat-models/invoke-structured.js";
-export {
-  defaultLlamaCppContextSize,
-  defaultLlamaCppQueueSize,
-  defaultLlamaCppSequences,
-  disposeSharedLlamaCppRuntimes,
-  LlamaCppRuntime,
-  type LlamaCppRuntimeSettings,
-  type LlamaCppRuntimeState,
-  type LocalChatMessage,
-  type LocalFinishReason,
-  type LocalGeneration,
-  type LocalGenerationRequest,
-  sharedLlamaCppRuntime,
-} from "./chat-models/llama-cpp-runtime.js";
-export {
-  RepetitionGuard,
-  type RepetitionGuardSettings,
-  repetitionMaxOccurrences,
-  repetitionSpanTokens,
-} from "./chat-models/repetition-guard.js";
+export { disposeSharedLlamaCppRuntimes } from "./chat-models/llama-cpp-runtime.js";
 export {
   configSchema,
   type DocqaConfig,
@@ -108,18 +79,8 @@ export {
   type SettingLocation,
   settingsOf,
 } from "./config/load-config.js";
-export {
-  type DocumentList,
-  type DocumentSummary,
-  decodeCursor,
-  defaultPageSize,
-  encodeCursor,
-  type ListDocumentsOptions,
-  maximumPageSize,
-} from "./documents/list-documents.js";
+export type { DocumentList, DocumentSummary, ListDocumentsOptions } from "./documents/list-documents.js";
 export { createEmbeddedStore, type EmbeddedStore, type EmbeddedStoreSettings } from "./embedded-store/embedded-store.js";
-export { type EmbeddingCache, type EmbeddingCacheSettings, openEmbeddingCache } from "./embeddings/embedding-cache.js";
-export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "./embeddings/embedding-model-presets.js";
 export { type EmbeddingModelResolver, loadEmbeddingModel } from "./embeddings/embeddings-for-model.js";
 export {
   embeddingsFromProvider,
@@ -127,16 +88,8 @@ export {
   type ProviderEmbeddingsOptions,
 } from "./embeddings/embeddings-from-provider.js";
 export { findEmbeddingModels, type LocalModel } from "./embeddings/find-embedding-models.js";
-export { indexModelOf, type OrganisationIndexModel, OrganisationIndexModels } from "./embeddings/organisation-index-models.js";
-export { type EmbeddingState, embeddingCacheFile, prepareEmbeddings } from "./embeddings/prepare-embeddings.js";
-export { defaultQueryCacheSize, QueryCachedEmbeddings } from "./embeddings/query-cached-embeddings.js";
-export { type EmbeddingDtype, type EmbeddingDtypeSetting, resolveEmbeddingDtype } from "./embeddings/resolve-embedding-dtype.js";
-export {
-  defaultMaxBatchTokens,
-  defaultSingleThreadBatchTokens,
-  TransformersEmbeddings,
-  type TransformersEmbeddingsSettings,
-} from "./embeddings/transformers-embeddings.js";
+export type { EmbeddingDtype, EmbeddingDtypeSetting } from "./embeddings/resolve-embedding-dtype.js";
+export { TransformersEmbeddings, type TransformersEmbeddingsSettings } from "./embeddings/transformers-embeddings.js";
 export { DocqaError, type DocqaErrorCode, type DocqaErrorOptions } from "./errors/docqa-error.js";
 export type { SerializedError } from "./errors/serialized-error.js";
 export {
@@ -147,7 +100,7 @@ export {
   documentMetadataSchema,
   parseDocumentMetadata,
 } from "./ingestion/document-input.js";
-export { assertJsonDepth, jsonDepth } from "./ingestion/json-depth.js";
+export { assertJsonDepth } from "./ingestion/json-depth.js";
 export { classifyIntent, type Intent, type IntentResult } from "./intent/classify-intent.js";
 export {
   createModelIntentClassifier,

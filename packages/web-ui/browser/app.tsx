@@ -94,7 +94,7 @@ export function App() {
           <AskPanel api={api} />
         </section>
         <section hidden={panel !== "upload"}>
-          <UploadPanel api={api} maxUploadBytes={config.maxUploadBytes} />
+          <UploadPanel api={api} config={config} />
         </section>
         <section hidden={panel !== "documents"}>
           <DocumentsPanel api={api} visible={panel === "documents"} />

@@ -4,7 +4,7 @@
  * and chunks), unchanged (the same bytes were already stored), or rejected with the reason.
  */
 import { useState } from "preact/hooks";
-import type { UiJob } from "../src/ui-api-types.ts";
+import type { UiConfig, UiJob } from "../src/ui-api-types.ts";
 import { type ApiClient, messageOf } from "./api-client.ts";
 
 interface UploadRow {
@@ -34,7 +34,14 @@ function outcomeOf(job: UiJob): NonNullable<UploadRow["result"]> {
 const sizeOf = (bytes: number) =>
   bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-export function UploadPanel({ api, maxUploadBytes }: { api: ApiClient; maxUploadBytes: number }) {
+/** The formats, as the hint names them: `PDF, DOCX, TXT, MD, JSON or CSV`. */
+const formatsOf = (formats: readonly string[]) => {
+  const names = formats.map((format) => format.toUpperCase());
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : (names[0] ?? "");
+};
+
+export function UploadPanel({ api, config }: { api: ApiClient; config: UiConfig }) {
+  const { maxUploadBytes } = config;
   const [files, setFiles] = useState<File[]>([]);
   const [share, setShare] = useState(false);
   const [rows, setRows] = useState<UploadRow[]>([]);
@@ -88,13 +95,15 @@ export function UploadPanel({ api, maxUploadBytes }: { api: ApiClient; maxUpload
         }}
       >
         <h2>Upload documents</h2>
-        <p class="hint">PDF, DOCX, TXT, Markdown, JSON or CSV, up to {sizeOf(maxUploadBytes)} each. You own what you upload.</p>
+        <p class="hint">
+          {formatsOf(config.fileFormats)}, up to {sizeOf(maxUploadBytes)} each. You own what you upload.
+        </p>
         <input
           key={inputKey}
           type="file"
           multiple
           data-testid="file-input"
-          accept=".pdf,.docx,.txt,.md,.markdown,.json,.csv"
+          accept={config.fileExtensions.join(",")}
           onChange={(event) => setFiles([...(event.currentTarget.files ?? [])])}
         />
         <label class="check">

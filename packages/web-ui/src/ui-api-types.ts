@@ -1,7 +1,10 @@
 /**
- * The shapes of the page's JSON API (`/ui/api/...`), shared by the server and the browser code:
- * type declarations only, with no imports, so the browser bundle compiles them without Node.
+ * The shapes of the page's JSON API (`/ui/api/...`), shared by the server and the browser code.
+ * Fields the service defines are its types (`PredictResult`, `IngestionJob`, `ServiceHealth`,
+ * `ServiceStatistics` of `@docqa/core`), imported as types only: the browser bundle gets no code
+ * from them (the browser's tsconfig maps `@docqa/core` to its sources for the type-check).
  */
+import type { IngestionJob, PredictResult, ServiceHealth, ServiceStatistics } from "@docqa/core";
 
 /** A piece of answer text: plain text, or the numbers of the sources cited at that place. */
 export type AnswerSegment = { text: string } | { cite: number[] };
@@ -34,24 +37,19 @@ export interface UiSource {
   docId: string;
 }
 
-/** What `POST /ui/api/ask` answers. */
-export interface UiAnswer {
-  threadId: string;
-  /** The query retrieval used (the follow-up rewritten to stand alone). */
-  query: string;
+/**
+ * What `POST /ui/api/ask` answers: the result's thread, query (the one retrieval used, a follow-up
+ * rewritten to stand alone), answer mode and abstention as `PredictResult` has them, and its
+ * answer and sources laid out for the page.
+ */
+export interface UiAnswer extends Pick<PredictResult, "threadId" | "query" | "answerMode" | "abstained" | "abstentionReason"> {
   callout: AnswerSegment[];
   positives: AnswerSegment[][];
   caveats: AnswerSegment[][];
   information: AnswerSegment[][];
   sources: UiSource[];
-  /** `model`, `extractive`, `extractive-fallback` or `empty-context`. */
-  answerMode: string;
-  /** True when the answerer decided the documents do not answer the question. */
-  abstained: boolean;
-  /** Why (`no_documents`, `not_answerable`, `low_relevance`) when the service says; else null. */
-  abstentionReason: string | null;
-  /** Milliseconds the service took. */
-  totalMs: number;
+  /** Milliseconds the service took (`PredictResult.timings.totalMs`). */
+  totalMs: PredictResult["timings"]["totalMs"];
 }
 
 /** A document as the panel lists it. */
@@ -77,6 +75,10 @@ export interface UiConfig {
   devTokens: boolean;
   /** `MAX_UPLOAD_BYTES`. */
   maxUploadBytes: number;
+  /** The formats the service ingests (`pdf`, `docx`, ...), from its loaders (`supportedFormats` of `@docqa/core/ingestion`). */
+  fileFormats: string[];
+  /** Every file extension the service ingests, with its dot (`.md`, `.markdown`, ...): the upload field's `accept` list. */
+  fileExtensions: string[];
 }
 
 /** What `GET /ui/api/me` answers. */
@@ -96,31 +98,15 @@ export interface UiDocumentList {
   nextCursor: string | null;
 }
 
-/** An ingestion job as `POST /ui/api/upload` and `GET /ui/api/jobs/{jobId}` answer it. */
-export interface UiJob {
-  jobId: string;
-  state: "queued" | "running" | "succeeded" | "partially_failed" | "failed";
-  files: { total: number; processed: number; ingested: number; unchanged: number; failed: number };
-  documents: number;
-  chunks: number;
-  errors: { file: string; code: string; message: string }[];
-  warnings: { file: string; message: string }[];
-  failure?: string | undefined;
-}
+/** An ingestion job as `POST /ui/api/upload` and `GET /ui/api/jobs/{jobId}` answer it (the service's job, without its internal `resume`). */
+export type UiJob = Omit<IngestionJob, "resume">;
 
-/** What `GET /ui/api/status` answers. */
+/** What `GET /ui/api/status` answers: the endpoint set, the version, and the service's health and statistics as it reports them. */
 export interface UiStatus {
   set: string;
   version: string;
-  health: {
-    status: "ok" | "degraded";
-    embeddings: { status: string; model: string; detail?: string | undefined };
-    stores: { vector: string | null; keyword: string };
-    answerer: string;
-    chatModel?: { status: string; provider?: string | undefined; model?: string | undefined; detail?: string | undefined } | undefined;
-    reranker: string | null;
-  };
-  statistics: { openOrganisationStores: number | null; organisation?: { orgId: string; chunks: number } | undefined };
+  health: ServiceHealth;
+  statistics: ServiceStatistics;
 }
 
 /** An error answer of the page's API. */

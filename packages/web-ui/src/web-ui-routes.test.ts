@@ -66,6 +66,8 @@ describe("webUiRoutes", () => {
   it("describes itself without authentication, and refuses its API without a token", async () => {
     const config = (await (await mounted().request("/ui/api/config")).json()) as UiConfig;
     expect(config).toMatchObject({ set: "b", devTokens: false, maxUploadBytes: service.config.ingestion.maxUploadBytes });
+    expect(config.fileFormats).toEqual(["pdf", "docx", "txt", "md", "json", "csv"]);
+    expect(config.fileExtensions).toEqual([".pdf", ".docx", ".txt", ".text", ".md", ".markdown", ".json", ".ndjson", ".jsonl", ".csv"]);
     const response = await mounted().request("/ui/api/status");
     expect(response.status).toBe(401);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("missing_token");

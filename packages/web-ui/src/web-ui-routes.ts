@@ -9,7 +9,7 @@
  * |---|---|---|
  * | `GET /` | no | the page |
  * | `GET /assets/{name}` | no | `app.js`, `app.css` |
- * | `GET /api/config` | no | the set, the version, whether development tokens can be minted |
+ * | `GET /api/config` | no | the set, the version, whether development tokens can be minted, the upload limit and file types |
  * | `POST /api/dev-token` | no | mints a token (`WEB_UI_DEV_TOKENS=true`, never in production) |
  * | `GET /api/me` | yes | the token's user, organisation, roles and groups |
  * | `POST /api/ask` | yes | `predict`, with citations resolved to passages, titles and file names |
@@ -22,13 +22,13 @@ import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DocqaError, type Logger, mintAccessToken, type RagService } from "@docqa/core";
-import { formatFromName, uploadedFileSources } from "@docqa/core/ingestion";
+import { formatFromName, supportedExtensions, supportedFormats, uploadedFileSources } from "@docqa/core/ingestion";
 import { type AuthVariables, createDocqaApp, type ErrorFormat, type RateLimitSetting, receiveUpload, type ServerConfig } from "@docqa/http";
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import packageJson from "../package.json" with { type: "json" };
 import { uiAnswer } from "./ui-answer.js";
-import type { UiDocumentList } from "./ui-api-types.js";
+import type { UiConfig, UiDocumentList } from "./ui-api-types.js";
 import { readWebUiAsset, webUiContentSecurityPolicy, webUiPage } from "./ui-assets.js";
 import { catalogueDocuments, type ListDocuments } from "./ui-documents.js";
 
@@ -130,7 +130,9 @@ export function webUiRoutes(service: RagService, options: WebUiRoutesOptions): H
       version: packageJson.version,
       devTokens: mayMint,
       maxUploadBytes: service.config.ingestion.maxUploadBytes,
-    }),
+      fileFormats: [...supportedFormats],
+      fileExtensions: supportedExtensions.map((extension) => `.${extension}`),
+    } satisfies UiConfig),
   );
 
   app.post("/api/dev-token", async (c) => {

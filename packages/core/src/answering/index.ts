@@ -1,7 +1,8 @@
 /**
  * @docqa/core/answering: the building blocks of answering for pipeline stage authors (citation
  * grammar, context building, citation resolution and repair, prompts, question decomposition,
- * follow-up rewriting, history trimming, token counting, chat-model calls with resilience).
+ * follow-up rewriting, history trimming, token counting, chat-model calls with resilience, the
+ * local llama.cpp runtime and its chat model, generation admission, the repetition guard).
  */
 
 export {
@@ -13,6 +14,14 @@ export {
   resiliencePolicy,
 } from "../chat-models/call-with-resilience.js";
 export {
+  ChatLlamaCpp,
+  type ChatLlamaCppCallOptions,
+  type ChatLlamaCppFields,
+  defaultLlamaCppMaxTokens,
+  toLocalMessage,
+} from "../chat-models/chat-llama-cpp.js";
+export { placeholderApiKey } from "../chat-models/chat-model-from-config.js";
+export {
   classifyModelError,
   type ModelErrorDetails,
   type ModelFailure,
@@ -21,13 +30,35 @@ export {
   modelTimeoutCode,
   parseRetryAfter,
 } from "../chat-models/classify-model-error.js";
+export { GenerationAdmission, type GenerationAdmissionSettings } from "../chat-models/generation-admission.js";
 export {
   defaultStructuredOutputMethod,
+  detectedStructuredOutputMethod,
+  detectStructuredOutputMethod,
   invokeStructured,
   type StructuredCall,
   type StructuredOutput,
   type StructuredOutputMethod,
 } from "../chat-models/invoke-structured.js";
+export {
+  defaultLlamaCppContextSize,
+  defaultLlamaCppQueueSize,
+  defaultLlamaCppSequences,
+  LlamaCppRuntime,
+  type LlamaCppRuntimeSettings,
+  type LlamaCppRuntimeState,
+  type LocalChatMessage,
+  type LocalFinishReason,
+  type LocalGeneration,
+  type LocalGenerationRequest,
+  sharedLlamaCppRuntime,
+} from "../chat-models/llama-cpp-runtime.js";
+export {
+  RepetitionGuard,
+  type RepetitionGuardSettings,
+  repetitionMaxOccurrences,
+  repetitionSpanTokens,
+} from "../chat-models/repetition-guard.js";
 export { createTokenCounter, encodingForModel, type TokenCounter } from "../memory/count-tokens.js";
 export {
   type CondenseModel,

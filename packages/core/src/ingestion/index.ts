@@ -1,11 +1,17 @@
 /**
  * @docqa/core/ingestion: the parts of ingestion (file discovery, loaders, chunking, summary
- * nodes, indexing and deletion) for tools that run them without a service. Applications ingest
+ * nodes, embedding preparation and its cache, indexing and deletion) for tools that run them
+ * without a service. Applications ingest
  * through `RagService.upsert` and `RagService.startIngestion`.
  */
 export { type ChunkingContext, type ChunkingSettings, chunkDocument } from "../chunking/chunk-document.js";
 export { createSemanticSplit, type SemanticSplitSettings } from "../chunking/semantic-split.js";
 export { hashOf, type SourceDocument, sourceFromInput } from "../chunking/source-document.js";
+export { type EmbeddingCache, type EmbeddingCacheSettings, openEmbeddingCache } from "../embeddings/embedding-cache.js";
+export { type EmbeddingModelPreset, embeddingModelPreset, type Pooling } from "../embeddings/embedding-model-presets.js";
+export { type EmbeddingState, embeddingCacheFile, prepareEmbeddings } from "../embeddings/prepare-embeddings.js";
+export { resolveEmbeddingDtype } from "../embeddings/resolve-embedding-dtype.js";
+export { defaultMaxBatchTokens, defaultSingleThreadBatchTokens } from "../embeddings/transformers-embeddings.js";
 export {
   buildRaptorNodes,
   isSummaryChunk,
@@ -36,6 +42,7 @@ export {
   runIngestionJob,
 } from "./ingest-files.js";
 export type { IngestionExecutor, UpsertTask } from "./ingestion-executor.js";
+export { jsonDepth } from "./json-depth.js";
 export {
   type ArchiveLimits,
   archiveBytesForHeap,
@@ -46,17 +53,16 @@ export {
 } from "./loaders/archive-limits.js";
 export { type BoundedZip, openBoundedZip } from "./loaders/bounded-zip.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
+export { type FileFormat, supportedExtensions, supportedFormats } from "./loaders/file-loaders.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";
 export {
   defaultJsonMetadataKeys,
-  type FileFormat,
   type FileInput,
   type JsonLoaderOptions,
   type LoadedDocument,
   type LoadedFile,
   type LoadedSection,
   type LoaderLimits,
-  supportedFormats,
 } from "./loaders/loaded-file.js";
 export { formatFromName } from "./loaders/sniff-file-format.js";
 export { type UploadedFile, uploadDocumentId, uploadedFileSources } from "./upload-document-ids.js";

@@ -8,8 +8,7 @@
  * them as they are.
  */
 import type { Principal } from "../acl/principal.js";
-import type { AnswerabilityDecision } from "../answering/abstention.js";
-import type { Answer, Source, UnsupportedCitation } from "../answering/answer.js";
+import type { Answer } from "../answering/answer.js";
 import type { AnswerContext } from "../answering/answer-context.js";
 import type { GeneratedAnswer } from "../answering/answerer.js";
 import type { Evidence, TableEvidence } from "../answering/evidence.js";
@@ -17,6 +16,7 @@ import type { ConversationMemory } from "../memory/conversation-memory.js";
 import type { ConversationTurn, RewriteMethod } from "../memory/memory-store.js";
 import type { FusedChunk } from "../retrieval/fuse-results.js";
 import type { RetrievalSettings, RetrievedChunk } from "../retrieval/retrieval-settings.js";
+import type { PredictStateFields } from "../service/predict-result.js";
 import type { ChunkFilter } from "../stores/chunk-filter.js";
 import type { EmbeddingModelInfo } from "../stores/vector-index.js";
 import type { StageTiming } from "./stage.js";
@@ -83,8 +83,12 @@ export interface RetrievalState {
   readonly timings: StageTiming[];
 }
 
-/** The state of one `predict` request. */
-export interface PredictState extends RetrievalState {
+/**
+ * The state of one `predict` request. The result fields the stages write under their result name
+ * (`sources`, `droppedCitations`, `unsupportedCitations`, `answerability`, `subqueries`) are
+ * {@link PredictStateFields}, declared with the result schema (`service/predict-result.ts`).
+ */
+export interface PredictState extends RetrievalState, PredictStateFields {
   /** The thread continued or created (`conversation`). */
   threadId: string;
   /** Earlier turns of the thread within the token budget, oldest first (`conversation`). */
@@ -93,26 +97,16 @@ export interface PredictState extends RetrievalState {
   conversation: ConversationMemory | undefined;
   /** How `query` was obtained from the question (`rewrite-follow-up`). */
   rewriteMethod: RewriteMethod;
-  /** Sub-queries retrieved besides the question (`plan`). */
-  subqueries: string[];
   /** The context given to the answerer, keyed `doc_<n>` (`build-context`). */
   context: AnswerContext;
   /** The context's answer units ranked against the question (`rank-evidence`). */
   evidence: Evidence | undefined;
   /** The answer computed over a whole table, when the best units are a table's cells (`answer-from-table`). */
   tableAnswer: TableEvidence | undefined;
-  /** Whether the context answers the question, and the signals read (`decide-answerable`). */
-  answerability: AnswerabilityDecision | undefined;
   /** The answerer's output before citations are resolved (`generate`). */
   generated: GeneratedAnswer | undefined;
   /** The answer with resolved citations (`resolve-citations`). */
   answer: Answer | undefined;
-  /** The cited sources only (`resolve-citations`). */
-  sources: Record<string, Source>;
-  /** Keys cited that were not in the context (`resolve-citations`). */
-  droppedCitations: string[];
-  /** Cited sentences that their cited chunk does not support (`check-citations`). */
-  unsupportedCitations: UnsupportedCitation[];
   /** The request's inputs the stages need besides the question. */
   readonly request: {
     /** Thread to continue, as sent. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PerfEvent, RagEndEvent } from "../logging/perf-log.js";
-import { predictResultSchema } from "../service/predict-result.js";
+import { initialPredictStateFields, predictResultSchema, predictStateFields } from "../service/predict-result.js";
 import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
 import { defaultPredictStages } from "./default-stages.js";
 import { insertAfter } from "./edit-stages.js";
@@ -42,6 +42,26 @@ describe("the predict pipeline", () => {
     expect(result.originalQuery).toBe("  How many vacation days do new employees get?  ");
     expect(result.generation.promptVersion).toBeNull();
     expect(result.stages.map((stage) => stage.stage)).toEqual(defaultPredictStages.map((stage) => stage.name));
+  });
+
+  it("starts each request with fresh result fields on the state, and copies what a stage writes into the result", async () => {
+    expect(Object.keys(initialPredictStateFields()).sort()).toEqual(Object.keys(predictStateFields.shape).sort());
+    expect(initialPredictStateFields().subqueries).not.toBe(initialPredictStateFields().subqueries);
+    const probe: Stage<PredictState> = {
+      name: "probe",
+      run: (state) => {
+        state.droppedCitations = ["doc_99"];
+        state.subqueries = ["probe sub-query"];
+      },
+    };
+    const result = await runPredict(
+      [...defaultPredictStages, probe],
+      test.runtime,
+      { orgId: "org", principal: ann, query: "How many vacation days do new employees get?", requestId: "req-fields" },
+      () => {},
+    );
+    expect(result.droppedCitations).toEqual(["doc_99"]);
+    expect(result.subqueries).toEqual(["probe sub-query"]);
   });
 
   it("writes rag_start, retrieval_done after the last retrieval stage, and rag_end with every field", async () => {

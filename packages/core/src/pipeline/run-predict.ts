@@ -10,6 +10,7 @@ import { normalizePrincipal } from "../acl/principal.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { PerfLog } from "../logging/perf-log.js";
 import { retrievalSettingsFromConfig } from "../retrieval/retrieval-settings.js";
+import { initialPredictStateFields, predictStateFieldsOf } from "../service/predict-result.js";
 import type { PredictRequest, PredictResult, SearchRequest, SearchResult } from "../service/rag-service.js";
 import { assertMetadataConditions } from "../stores/chunk-filter.js";
 import { startSpanClock, withSpanClockIn } from "../telemetry/span-clock.js";
@@ -156,16 +157,13 @@ async function predictInSpan(
   });
   return {
     answer: state.answer,
-    sources: state.sources,
+    ...predictStateFieldsOf(state),
     query: state.query,
     originalQuery: request.query,
     threadId: state.threadId,
     answerMode: generated.mode,
-    droppedCitations: state.droppedCitations,
     abstained: generated.abstained,
     abstentionReason: generated.abstained ? (generated.abstentionReason ?? "not_answerable") : null,
-    unsupportedCitations: state.unsupportedCitations,
-    answerability: state.answerability,
     timings: {
       retrievalMs: totals.retrieval,
       contextMs: totals.context,
@@ -174,7 +172,6 @@ async function predictInSpan(
       totalMs,
     },
     stages: state.timings,
-    subqueries: state.subqueries,
     generation: {
       model: generated.model,
       numPredict: generated.numPredict,
@@ -252,16 +249,12 @@ export function createPredictState(runtime: Runtime, request: PredictRequest): P
     history: [],
     conversation: undefined,
     rewriteMethod: "unchanged",
-    subqueries: [],
     context: { entries: [], sources: {}, text: "" },
     evidence: undefined,
     tableAnswer: undefined,
-    answerability: undefined,
     generated: undefined,
     answer: undefined,
-    sources: {},
-    droppedCitations: [],
-    unsupportedCitations: [],
+    ...initialPredictStateFields(),
     request: { threadId: request.threadId, history: request.history ?? [], onToken: request.onToken, memory: request.memory },
   };
 }

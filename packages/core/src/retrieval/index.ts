@@ -1,8 +1,10 @@
 /**
  * @docqa/core/retrieval: the building blocks of retrieval for pipeline stage authors (query
- * normalisation, the English analyzer, score normalisation, fusion, top-k, sentence splitting).
+ * normalisation, the English analyzer, score normalisation, fusion, top-k, sentence splitting, the
+ * query embedding cache).
  */
 
+export { defaultQueryCacheSize, QueryCachedEmbeddings } from "../embeddings/query-cached-embeddings.js";
 export { type Analyzer, createEnglishAnalyzer, type EnglishAnalyzerOptions } from "../text/analyzer.js";
 export { englishStopWords } from "../text/english-stop-words.js";
 export { splitBlocks, splitSentences, stripMarkup } from "../text/split-sentences.js";

@@ -1,8 +1,9 @@
 /**
  * @docqa/core/stores: what a store author needs (the interfaces a backend implements, chunk
  * records and filters, the staged-write helpers, organisation names and access tokens, the
- * embedded store's index structures). Applications pick a store with `createEmbeddedStore` or a
- * backend package and never need this entry.
+ * embedded store's index structures, document-list cursors, embedding-model mismatches).
+ * Applications pick a store with `createEmbeddedStore` or a backend package and never need this
+ * entry.
  */
 export {
   type ChunkAccessTokens,
@@ -12,10 +13,17 @@ export {
   principalDenyToken,
 } from "../acl/access-tokens.js";
 export { milvusSettingsSchema, searchEngineSettingsSchema } from "../config/stores-section.js";
+export {
+  decodeCursor,
+  defaultPageSize,
+  encodeCursor,
+  maximumPageSize,
+} from "../documents/list-documents.js";
 export { Bm25Index, type Bm25Parameters, type SlotMask } from "../embedded-store/bm25-index.js";
 export { ExactVectorIndex } from "../embedded-store/exact-vector-index.js";
 export { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "../embedded-store/hnsw-vector-index.js";
 export type { VectorIndexSettings } from "../embedded-store/organisation-store.js";
+export { indexModelOf, type OrganisationIndexModel, OrganisationIndexModels } from "../embeddings/organisation-index-models.js";
 export {
   type ConversationMemory,
   type ConversationMemorySettings,

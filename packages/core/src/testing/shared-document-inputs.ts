@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { DocumentInput } from "../ingestion/document-input.js";
+import type { FileFormat } from "../ingestion/loaders/file-loaders.js";
 import { loadFile } from "../ingestion/loaders/load-file.js";
-import type { FileFormat } from "../ingestion/loaders/loaded-file.js";
 import { sharedDataPath } from "./shared-data.js";
 
 /** Options of {@link sharedDocumentInputs}. */

@@ -167,7 +167,7 @@ function rowSections(rendered: readonly string[]): LoadedSection[] {
 }
 
 /** The `.csv` loader, registered in `file-loaders.ts`. */
-export const csvLoader: FileLoader = {
+export const csvLoader: FileLoader<"csv"> = {
   format: "csv",
   aliases: [],
   load: (file, options) => loadCsv(file, options.limits),

@@ -304,7 +304,7 @@ function coreProperties(xml: string): Record<string, string> {
 }
 
 /** The `.docx` loader, registered in `file-loaders.ts`. */
-export const docxLoader: FileLoader = {
+export const docxLoader: FileLoader<"docx"> = {
   format: "docx",
   aliases: [],
   signature: { fileTypes: ["docx", "zip"], otherwise: "not a DOCX (not a zip archive)" },

@@ -1,11 +1,10 @@
 import JSZip from "jszip";
 import { describe, expect, it } from "vitest";
 import { DocqaError } from "../../errors/docqa-error.js";
-import { fileLoaders, loaderOfExtension } from "./file-loaders.js";
+import { loaderOfExtension, supportedExtensions, supportedFormats } from "./file-loaders.js";
 import { htmlToSections } from "./load-docx.js";
 import { loadFile } from "./load-file.js";
 import { parsePdfDate } from "./load-pdf.js";
-import { supportedFormats } from "./loaded-file.js";
 import { loaderOfName } from "./sniff-file-format.js";
 
 const options = { limits: { maxFileBytes: 10_000_000, maxExtractedChars: 1_000_000 }, chunkSize: 120 };
@@ -223,8 +222,22 @@ describe("parsePdfDate", () => {
 });
 
 describe("file loaders", () => {
-  it("registers one loader per supported format, in the same order", () => {
-    expect(fileLoaders.map((loader) => loader.format)).toEqual([...supportedFormats]);
+  it("lists the formats and every extension of the registered loaders, each extension naming one loader", () => {
+    expect(supportedFormats).toEqual(["pdf", "docx", "txt", "md", "json", "csv"]);
+    expect(supportedExtensions).toEqual(["pdf", "docx", "txt", "text", "md", "markdown", "json", "ndjson", "jsonl", "csv"]);
+    expect(new Set(supportedExtensions).size).toBe(supportedExtensions.length);
+    expect(supportedExtensions.map((extension) => loaderOfExtension(extension)?.format)).toEqual([
+      "pdf",
+      "docx",
+      "txt",
+      "txt",
+      "md",
+      "md",
+      "json",
+      "json",
+      "json",
+      "csv",
+    ]);
   });
 
   it("finds a loader by its format's extension or an alias, in any case, and refuses another extension", () => {

@@ -171,7 +171,7 @@ function render(value: Json, metadataKeys: RegExp, prefix: string): { lines: str
 }
 
 /** The `.json` loader, registered in `file-loaders.ts`. */
-export const jsonLoader: FileLoader = {
+export const jsonLoader: FileLoader<"json"> = {
   format: "json",
   aliases: ["ndjson", "jsonl"],
   load: (file, options) => loadJson(file, options.limits, options.json),

@@ -159,7 +159,7 @@ function titleOf(frontMatter: unknown): string | undefined {
 }
 
 /** The `.md` loader, registered in `file-loaders.ts`. */
-export const markdownLoader: FileLoader = {
+export const markdownLoader: FileLoader<"md"> = {
   format: "md",
   aliases: ["markdown"],
   load: (file, options) => loadMarkdown(file, options.limits),

@@ -107,7 +107,7 @@ export function stripExtension(name: string): string {
 }
 
 /** The `.pdf` loader, registered in `file-loaders.ts`. */
-export const pdfLoader: FileLoader = {
+export const pdfLoader: FileLoader<"pdf"> = {
   format: "pdf",
   aliases: [],
   signature: { fileTypes: ["pdf"], otherwise: "not a PDF (no %PDF- header)" },

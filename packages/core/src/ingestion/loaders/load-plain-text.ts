@@ -40,7 +40,7 @@ export function decodeChecked(file: FileInput, limits: LoaderLimits): { text: st
 }
 
 /** The `.txt` loader, registered in `file-loaders.ts`. */
-export const plainTextLoader: FileLoader = {
+export const plainTextLoader: FileLoader<"txt"> = {
   format: "txt",
   aliases: ["text"],
   load: (file, options) => loadPlainText(file, options.limits),

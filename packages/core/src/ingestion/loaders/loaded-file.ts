@@ -4,12 +4,6 @@
  * metadata, in the spirit of LangChain's `Document` (`pageContent` + `metadata`).
  */
 
-/** File formats docqa ingests. */
-export type FileFormat = "pdf" | "docx" | "txt" | "md" | "json" | "csv";
-
-/** The supported formats, as file extensions. */
-export const supportedFormats: readonly FileFormat[] = ["pdf", "docx", "txt", "md", "json", "csv"];
-
 /** A file to load. */
 export interface FileInput {
   /** File name (with extension), for example `handbook.pdf`. */
@@ -95,11 +89,13 @@ export interface LoadFileOptions {
 
 /**
  * A file loader as `file-loaders.ts` registers it: the format it reads, the extensions that name
- * it, what its content must look like, and the loader itself.
+ * it, what its content must look like, and the loader itself. A loader file declares it with its
+ * format as the type argument (`FileLoader<"pdf">`), so `FileFormat` is derived from the list of
+ * loaders and no loader imports that list.
  */
-export interface FileLoader {
-  /** The format, also its main extension and the documents' `type` metadata. */
-  format: FileFormat;
+export interface FileLoader<Format extends string = string> {
+  /** The format, also its main extension (lower case, without the dot) and the documents' `type` metadata. */
+  format: Format;
   /** Other extensions of the format (lower case, without the dot), for example `markdown` for `md`. */
   aliases: readonly string[];
   /**

@@ -5,8 +5,8 @@
  */
 import { fileTypeFromBuffer } from "file-type";
 import { DocqaError } from "../../errors/docqa-error.js";
-import { fileLoaders, loaderOfExtension } from "./file-loaders.js";
-import type { FileFormat, FileLoader } from "./loaded-file.js";
+import { type FileFormat, fileLoaders, loaderOfExtension } from "./file-loaders.js";
+import type { FileLoader } from "./loaded-file.js";
 
 /**
  * The loader of `name` from its extension: a format's own (`.md`) or one of its aliases
@@ -14,7 +14,7 @@ import type { FileFormat, FileLoader } from "./loaded-file.js";
  *
  * @throws {DocqaError} `unsupported_file_type`.
  */
-export function loaderOfName(name: string): FileLoader {
+export function loaderOfName(name: string): FileLoader<FileFormat> {
   const extension = /\.([^./\\]+)$/.exec(name)?.[1]?.toLowerCase() ?? "";
   const loader = loaderOfExtension(extension);
   if (!loader) {
