@@ -10,9 +10,10 @@ export type AbstentionReason = "no_documents" | "not_answerable" | "low_relevanc
 /**
  * What decided an abstention (reported as `abstention_check`): `no_context`, the `relevance` or
  * `answerability` model, `answerer` when the answerer abstained itself, `model_declined` when a
- * chat model answered that the sources hold no answer.
+ * chat model answered that the sources hold no answer, `model_unsupported` when no sentence of a
+ * chat model's answer is supported by the context (`groundAnswer`).
  */
-export type AbstentionCheck = "no_context" | "relevance" | "answerability" | "answerer" | "model_declined";
+export type AbstentionCheck = "no_context" | "relevance" | "answerability" | "answerer" | "model_declined" | "model_unsupported";
 
 /** The signals the decision read, for logs, evaluation and calibration. */
 export interface AnswerabilitySignals {

@@ -212,11 +212,17 @@ describe("createModelAnswerer", () => {
     expect(generated.grounding).toEqual({ attached: 1, dropped: 0, unsupportedNames: 0 });
   });
 
-  it("falls back to the extractive answer when no sentence of the callout is supported by the context", async () => {
+  it("abstains (model_unsupported) when no sentence of the callout is supported by the context", async () => {
     const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
     server.enqueueChat({ type: "output", text: JSON.stringify({ ...good, callout_answer: "Staff get a company car and a gym pass." }) });
     const generated = await answerer().answer({ ...request, evidence });
-    expect(generated).toMatchObject({ mode: "extractive-fallback", fallbackReason: "unsupported_answer" });
+    expect(generated).toMatchObject({
+      mode: "model",
+      abstained: true,
+      abstentionReason: "not_answerable",
+      abstentionCheck: "model_unsupported",
+      answer: emptyContextAnswer(),
+    });
   });
 
   it("retries a 429 after its Retry-After, then succeeds", async () => {

@@ -12,9 +12,11 @@
  *   ({@link groundAnswer}): a decline ("the sources do not say") is a typed abstention
  *   (`abstentionCheck: "model_declined"`), uncited sentences get the citation of the passage that
  *   supports them or are dropped, repeats and restatements leave the lists.
+ * - When no sentence of the model's callout is supported by the context (after grounding), the
+ *   answer is the empty-context answer with `abstained: true`, `abstentionReason:
+ *   "not_answerable"` and `abstentionCheck: "model_unsupported"`.
  * - `mode: "extractive-fallback"` with `fallbackReason`: the model answered but its output was
- *   unusable: `empty_output`, `unparseable_output`, `empty_answer`, `unsupported_answer` (no
- *   sentence of the callout is supported by the context), `no_valid_citation` (with
+ *   unusable: `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` (with
  *   `requireCitation`, an answer citing no key of the context: every citation was invented or
  *   missing), or `stream_interrupted` (a streamed reply that broke off, by a cut connection or a
  *   timeout, after tokens were sent: it cannot be retried, and the client already has a 200
@@ -212,13 +214,17 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
       if (grounded.declined) return declined();
       grounding = { attached: grounded.attached, dropped: grounded.dropped, unsupportedNames: grounded.unsupportedNames };
       if (grounded.answer.callout_answer === "") {
-        return fallBack(
-          request,
-          "unsupported_answer",
-          "no sentence of the model's callout is supported by the context",
-          output.attempts,
-          outcome.repairs,
-        );
+        // The model read the context and wrote nothing it supports: its own sign that the context
+        // does not answer (an out-of-corpus question, or SQuAD 2.0's unanswerable ones, which a
+        // small model answers with an entity of another passage). Abstain rather than guess.
+        return {
+          ...base(emptyContextAnswer(), output.attempts, outcome.repairs, true, "not_answerable", {
+            attached: grounded.attached,
+            dropped: grounded.dropped,
+            unsupportedNames: grounded.unsupportedNames,
+          }),
+          abstentionCheck: "model_unsupported" as const,
+        };
       }
       answer = grounded.answer;
     }

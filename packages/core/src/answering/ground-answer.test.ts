@@ -3,6 +3,7 @@ import { handbookContext, handbookQuestion } from "../testing/handbook-context.j
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Answer } from "./answer.js";
 import { noInformationSentence } from "./answer.js";
+import { buildContext } from "./build-context.js";
 import { groundAnswer, isDecline } from "./ground-answer.js";
 import { rankEvidence } from "./rank-evidence.js";
 
@@ -51,6 +52,34 @@ describe("groundAnswer", () => {
     expect(outcome).toMatchObject({ unsupportedNames: 2, dropped: 2 });
   });
 
+  it("finds a name of letters and digits that the passage writes apart, as extracted subscripts are (O\\n2)", async () => {
+    const chemistry = buildContext(
+      [
+        {
+          chunk: {
+            id: "oxygen::0",
+            docId: "oxygen",
+            chunkIndex: 0,
+            text: "Singlet oxygen is a name given to higher-energy species of molecular O\n2 in which all the electron spins are paired.",
+            title: "Oxygen",
+            source: "encyclopedia",
+            ownerId: "editor@example.org",
+            acl: "|user:_all_|",
+            metadata: { org_id: "org-1", doc_id: "oxygen", chunk_index: 0 },
+            contentHash: "hash-oxygen",
+          },
+          score: 0.9,
+        },
+      ],
+      { maxDocChars: 4000, maxContextChars: 16000 },
+    );
+    const question = "What is the name for a form of oxygen in which electrons are paired?";
+    const evidence = await rankEvidence(question, chemistry, { analyzer });
+    const callout = "Singlet oxygen is molecular O2 in which all electron spins are paired [Source: doc_1].";
+    const outcome = await groundAnswer(answer({ callout_answer: callout }), chemistry, evidence, { analyzer, question });
+    expect(outcome).toMatchObject({ unsupportedNames: 0, answer: { callout_answer: callout } });
+  });
+
   it("accepts the question's own numbers and a number written as a word, not the question's names that the cited passage lacks", async () => {
     const question = "When are Acme's travel expenses due in 2025?";
     const evidence = await rankEvidence(question, context, { analyzer });
@@ -71,6 +100,10 @@ describe("groundAnswer", () => {
       callout_answer: "Unused vacation days expire on March 31. This can be found in [Source: doc_1].",
     });
     expect(pointer.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
+    const basedOn = await ground({
+      callout_answer: "Unused vacation days expire on March 31. This is based on the information provided in [Source: doc_1].",
+    });
+    expect(basedOn.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
   });
 
   it("drops repeats, restatements of the callout and decline sentences from the lists", async () => {

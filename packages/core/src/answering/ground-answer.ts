@@ -75,7 +75,7 @@ const trailingCitation =
   /,?\s*(?:as (?:stated|mentioned|noted|described|shown|explained|listed|given|found) in|according to|(?:see|per|from))\s+(\[\s*Source\s*:[^\]]*\])\s*([.!?]?)\s*$/i;
 /** A sentence that only points at a source: "This can be found in [Source: doc_1].", "(See [Source: doc_2].)". */
 const pointerSentence =
-  /^\(?\s*(?:see|refer to|(?:this|that|it|the answer|the information|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed)\s+in)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
+  /^\(?\s*(?:see|refer to|(?:this|that|it|the answer|the information|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed|based on(?:\s+(?:the\s+)?(?:information|details|text|data)(?:\s+(?:provided|given|stated|found))?)?)\s+in)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
 
 /** What {@link groundAnswer} did. */
 export interface GroundingOutcome {
@@ -230,7 +230,9 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
         !(constraint.kind === "number" && constraint.met(questionTerms, question)) &&
         !keys.some((key) => {
           const source = context.sources[key];
-          return source !== undefined && constraint.met(termsOf(key, source), `${source.title}\n${source.page_content}`);
+          if (source === undefined) return false;
+          const text = `${source.title}\n${source.page_content}`;
+          return constraint.met(termsOf(key, source), text) || writtenApart(constraint.word, text);
         }),
     );
   return {
@@ -244,6 +246,16 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
       return undefined;
     },
   };
+}
+
+/**
+ * Whether a word of letters and digits ("O2", "CO2", "3d6") is in `text` with its letters and
+ * digits written apart, as text extracted from sub- and superscripts has them ("O\n2").
+ */
+function writtenApart(word: string, text: string): boolean {
+  if (!/\p{L}/u.test(word) || !/\p{N}/u.test(word)) return false;
+  const letters = [...word].map((character) => character.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`(?<![\\p{L}\\p{N}])${letters.join("\\s*")}(?![\\p{L}\\p{N}])`, "iu").test(text);
 }
 
 /** "According to [Source: doc_5], X" → "X [Source: doc_5]". */
