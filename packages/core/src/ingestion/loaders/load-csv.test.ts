@@ -23,6 +23,19 @@ describe("loadCsv", () => {
     expect(loaded.warnings).toEqual([]);
   });
 
+  it("reads a title row above the header (a caption filling one cell) as the table's caption, not its header", async () => {
+    const loaded = await loadCsv(csv("cups.csv", "Trophies won,,\nTeam,City,Trophies\nOwls,Oxford,4\nHawks,Hull,11\n"), limits);
+    expect(loaded.documents[0]?.sections).toEqual([
+      { text: "Team: Owls; City: Oxford; Trophies: 4", metadata: { rows: "3" }, preChunked: true },
+      { text: "Team: Hawks; City: Hull; Trophies: 11", metadata: { rows: "4" }, preChunked: true },
+    ]);
+    expect(loaded.documents[0]).toMatchObject({ title: "cups: Trophies won", metadata: { columns: 3, rows: 2, caption: "Trophies won" } });
+    const unnamed = await loadCsv(csv("plain.csv", "id,,\n1,a,b\n2,c,d\n"), limits);
+    expect(unnamed.documents[0]?.title).toBe("plain: id");
+    const headed = await loadCsv(csv("pairs.csv", "key,value\na,\nb,2\n"), limits);
+    expect(rowsOf(headed)).toBe("key: a\nkey: b; value: 2");
+  });
+
   it("leaves out empty cells, names unnamed columns by position and keeps a quoted multi-line cell on its row's line", async () => {
     const loaded = await loadCsv(
       csv("films.csv", 'Film,RottenTomatoes,\nAvengers: Age of Ultron (2015),74,\n"Ant-Man (2015)",,"a\nsequel"\n'),
@@ -103,8 +116,9 @@ describe.skipIf(!csvDirectory && !isContinuousIntegration())("loadCsv on ../shar
     const semicolon = await loadCsv(read("semicolon-delimited.csv"), limits);
     expect(rowsOf(semicolon).split("\n")[0]).toBe("Lorem, ipsum: consectetur; dolor sit: adipiscing; amet: elit");
     const utf16 = await loadCsv(read("stanley-cups-utf16.csv"), limits);
-    expect(utf16.documents[0]?.metadata).toMatchObject({ encoding: "utf-16be", columns: 3, rows: 4 });
-    expect(rowsOf(utf16).split("\n")[1]).toBe("Stanley Cups: Blues; Column 2: STL; Column 3: 1");
+    // Its first row is a caption ("Stanley Cups,,") above the header.
+    expect(utf16.documents[0]?.metadata).toMatchObject({ encoding: "utf-16be", columns: 3, rows: 3, caption: "Stanley Cups" });
+    expect(rowsOf(utf16).split("\n")[0]).toBe("Team: Blues; Location: STL; Stanley Cups: 1");
     const commas = await loadCsv(read("escaped-commas.csv"), limits);
     expect(rowsOf(commas)).toBe("A: A; A: A; A: A; A: A,A; A: A\nA: A; A: A; A: A; A: A,A; A: A");
   });

@@ -1,6 +1,7 @@
 /**
  * CSV loading with `papaparse`. The delimiter (comma, semicolon, tab, pipe) is sniffed so that the
- * header and the rows agree; the first row is the header. Each row is rendered with its column
+ * header and the rows agree; the first row is the header, unless title rows precede it
+ * ({@link titleRows}: a caption that fills one cell). Each row is rendered with its column
  * names (`Film: Avengers: Age of Ultron (2015); RottenTomatoes: 74`), so that it reads on its own,
  * and each row is a section of its own, indexed as one chunk (a row longer than `CHUNK_SIZE` is
  * split like text): the row is the unit a question about one entity retrieves and the answer
@@ -35,10 +36,16 @@ export async function loadCsv(file: FileInput, limits: LoaderLimits): Promise<Lo
   const table = parsed.data;
   const kept = keepCompleteRows(file.name, text, table, parsed.errors, delimiter);
   if (kept.warning) warnings.push(kept.warning);
-  const [header, ...rows] = table.slice(0, kept.rows);
+  const complete = table.slice(0, kept.rows);
+  const captionRows = titleRows(complete);
+  const caption = complete
+    .slice(0, captionRows)
+    .map((row) => row.filter((cell) => cell.trim() !== "").join(" "))
+    .join(" ");
+  const [header, ...rows] = complete.slice(captionRows);
   if (!header || header.every((cell) => cell.trim() === ""))
     throw new DocqaError("empty_file", `${file.name} is empty`, { component: "ingestion" });
-  const ragged = rows.flatMap((row, index) => (row.length === header.length ? [] : [index + 2]));
+  const ragged = rows.flatMap((row, index) => (row.length === header.length ? [] : [index + 2 + captionRows]));
   if (ragged.length > 0) {
     throw new DocqaError(
       "csv_ragged_rows",
@@ -47,14 +54,18 @@ export async function loadCsv(file: FileInput, limits: LoaderLimits): Promise<Lo
     );
   }
   const names = columnNames(header);
-  const sections = rowSections(rows.map((row) => renderRow(names, row)));
-  if (sections.length === 0) sections.push({ text: `Columns: ${names.join("; ")}`, metadata: { rows: "1" }, preChunked: true });
+  const sections = rowSections(
+    rows.map((row) => renderRow(names, row)),
+    captionRows,
+  );
+  if (sections.length === 0)
+    sections.push({ text: `Columns: ${names.join("; ")}`, metadata: { rows: `${captionRows + 1}` }, preChunked: true });
   return {
     documents: [
       {
         idSuffix: "",
-        title: stripExtension(file.name),
-        metadata: { encoding, columns: header.length, rows: rows.length, delimiter },
+        title: caption === "" ? stripExtension(file.name) : `${stripExtension(file.name)}: ${caption}`,
+        metadata: { encoding, columns: header.length, rows: rows.length, delimiter, ...(caption === "" ? {} : { caption }) },
         sections,
       },
     ],
@@ -161,9 +172,31 @@ function lineOfRow(text: string, delimiter: string, rowIndex: number): number {
   return line;
 }
 
-/** One section per rendered row (row 2 onwards), numbered as in the file (the header is row 1); empty rows are skipped. */
-function rowSections(rendered: readonly string[]): LoadedSection[] {
-  return rendered.flatMap((line, index) => (line === "" ? [] : [{ text: line, metadata: { rows: `${index + 2}` }, preChunked: true }]));
+/**
+ * One section per rendered row, numbered as in the file (the header is row 1, after `captionRows`
+ * title rows); empty rows are skipped.
+ */
+function rowSections(rendered: readonly string[], captionRows: number): LoadedSection[] {
+  return rendered.flatMap((line, index) =>
+    line === "" ? [] : [{ text: line, metadata: { rows: `${index + 2 + captionRows}` }, preChunked: true }],
+  );
+}
+
+/**
+ * How many leading rows are a title above the header, not the header: rows of a table of two or
+ * more columns that fill at most one cell, followed by a row that fills more ("Stanley Cups,,"
+ * above "Team,Location,Stanley Cups"), as a spreadsheet's caption is exported to CSV. Their text
+ * becomes the table's caption (in its title and `metadata.caption`).
+ */
+function titleRows(table: readonly string[][]): number {
+  const filled = (row: readonly string[]) => row.filter((cell) => cell.trim() !== "").length;
+  let count = 0;
+  while (count < table.length - 1) {
+    const row = table[count] as string[];
+    if (row.length < 2 || filled(row) > 1 || filled(table[count + 1] as string[]) <= filled(row)) break;
+    count++;
+  }
+  return count;
 }
 
 /** The `.csv` loader, registered in `file-loaders.ts`. */

@@ -9,7 +9,7 @@ import { assertContentMatches, loaderOfName } from "./sniff-file-format.js";
 export type { LoadFileOptions } from "./loaded-file.js";
 
 /** Version of the loaders' output; part of a file's content hash, so a loader change re-ingests. */
-export const loaderVersion = "5";
+export const loaderVersion = "6";
 
 /**
  * Loads a file into documents with sections.
