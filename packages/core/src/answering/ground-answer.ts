@@ -237,7 +237,11 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
     );
   return {
     /** Whether `sentence` names something its cited sources lack (numbers: and the question). */
-    missing: (sentence: string): boolean => unmet(sentence, citedKeys(sentence)).length > 0,
+    missing(sentence: string): boolean {
+      // Keys outside the context are resolve-citations' to drop (and no_valid_citation's), not this rule's.
+      const keys = citedKeys(sentence).filter((key) => Object.hasOwn(context.sources, key));
+      return keys.length > 0 && unmet(sentence, keys).length > 0;
+    },
     /** The key of the context source that holds every name and number of `sentence` and supports it, if any. */
     holder(sentence: string, supports: (terms: ReadonlySet<string>) => boolean): string | undefined {
       for (const [key, source] of Object.entries(context.sources)) {
