@@ -173,17 +173,16 @@ export async function groundAnswer(
         cited = `${text.replace(/\s+$/, "")} ${formatCitation([support.unit.entry.key])}`;
         attached++;
       }
-      const missing = names.missing(cited);
-      if (missing) {
+      if (names.missing(cited)) {
         unsupportedNames++;
         const holder = names.holder(cited, (sourceTerms) => lexicalSupport(terms, sourceTerms, idf) >= minimumSupport);
         if (!holder) {
           dropped++;
           continue;
         }
-        cited = `${stripCitations(cited)
+        cited = stripCitations(cited)
           .replace(/\s+([.!?]?)$/, "$1")
-          .replace(/([.!?]?)$/, ` ${formatCitation([holder])}$1`)}`;
+          .replace(/([.!?]?)$/, ` ${formatCitation([holder])}$1`);
       }
       result.push(cited);
       kept.push(terms);
