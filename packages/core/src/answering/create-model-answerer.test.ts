@@ -182,6 +182,13 @@ describe("createModelAnswerer", () => {
     expect(generated.answer).toEqual(await extractiveAnswer());
   });
 
+  it("falls back to the extractive answer when a json_schema reply stops at the token limit (a model that looped)", async () => {
+    server.enqueueChat({ type: "output", text: '{"callout_answer": "Employees receive 25 25 25 25', finishReason: "length" });
+    const generated = await answerer("jsonSchema").answer(request);
+    expect([generated.mode, generated.fallbackReason]).toEqual(["extractive-fallback", "unparseable_output"]);
+    expect(generated.answer).toEqual(await extractiveAnswer());
+  });
+
   it("returns the spec's empty-context answer when the model says the sources do not answer", async () => {
     const abstention = { ...emptyContextAnswer(), keywords: ["pension"] };
     server.enqueueChat({ type: "output", text: JSON.stringify(abstention) });

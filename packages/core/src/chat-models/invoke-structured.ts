@@ -146,8 +146,9 @@ async function invokeWith(call: StructuredCall, method: StructuredOutputMethod):
       try {
         return await runnable.invoke(call.messages, { signal, callbacks });
       } catch (error) {
-        // The SDK parses `json_schema` replies itself and throws SyntaxError on invalid JSON.
-        if (error instanceof SyntaxError || (error as Error | undefined)?.name === "OutputParserException") {
+        // The SDK parses `json_schema` replies itself: SyntaxError on invalid JSON, and
+        // LengthFinishReasonError when the reply stopped at the token limit (a model that looped).
+        if (error instanceof SyntaxError || (error as Error | undefined)?.name === "OutputParserException" || stoppedAtLength(error)) {
           return { raw: undefined, parsed: undefined, parseError: (error as Error).message };
         }
         throw error;
@@ -158,6 +159,12 @@ async function invokeWith(call: StructuredCall, method: StructuredOutputMethod):
   const result = value as { raw?: unknown; parsed?: unknown; parseError?: string };
   const toolCalls = ((result.raw ?? {}) as { tool_calls?: unknown[] }).tool_calls?.length ?? 0;
   return { candidates: candidatesOf(result.parsed, result.raw, call.name), attempts, parseError: result.parseError, toolCalls };
+}
+
+/** Whether `error` is the OpenAI SDK's `LengthFinishReasonError` (a reply cut at `max_tokens`), by class name or message. */
+function stoppedAtLength(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return error.constructor.name === "LengthFinishReasonError" || /length limit was reached/.test(error.message);
 }
 
 /**

@@ -36,14 +36,15 @@ export interface WireTiming {
  * - `tool-call`: one tool call with these raw `arguments` (any string, even invalid JSON); the
  *   tool name defaults to the one the request forces with `tool_choice`, else its first tool;
  * - `output`: a tool call when the request forces a tool, else content; so one script serves
- *   every structured-output method;
+ *   every structured-output method; `finishReason: "length"` (here and on `content`) says the
+ *   reply stopped at the token limit, as a model that loops until `max_tokens` does;
  * - `error`: an HTTP error with an OpenAI error body (or `body` verbatim).
  */
 export type OpenAIChatScript = WireTiming &
   (
-    | { type: "content"; content: string }
+    | { type: "content"; content: string; finishReason?: "length" }
     | { type: "tool-call"; arguments: string; name?: string }
-    | { type: "output"; text: string }
+    | { type: "output"; text: string; finishReason?: "length" }
     | { type: "error"; status: number; message?: string; code?: string; body?: unknown }
   );
 
@@ -193,7 +194,7 @@ async function answerChat(
   const text = script.type === "content" ? script.content : script.type === "tool-call" ? script.arguments : script.text;
   const toolName = (script.type === "tool-call" ? script.name : undefined) ?? forcedTool ?? "extract";
   const toolCallId = `call_wire_${sequence}`;
-  const finishReason = asToolCall ? "tool_calls" : "stop";
+  const finishReason = ("finishReason" in script ? script.finishReason : undefined) ?? (asToolCall ? "tool_calls" : "stop");
   const usage = { prompt_tokens: 10, completion_tokens: countTokens(text), total_tokens: 10 + countTokens(text) };
 
   if (body.stream !== true) {
