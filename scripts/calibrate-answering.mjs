@@ -13,7 +13,9 @@
  *              wikitablequestions-150, the 75 tables that sort first (297 questions), and lookup
  *              questions generated from those tables (dump-features.mjs, lookupQuestions)
  *   reporting: squad-v2-dev-test (all 4,597; 1,500 sampled out of corpus), the other 75 tables
- *              (303 questions) and lookups generated from them. Report dumps are never given to the fit; their figures are printed.
+ *              (303 questions) and lookups generated from them, and the same lookups about an
+ *              attribute their table lacks (wtq-attributes-report: unanswerable, the abstention
+ *              recall there). Report dumps are never given to the fit; their figures are printed.
  *
  * Steps: builds the packages if needed; dumps features with scripts/calibration/dump-features.mjs
  * (docqa's own pipeline) into .calibration/<configuration>/; fits with
@@ -80,6 +82,7 @@ const dumps = [
   { set: "wtq-report", condition: "ooc", role: "report-ooc" },
   { set: "wtq-lookups-report", condition: "in", role: "report-in" },
   { set: "wtq-lookups-report", condition: "ooc", role: "report-ooc" },
+  { set: "wtq-attributes-report", condition: "in", role: "report-in" },
 ];
 
 const fitted = {};

@@ -15,6 +15,9 @@
  *   wtq-report          wikitablequestions-150, the other 75 (report half)
  *   wtq-lookups-calibration, wtq-lookups-report
  *                       lookup questions generated from the tables of each half (see lookupQuestions)
+ *   wtq-attributes-report
+ *                       the report half's generated lookups with an attribute the table lacks
+ *                       (report only: unanswerable questions about an entity the table holds)
  * Conditions:
  *   in    the question's own document is in the index
  *   ooc   out of corpus: SQuAD without the question's article; WTQ against another table (the
@@ -130,10 +133,14 @@ function lookupQuestions(half, seed) {
       .trim()
       .toLowerCase();
   const entities = [];
+  const attributes = [];
+  const headers = new Map();
   const questions = [];
   for (const tableFile of half) {
     const [header, ...rows] = tableRows(tableFile);
     if (!header || rows.length < 2) continue;
+    headers.set(tableFile, header.map(words));
+    for (const name of header) if (/[a-z]{3}/i.test(name)) attributes.push({ tableFile, attribute: words(name) });
     const entityColumn = header.findIndex((_, column) => {
       const values = rows.map((row) => (row[column] ?? "").trim());
       return values.every((value) => /[a-z]{3}/i.test(value)) && new Set(values).size === values.length;
@@ -159,11 +166,23 @@ function lookupQuestions(half, seed) {
       });
     });
   }
-  // Out of corpus: the entity of a row of another table.
+  // Out of corpus: the entity of a row of another table (the attribute is in the table, the entity
+  // is not). Unanswerable in corpus: an attribute of another table about this row's entity, whose
+  // words are in no column name of this table (the entity is in the table, the attribute is not:
+  // "What is the population of <an airline>?").
+  const wordsOf = (text) => new Set(text.split(" ").filter((word) => word.length > 2));
+  // A generator of its own, so that the other sets stay as they were before this one was added.
+  const attributeRandom = prng(seed + 2);
   for (const question of questions) {
     const others = entities.filter((entity) => entity.tableFile !== question.table_file);
     const other = others[Math.floor(random() * others.length)];
     question.oocQuestion = question.template(question.column, other.entity);
+    const own = new Set((headers.get(question.table_file) ?? []).flatMap((name) => [...wordsOf(name)]));
+    const foreign = attributes.filter(
+      (candidate) => candidate.tableFile !== question.table_file && ![...wordsOf(candidate.attribute)].some((word) => own.has(word)),
+    );
+    const attribute = foreign[Math.floor(attributeRandom() * foreign.length)];
+    if (attribute) question.unanswerableQuestion = question.template(attribute.attribute, question.entity);
   }
   return questions;
 }
@@ -285,24 +304,37 @@ try {
     const tables = [...new Set(all.map((question) => question.table_file))].sort();
     const half = values.set.endsWith("calibration") ? tables.slice(0, 75) : tables.slice(75);
     const inHalf = new Set(half);
+    const attributes = values.set.startsWith("wtq-attributes");
+    const lookups = values.set.startsWith("wtq-lookups") || attributes;
     const questions = sample(
-      values.set.startsWith("wtq-lookups") ? lookupQuestions(half, seed) : all.filter((question) => inHalf.has(question.table_file)),
+      lookups ? lookupQuestions(half, seed) : all.filter((question) => inHalf.has(question.table_file)),
       Number(values.sample ?? 0),
       seed,
     );
     const shift = Number(values["ooc-shift"]);
-    const lookups = values.set.startsWith("wtq-lookups");
     for (const asked of questions) {
-      const question = lookups && values.condition === "ooc" ? { ...asked, question: asked.oocQuestion } : asked;
-      const table =
-        values.condition === "in" || lookups ? question.table_file : half[(half.indexOf(question.table_file) + shift) % half.length];
-      const orgId = await ingestTable(table);
-      await ask(orgId, question);
-      appendFileSync(
-        values.out,
-        `${JSON.stringify(record(question, values.condition, values.condition === "in" ? question.answers : [], true))}\n`,
-      );
-      done++;
+      // wtq-attributes: a generated lookup's entity with an attribute the table lacks, in corpus
+      // (the entity's row is in the table) but unanswerable, as SQuAD 2.0's unanswerable questions are.
+      const variants = !lookups
+        ? [asked]
+        : attributes
+          ? asked.unanswerableQuestion
+            ? [{ ...asked, _id: `${asked._id}~attribute`, question: asked.unanswerableQuestion, answers: [] }]
+            : []
+          : values.condition === "ooc"
+            ? [{ ...asked, question: asked.oocQuestion }]
+            : [asked];
+      for (const question of variants) {
+        const table =
+          values.condition === "in" || lookups ? question.table_file : half[(half.indexOf(question.table_file) + shift) % half.length];
+        const orgId = await ingestTable(table);
+        await ask(orgId, question);
+        appendFileSync(
+          values.out,
+          `${JSON.stringify(record(question, values.condition, values.condition === "in" ? question.answers : [], true))}\n`,
+        );
+        done++;
+      }
     }
   }
 } finally {
