@@ -64,6 +64,14 @@ describe("rankEvidence", () => {
     expect(evidence.units[0]?.features.coverage).toBeGreaterThan(0);
   });
 
+  it("reads a question word that names a field as the field, not as the entity: another cell's value holding it states nothing", async () => {
+    const context = contextOf(
+      chunk("heroes-1", "name: Moth-Boy (Ann Vale); page_id: 4411; EYE: Green Eyes; HAIR: Red Hair; SEX: Female Characters", "heroes"),
+    );
+    const evidence = await rankEvidence("What colour are Moth-Boy's eyes?", context, { analyzer });
+    expect(evidence.units[0]?.cell?.key).toBe("EYE");
+  });
+
   it("never answers with a cell that only repeats the question", async () => {
     const context = contextOf(chunk("boats", "Yacht: Blue Heron; Skipper: Ann Lee; Time: 3:06:02", "regatta"));
     const evidence = await rankEvidence("Who was the skipper of Blue Heron?", context, { analyzer });

@@ -33,7 +33,7 @@ import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import { type FittedScorer, lexicalModels, modelsFor, predict, type UnitFeatures } from "./answer-model.js";
-import { type AnswerUnit, answerUnits, type RecordCell } from "./answer-units.js";
+import { type AnswerUnit, answerUnits, type RecordCell, type RecordRow } from "./answer-units.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
 import type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
 import {
@@ -178,6 +178,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   });
   const counted = countedNoun(question);
   const focusTerms = [...new Set(analyze((questionFocus(question) ?? []).join(" ")))];
+  /** Per row: the question terms that one of its keys matches (the fields the question names). */
+  const rowFieldTerms = new Map<RecordRow, Set<string>>();
   const evidenceUnits: EvidenceUnit[] = units.map((unit, index) => {
     const terms = ownTerms[index] as Set<string>;
     const passage = passages.get(unit.entry) as { terms: Set<string>; missing: number };
@@ -190,12 +192,19 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       const keyTerms = keyTermsOf(unit.cell.key, questionTerms, analyze);
       if (focusTerms.length > 0) focusKey = focusTerms.filter((term) => keyTerms.has(term)).length / focusTerms.length;
       // What a cell states as an answer: its field (key) of its entity (the row's other values, the record's name).
+      // A question word that names one of the row's fields refers to a field, not to the entity: another
+      // cell's value that contains it ("Hazel Eyes" for "eyes") does not state it for this cell.
       stated = new Set([...keyTerms, ...analyze(unit.row.name ?? "")]);
+      let fields = rowFieldTerms.get(unit.row);
+      if (!fields) {
+        fields = new Set(unit.row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
+        rowFieldTerms.set(unit.row, fields);
+      }
       const others = unit.row.cells.filter((cell) => cell !== unit.cell);
       let best = 0;
       for (const cell of others) {
         const valueTerms = analyze(cell.value);
-        for (const term of valueTerms) stated.add(term);
+        for (const term of valueTerms) if (!fields.has(term)) stated.add(term);
         // The entity: the row's other cell that the question names best.
         const cellCoverage = coverageOf(valueTerms);
         if (cellCoverage > best) [best, subject] = [cellCoverage, cell];
