@@ -72,6 +72,16 @@ describe("rankEvidence", () => {
     expect(evidence.units[0]?.cell?.key).toBe("EYE");
   });
 
+  it("matches a record key to a form of the question's verb that stemming does not join ('born' and `birth_date`)", async () => {
+    const context = contextOf(
+      chunk("poets-1", "name: Edna Marsh\nterm_start: 1921-06-01\nbirth_date: 1894-02-11\ndeath_date: 1950-10-19", "Edna Marsh (poets)"),
+    );
+    const born = await rankEvidence("When was Edna Marsh born?", context, { analyzer });
+    expect(born.units[0]?.cell?.key).toBe("birth_date");
+    const died = await rankEvidence("When did Edna Marsh die?", context, { analyzer });
+    expect(died.units[0]?.cell?.key).toBe("death_date");
+  });
+
   it("never answers with a cell that only repeats the question", async () => {
     const context = contextOf(chunk("boats", "Yacht: Blue Heron; Skipper: Ann Lee; Time: 3:06:02", "regatta"));
     const evidence = await rankEvidence("Who was the skipper of Blue Heron?", context, { analyzer });

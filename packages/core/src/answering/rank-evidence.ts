@@ -31,6 +31,7 @@ import type { Stage } from "../pipeline/stage.js";
 import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
+import { relatedForms } from "../text/related-forms.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import { type FittedScorer, lexicalModels, modelsFor, predict, type UnitFeatures } from "./answer-model.js";
 import { type AnswerUnit, answerUnits, type RecordCell, type RecordRow } from "./answer-units.js";
@@ -304,19 +305,37 @@ function ownText(unit: AnswerUnit): string {
 
 /**
  * The analysed terms of a column name or record key ({@link keyWords}), plus each question term
- * of four letters or more that one of them begins with or that begins one of them: a field is
- * named by a derived word more often than prose is (`discoverer` for "discovered", `startdate`
- * for "start"), and the Porter stemmer does not conflate agent nouns with their verbs.
+ * of four letters or more that one of them begins with or that begins one of them, or whose word
+ * has a related form that does ({@link relatedForms}: an irregular verb's base, a noun derived
+ * from the verb): a field is named by a derived word more often than prose is (`discoverer` for
+ * "discovered", `startdate` for "start", `birthday` for "born"), and the Porter stemmer does not
+ * conflate agent nouns with their verbs.
  */
 function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], analyze: (text: string) => string[]): Set<string> {
   const words = keyWords(key).toLowerCase();
   const terms = new Set(analyze(words));
   const pieces = [...terms, ...words.split(/\s+/)];
+  const matches = (term: string) =>
+    term.length >= minimumPrefixLength &&
+    pieces.some((piece) => piece.length >= minimumPrefixLength && (piece.startsWith(term) || term.startsWith(piece)));
+  const forms = relatedTermsOf(questionTerms, analyze);
   for (const { term } of questionTerms) {
-    if (term.length < minimumPrefixLength) continue;
-    if (pieces.some((piece) => piece.length >= minimumPrefixLength && (piece.startsWith(term) || term.startsWith(piece)))) terms.add(term);
+    if (terms.has(term)) continue;
+    // The word itself, or a form WordNet relates to it that stemming does not ("born" → "birth" in `birthday`).
+    if (matches(term) || (forms.get(term) ?? []).some((formTerm) => terms.has(formTerm) || matches(formTerm))) terms.add(term);
   }
   return terms;
+}
+
+/** Per question (its terms array): each term's related forms ({@link relatedForms}), analysed, computed once. */
+const relatedTermsCache = new WeakMap<readonly WeightedTerm[], Map<string, string[]>>();
+function relatedTermsOf(questionTerms: readonly WeightedTerm[], analyze: (text: string) => string[]): Map<string, string[]> {
+  let forms = relatedTermsCache.get(questionTerms);
+  if (!forms) {
+    forms = new Map(questionTerms.map(({ term, word }) => [term, relatedForms(word).flatMap((form) => analyze(form))]));
+    relatedTermsCache.set(questionTerms, forms);
+  }
+  return forms;
 }
 
 /** Shortest term that matches a key by prefix ({@link keyTermsOf}): four letters, below which prefixes are chance ("art" in "artist"). */
