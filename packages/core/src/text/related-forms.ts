@@ -6,6 +6,8 @@
  * related form pointers, in `related-forms.json`, built by
  * `scripts/lexicon/build-related-forms.mjs` (611 inflections, 3,900 verbs; only pairs whose stems
  * differ). A question's verb then names a record's field: "When was X born?" → `birthday`.
+ * WordNet 3.0 Copyright 2006 by Princeton University; its license is `packages/core/WORDNET-LICENSE`,
+ * shipped with the package.
  */
 import table from "./related-forms.json" with { type: "json" };
 
