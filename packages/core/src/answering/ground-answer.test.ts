@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { handbookContext, handbookQuestion } from "../testing/handbook-context.js";
+import { handbookContext, handbookQuestion, testChunk } from "../testing/handbook-context.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Answer } from "./answer.js";
 import { noInformationSentence } from "./answer.js";
@@ -17,6 +17,9 @@ const answer = (fields: Partial<Answer>): Answer => ({
   keywords: [],
   ...fields,
 });
+/** A context of one document's one chunk, as retrieval gives it. */
+const oneDocumentContext = (docId: string, text: string, title: string) =>
+  buildContext([{ chunk: testChunk(docId, title, text), score: 0.9 }], { maxDocChars: 4000, maxContextChars: 16000 });
 const ground = async (fields: Partial<Answer>, embedPassages?: (texts: string[]) => Promise<number[][]>) =>
   groundAnswer(answer(fields), context, await rankEvidence(handbookQuestion, context, { analyzer }), { analyzer, embedPassages });
 
@@ -53,31 +56,55 @@ describe("groundAnswer", () => {
   });
 
   it("finds a name of letters and digits that the passage writes apart, as extracted subscripts are (O\\n2)", async () => {
-    const chemistry = buildContext(
-      [
-        {
-          chunk: {
-            id: "oxygen::0",
-            docId: "oxygen",
-            chunkIndex: 0,
-            text: "Singlet oxygen is a name given to higher-energy species of molecular O\n2 in which all the electron spins are paired.",
-            title: "Oxygen",
-            source: "encyclopedia",
-            ownerId: "editor@example.org",
-            acl: "|user:_all_|",
-            metadata: { org_id: "org-1", doc_id: "oxygen", chunk_index: 0 },
-            contentHash: "hash-oxygen",
-          },
-          score: 0.9,
-        },
-      ],
-      { maxDocChars: 4000, maxContextChars: 16000 },
+    const chemistry = oneDocumentContext(
+      "oxygen",
+      "Singlet oxygen is a name given to higher-energy species of molecular O\n2 in which all the electron spins are paired.",
+      "Oxygen",
     );
     const question = "What is the name for a form of oxygen in which electrons are paired?";
     const evidence = await rankEvidence(question, chemistry, { analyzer });
     const callout = "Singlet oxygen is molecular O2 in which all electron spins are paired [Source: doc_1].";
     const outcome = await groundAnswer(answer({ callout_answer: callout }), chemistry, evidence, { analyzer, question });
     expect(outcome).toMatchObject({ unsupportedNames: 0, answer: { callout_answer: callout } });
+  });
+
+  it("supports a sentence about a record by its names, values and field names, not outweighed by a common verb the record lacks", async () => {
+    const records = oneDocumentContext(
+      "mayors",
+      "name: Ann Vale\ncity: Brackwater\nPartyAffiliation: Green Union\nterm_start: 1998-01-04\nterm_end: 2006-01-03\nShareWomenCouncil: 0.405",
+      "mayors.json",
+    );
+    const question = "Which party did Ann Vale belong to?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const outcome = await groundAnswer(
+      answer({ callout_answer: "Ann Vale belonged to the Green Union party affiliation." }),
+      records,
+      evidence,
+      { analyzer, question },
+    );
+    expect(outcome).toMatchObject({ attached: 1, dropped: 0 });
+    expect(outcome.answer.callout_answer).toBe("Ann Vale belonged to the Green Union party affiliation. [Source: doc_1]");
+    const share = await groundAnswer(answer({ callout_answer: "In Brackwater, women hold 40.5%." }), records, evidence, {
+      analyzer,
+      question,
+    });
+    expect(share).toMatchObject({ attached: 1, dropped: 0, unsupportedNames: 0 });
+  });
+
+  it("reads a number by its value: another format of a number the passage states is supported, another value is not", async () => {
+    const records = oneDocumentContext("tools", "name: Hedge Clipper\nprice: 18\nunits_sold: 12500\nreturn_rate: 0.031847", "tools.json");
+    const question = "What is the price of the Hedge Clipper?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const ground = (callout_answer: string) => groundAnswer(answer({ callout_answer }), records, evidence, { analyzer, question });
+    for (const callout of [
+      "The Hedge Clipper costs 18.00 [Source: doc_1].",
+      "The Hedge Clipper sold 12,500 units [Source: doc_1].",
+      "About 3.18% of Hedge Clippers are returned [Source: doc_1].",
+    ]) {
+      expect(await ground(callout)).toMatchObject({ unsupportedNames: 0, dropped: 0, answer: { callout_answer: callout } });
+    }
+    expect(await ground("The Hedge Clipper costs 18.50 [Source: doc_1].")).toMatchObject({ unsupportedNames: 1, dropped: 1 });
+    expect(await ground("The Hedge Clipper sold 12,000 units [Source: doc_1].")).toMatchObject({ unsupportedNames: 1, dropped: 1 });
   });
 
   it("accepts the question's own numbers and a number written as a word, not the question's names that the cited passage lacks", async () => {

@@ -9,8 +9,9 @@
  *    [Source: doc_1].") is dropped and its citation given to the sentence before it.
  * 3. Every sentence of the callout and every list item without a citation gets the citation of
  *    the context unit that best supports it, or is dropped. Support is alignment of the sentence
- *    to the unit: the idf-weighted share of the sentence's content terms that the unit (with its
- *    heading or row) states ({@link lexicalSupport}); lexical overlap and embedding similarity
+ *    to the unit: the weighted share of the sentence's content terms that the unit (with its
+ *    heading or row) states ({@link lexicalSupport}; a term weighs its idf over the units times its
+ *    word's background weight in general English, as in `rankEvidence`); lexical overlap and embedding similarity
  *    are the automatic attribution measures of Rashkin et al., 2023, "Measuring Attribution in
  *    Natural Language Generation Models", section 5. A sentence is supported when a unit states
  *    at least {@link minimumSupport} of it; among the units that do, an embedding model (when one
@@ -39,11 +40,13 @@
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { segmentSentences } from "../text/split-sentences.js";
+import { backgroundWeight } from "../text/word-frequency.js";
 import { type Answer, noInformationSentence, type Source } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
 import { constraintsOf } from "./question-cues.js";
 import type { Evidence, EvidenceUnit } from "./rank-evidence.js";
+import { keyWords } from "./rank-evidence.js";
 
 /**
  * Share of a sentence's content weight one context unit must state for the sentence to count as
@@ -131,6 +134,23 @@ export async function groundAnswer(
   if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0, unsupportedNames: 0 };
   const units = evidence.units.filter((unit) => Object.hasOwn(context.sources, unit.entry.key));
   const idf = inverseDocumentFrequencies(units, analyzer);
+  // Term weights as `rankEvidence` weighs a question's terms: idf over the units times the word's
+  // background weight in general English, so that a common word the passages do not use ("belonged")
+  // does not outweigh the names and values they state.
+  const wordOfTerm = new Map<string, string>();
+  const weight = (term: string) => idf(term) * backgroundWeight(wordOfTerm.get(term) ?? term);
+  const termsOfSentence = (text: string) => {
+    const terms = new Set<string>();
+    for (const word of stripCitations(text)
+      .toLowerCase()
+      .match(/[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
+      for (const term of analyzer.analyze(word)) {
+        if (!wordOfTerm.has(term)) wordOfTerm.set(term, word);
+        terms.add(term);
+      }
+    }
+    return terms;
+  };
   const names = nameCheck(context, analyzer, options.question ?? "");
   let attached = 0;
   let dropped = 0;
@@ -152,18 +172,21 @@ export async function groundAnswer(
     const pending = texts.filter((text) => text !== "");
     const vectors = await denseVectors(pending, units, options);
     for (const [index, text] of pending.entries()) {
-      const terms = new Set(analyzer.analyze(stripCitations(text)));
+      const terms = termsOfSentence(text);
       if (terms.size === 0 || repeats(terms) || isDecline(text)) {
         dropped++;
         continue;
       }
       let cited = text;
       if (citedKeys(text).length === 0) {
+        // Words align a sentence to a unit; its numbers are checked against the cited passage by
+        // value below (rule 4), as a percentage or a rounding the unit's own text does not hold.
+        const words = new Set([...terms].filter((term) => !/^\d/.test(term)));
         const support = bestSupport(
-          terms,
+          words.size > 0 ? words : terms,
           units,
           (unit) => unitTerms(unit, analyzer),
-          idf,
+          weight,
           vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
         );
         if (!support || support.value < minimumSupport) {
@@ -175,7 +198,7 @@ export async function groundAnswer(
       }
       if (names.missing(cited)) {
         unsupportedNames++;
-        const holder = names.holder(cited, (sourceTerms) => lexicalSupport(terms, sourceTerms, idf) >= minimumSupport);
+        const holder = names.holder(cited, (sourceTerms) => lexicalSupport(terms, sourceTerms, weight) >= minimumSupport);
         if (!holder) {
           dropped++;
           continue;
@@ -223,8 +246,24 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
     if (!terms) sourceTerms.set(key, (terms = new Set(analyze(`${source.title}\n${source.page_content}`))));
     return terms;
   };
+  const sourceNumbers = new Map<string, readonly number[]>();
+  const numbersOfSource = (key: string, source: Source) => {
+    let numbers = sourceNumbers.get(key);
+    if (!numbers) sourceNumbers.set(key, (numbers = numbersIn(`${source.title}\n${source.page_content}`).map(({ value }) => value)));
+    return numbers;
+  };
+  const questionNumbers = numbersIn(question).map(({ value }) => value);
   const unmet = (sentence: string, keys: readonly string[]) =>
-    constraintsOf(stripCitations(sentence), analyze).filter(
+    constraintsOf(
+      withoutStatedNumbers(stripCitations(sentence), [
+        ...questionNumbers,
+        ...keys.flatMap((key) => {
+          const source = context.sources[key];
+          return source === undefined ? [] : numbersOfSource(key, source);
+        }),
+      ]),
+      analyze,
+    ).filter(
       (constraint) =>
         !(constraint.kind === "number" && constraint.met(questionTerms, question)) &&
         !keys.some((key) => {
@@ -249,6 +288,39 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
       return undefined;
     },
   };
+}
+
+/** A number as text writes it: digits with thousands separators and a decimal part ("20,000", "18.00", "0.1018"). */
+const numberPattern = /(?<![\p{L}\p{N}.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\p{L}\p{N}])(\s*(?:%|percent\b))?/giu;
+
+/** The numbers of `text` with their values and the number of decimals they are written with. */
+function numbersIn(text: string): { index: number; length: number; value: number; decimals: number; percent: boolean }[] {
+  return [...text.matchAll(numberPattern)].map((match) => ({
+    index: match.index,
+    length: match[0].length,
+    value: Number(`${(match[1] ?? "").replaceAll(",", "")}${match[2] ?? ""}`),
+    decimals: (match[2]?.length ?? 1) - 1,
+    percent: match[3] !== undefined,
+  }));
+}
+
+/**
+ * `sentence` without the numbers that one of `stated` states by value, at the precision the
+ * sentence writes them: "18.00" and "18", "110,000" and "110000", "2.82" and 2.8163, and a
+ * percentage of a fraction ("10.19%" for 0.101851852); an integer only exactly ("18" is not 18.4). Formatting is no unsupported number; the rest is left to
+ * the names-and-numbers check.
+ */
+function withoutStatedNumbers(sentence: string, stated: readonly number[]): string {
+  let result = sentence;
+  for (const number of numbersIn(sentence).reverse()) {
+    // An integer states a value only exactly; decimals state it at their precision.
+    const round = (value: number) => (number.decimals === 0 ? value : Number(value.toFixed(number.decimals)));
+    const same = stated.some(
+      (value) => round(value) === number.value || (number.percent && value < 1 && round(value * 100) === number.value),
+    );
+    if (same) result = `${result.slice(0, number.index)}${result.slice(number.index + number.length)}`;
+  }
+  return result;
 }
 
 /**
@@ -286,11 +358,22 @@ function sentencesOf(text: string): string[] {
   return sentences;
 }
 
-/** Idf of every term over the units' local texts (BM25's idf, as `rankEvidence`). */
+/**
+ * Idf of every term over the context's passages (BM25's idf, with at least 20 passages' worth as in
+ * `rankEvidence`), a passage's terms being those of its units. Counted per passage, not per unit:
+ * every cell of a record carries its row's names and values, so counted per unit the record's own
+ * words would weigh least in the sentences that state them.
+ */
 function inverseDocumentFrequencies(units: readonly EvidenceUnit[], analyzer: Analyzer): (term: string) => number {
+  const passages = new Map<string, Set<string>>();
+  for (const unit of units) {
+    let terms = passages.get(unit.entry.key);
+    if (!terms) passages.set(unit.entry.key, (terms = new Set()));
+    for (const term of unitTerms(unit, analyzer)) terms.add(term);
+  }
   const frequencies = new Map<string, number>();
-  for (const unit of units) for (const term of unitTerms(unit, analyzer)) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-  const count = Math.max(units.length, 20);
+  for (const terms of passages.values()) for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+  const count = Math.max(passages.size, 20);
   return (term) => {
     const frequency = frequencies.get(term) ?? 0;
     return Math.log(1 + (count - frequency + 0.5) / (frequency + 0.5));
@@ -303,7 +386,8 @@ function unitTerms(unit: EvidenceUnit, analyzer: Analyzer): ReadonlySet<string> 
   let terms = termCache.get(unit);
   if (!terms) {
     const parts = [unit.text, unit.heading ?? "", unit.leadIn ?? ""];
-    if (unit.row) parts.push(unit.row.name ?? "", ...unit.row.cells.map((cell) => `${cell.key} ${cell.value}`));
+    // A field name's words as `rankEvidence` reads them (`ShareWomen` → "Share Women").
+    if (unit.row) parts.push(unit.row.name ?? "", ...unit.row.cells.map((cell) => `${keyWords(cell.key)} ${cell.value}`));
     terms = new Set(analyzer.analyze(parts.join(" ")));
     termCache.set(unit, terms);
   }
@@ -319,13 +403,13 @@ function bestSupport(
   terms: ReadonlySet<string>,
   units: readonly EvidenceUnit[],
   termsOf: (unit: EvidenceUnit) => ReadonlySet<string>,
-  idf: (term: string) => number,
+  weight: (term: string) => number,
   dense: { sentence: number[]; units: Map<EvidenceUnit, number[]> } | undefined,
 ): { unit: EvidenceUnit; value: number } | undefined {
   let best: { unit: EvidenceUnit; value: number; closeness: number } | undefined;
   for (const unit of units) {
     if (unit.kind === "heading") continue;
-    const value = lexicalSupport(terms, termsOf(unit), idf);
+    const value = lexicalSupport(terms, termsOf(unit), weight);
     const vector = dense?.units.get(unit);
     const closeness = dense && vector && value >= minimumSupport ? cosineSimilarity(dense.sentence, vector) : 0;
     if (!best || closeness > best.closeness || (closeness === best.closeness && value > best.value)) best = { unit, value, closeness };
@@ -333,14 +417,14 @@ function bestSupport(
   return best;
 }
 
-/** The idf-weighted share of `sentence`'s terms that `unit` holds. */
-export function lexicalSupport(sentence: ReadonlySet<string>, unit: ReadonlySet<string>, idf: (term: string) => number): number {
+/** The weighted share of `sentence`'s terms that `unit` holds (`weight`: a term's weight, such as its idf). */
+export function lexicalSupport(sentence: ReadonlySet<string>, unit: ReadonlySet<string>, weight: (term: string) => number): number {
   let total = 0;
   let held = 0;
   for (const term of sentence) {
-    const weight = idf(term);
-    total += weight;
-    if (unit.has(term)) held += weight;
+    const value = weight(term);
+    total += value;
+    if (unit.has(term)) held += value;
   }
   return total === 0 ? 0 : held / total;
 }

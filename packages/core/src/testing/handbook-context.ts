@@ -8,9 +8,9 @@ import type { ChunkRecord } from "../stores/chunk-record.js";
 /** The question the context answers. */
 export const handbookQuestion = "How many vacation days do employees get?";
 
-/** Builds the two-chunk handbook context. */
-export function handbookContext(): AnswerContext {
-  const chunk = (docId: string, title: string, text: string): ChunkRecord => ({
+/** A document's only chunk, readable by everyone of organisation `org-1`. */
+export function testChunk(docId: string, title: string, text: string): ChunkRecord {
+  return {
     id: `${docId}::0`,
     docId,
     chunkIndex: 0,
@@ -21,7 +21,12 @@ export function handbookContext(): AnswerContext {
     acl: "|user:_all_|",
     metadata: { org_id: "org-1", doc_id: docId, chunk_index: 0 },
     contentHash: `hash-${docId}`,
-  });
+  };
+}
+
+/** Builds the two-chunk handbook context. */
+export function handbookContext(): AnswerContext {
+  const chunk = testChunk;
   return buildContext(
     [
       {
