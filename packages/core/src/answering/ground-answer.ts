@@ -10,9 +10,9 @@
  * 3. Every sentence of the callout and every list item without a citation gets the citation of
  *    the context unit that best supports it, or is dropped. Support is alignment of the sentence
  *    to the unit: the weighted share of the sentence's content terms that the unit (with its
- *    heading or row) states ({@link lexicalSupport}; a term weighs its idf over the units times its
- *    word's background weight in general English, as in `rankEvidence`); lexical overlap and embedding similarity
- *    are the automatic attribution measures of Rashkin et al., 2023, "Measuring Attribution in
+ *    heading or row) states ({@link lexicalSupport}; a term weighs its idf over the context's
+ *    passages times its word's background weight in general English, as in `rankEvidence`);
+ *    lexical overlap and embedding similarity are the automatic attribution measures of Rashkin et al., 2023, "Measuring Attribution in
  *    Natural Language Generation Models", section 5. A sentence is supported when a unit states
  *    at least {@link minimumSupport} of it; among the units that do, an embedding model (when one
  *    is loaded) chooses the one whose passage vector is closest to the sentence's. Cosines are
@@ -134,9 +134,9 @@ export async function groundAnswer(
   if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0, unsupportedNames: 0 };
   const units = evidence.units.filter((unit) => Object.hasOwn(context.sources, unit.entry.key));
   const idf = inverseDocumentFrequencies(units, analyzer);
-  // Term weights as `rankEvidence` weighs a question's terms: idf over the units times the word's
-  // background weight in general English, so that a common word the passages do not use ("belonged")
-  // does not outweigh the names and values they state.
+  // Term weights as `rankEvidence` weighs a question's terms: idf (here over the context's passages)
+  // times the word's background weight in general English, so that a common word the passages do
+  // not use ("belonged") does not outweigh the names and values they state.
   const wordOfTerm = new Map<string, string>();
   const weight = (term: string) => idf(term) * backgroundWeight(wordOfTerm.get(term) ?? term);
   const termsOfSentence = (text: string) => {
@@ -307,8 +307,8 @@ function numbersIn(text: string): { index: number; length: number; value: number
 /**
  * `sentence` without the numbers that one of `stated` states by value, at the precision the
  * sentence writes them: "18.00" and "18", "110,000" and "110000", "2.82" and 2.8163, and a
- * percentage of a fraction ("10.19%" for 0.101851852); an integer only exactly ("18" is not 18.4). Formatting is no unsupported number; the rest is left to
- * the names-and-numbers check.
+ * percentage of a fraction ("10.19%" for 0.101851852); an integer only exactly ("18" is not
+ * 18.4). Formatting is no unsupported number; the rest is left to the names-and-numbers check.
  */
 function withoutStatedNumbers(sentence: string, stated: readonly number[]): string {
   let result = sentence;
