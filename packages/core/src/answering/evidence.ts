@@ -28,6 +28,12 @@ export interface EvidenceUnit extends AnswerUnit {
    * finished after Ausmaid?"), so it scores 0 and identifies the row or passage instead.
    */
   echo: boolean;
+  /**
+   * For a cell: how many of its key's terms the question does not mention ("accidents" in
+   * `fatal_accidents` for "How many fatalities…?"); 0 for other units. Breaks ties between cells
+   * of one row, which share every other feature: the field the question names most exactly wins.
+   */
+  keyUnmatched: number;
   /** P(the unit holds the answer) under the fitted model, in (0, 1). */
   score: number;
 }

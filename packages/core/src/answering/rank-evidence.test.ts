@@ -4,7 +4,7 @@ import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { FittedScorer } from "./answer-model.js";
 import { buildContext } from "./build-context.js";
-import { keyWords, rankEvidence } from "./rank-evidence.js";
+import { keyWords, keyYears, rankEvidence } from "./rank-evidence.js";
 
 const analyzer = createEnglishAnalyzer();
 
@@ -147,10 +147,45 @@ describe("rankEvidence", () => {
     expect(evidence.scorer).toBe("lexical");
   });
 
+  it("reads a field name's two-digit years as the years a question spells out, and prefers the field it names exactly", async () => {
+    const context = contextOf(
+      chunk(
+        "harbours-1",
+        "port: Kestrel Bay; ships_lost_88_97: 12; crew_lost_88_97: 140; ships_lost_03_12: 3; crew_lost_03_12: 41",
+        "harbours",
+      ),
+      chunk(
+        "harbours-2",
+        "port: Gull Point; ships_lost_88_97: 7; crew_lost_88_97: 65; ships_lost_03_12: 1; crew_lost_03_12: 9",
+        "harbours",
+      ),
+    );
+    const between = await rankEvidence("How many ships did Kestrel Bay lose between 2003 and 2012?", context, { analyzer });
+    expect(between.units[0]?.cell).toEqual({ key: "ships_lost_03_12", value: "3" });
+    expect(between.units[0]?.features.constraintsMissing).toBe(0);
+    const earlier = await rankEvidence("How many crew were lost at Gull Point from 1988 to 1997?", context, { analyzer });
+    expect(earlier.units[0]?.cell).toEqual({ key: "crew_lost_88_97", value: "65" });
+  });
+
+  it("among the cells of one row, prefers the field whose name the question covers", async () => {
+    const context = contextOf(chunk("teams-1", "team: Otters; goal_attempts: 310; goals: 41; goals_conceded: 29", "teams"));
+    const evidence = await rankEvidence("How many goals did the Otters score?", context, { analyzer });
+    expect(evidence.units[0]?.cell).toEqual({ key: "goals", value: "41" });
+  });
+
   it("gives an empty context no units", async () => {
     const evidence = await rankEvidence("Anything?", contextOf(), { analyzer });
     expect(evidence.units).toEqual([]);
     expect(evidence.passageCoverage).toBe(0);
+  });
+});
+
+describe("keyYears", () => {
+  it("reads standalone two-digit numbers of a key by the POSIX %y pivot, and nothing else", () => {
+    expect(keyYears("fatalities 00 14")).toEqual(["2000", "2014"]);
+    expect(keyYears("incidents 85 99")).toEqual(["1985", "1999"]);
+    expect(keyYears("sales 68 69")).toEqual(["2068", "1969"]);
+    expect(keyYears("top 100 q3 fy19 2014")).toEqual([]);
   });
 });
 

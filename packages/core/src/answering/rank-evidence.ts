@@ -188,8 +188,10 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     let focusKey = 0;
     let subject: RecordCell | undefined;
     let answerPart = unit.text;
+    let keyUnmatched = 0;
     if (unit.kind === "cell" && unit.row && unit.cell) {
       answerPart = unit.cell.value;
+      keyUnmatched = analyze(keyWords(unit.cell.key)).filter((term) => !questionTermSet.has(term)).length;
       const keyTerms = keyTermsOf(unit.cell.key, questionTerms, analyze);
       if (focusTerms.length > 0) focusKey = focusTerms.filter((term) => keyTerms.has(term)).length / focusTerms.length;
       // What a cell states as an answer: its field (key) of its entity (the row's other values, the record's name).
@@ -247,7 +249,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       samePolarity: questionNegated && negated ? 1 : 0,
       dense: 0,
     };
-    return { ...unit, terms, features, dense: null, subject, negated, echo, score: 0 };
+    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, score: 0 };
   });
 
   const lexical = options.scorer ?? lexicalModels.scorer;
@@ -265,7 +267,10 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       for (const unit of evidenceUnits) unit.score = scoreOf(scorer, unit);
     }
   }
-  evidenceUnits.sort((left, right) => right.score - left.score || left.rank - right.rank || left.position - right.position);
+  evidenceUnits.sort(
+    (left, right) =>
+      right.score - left.score || left.rank - right.rank || left.keyUnmatched - right.keyUnmatched || left.position - right.position,
+  );
   const best = evidenceUnits[0];
   const statement = best !== undefined && best.kind === "sentence" && best.features.coverage >= 0.5;
   return {
@@ -297,7 +302,7 @@ function collectUnits(context: AnswerContext): AnswerUnit[] {
 
 /** The text whose terms are a unit's own: a cell's key words and value, a command with its heading and lead-in, otherwise its text. */
 function ownText(unit: AnswerUnit): string {
-  if (unit.kind === "cell" && unit.cell) return `${keyWords(unit.cell.key)} ${unit.cell.value}`;
+  if (unit.kind === "cell" && unit.cell) return `${keyTermText(unit.cell.key)} ${unit.cell.value}`;
   // A command states its task in its section's heading and its lead-in ("Updating Rust", "To update, run:"), rarely in itself.
   if (unit.kind === "command") return `${unit.heading ?? ""} ${unit.leadIn ?? ""} ${unit.text}`;
   return unit.text;
@@ -313,7 +318,7 @@ function ownText(unit: AnswerUnit): string {
  */
 function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], analyze: (text: string) => string[]): Set<string> {
   const words = keyWords(key).toLowerCase();
-  const terms = new Set(analyze(words));
+  const terms = new Set(analyze(keyTermText(key)));
   const pieces = [...terms, ...words.split(/\s+/)];
   const matches = (term: string) =>
     term.length >= minimumPrefixLength &&
@@ -351,6 +356,37 @@ export function keyWords(key: string): string {
     .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
     .replace(/[_.\-/]+/g, " ");
+}
+
+/** The text whose terms a key states: its words ({@link keyWords}) and the years they abbreviate ({@link keyYears}). */
+function keyTermText(key: string): string {
+  const words = keyWords(key);
+  return [words, ...keyYears(words)].join(" ");
+}
+
+/** Two-digit numbers that stand alone among a key's words. */
+const twoDigitWord = /(?<![\p{L}\p{N}])\d{2}(?![\p{L}\p{N}])/gu;
+/**
+ * POSIX `strptime` `%y`: two-digit years 69–99 are 1969–1999, 00–68 are 2000–2068 (The Open Group
+ * Base Specifications, strptime).
+ */
+const twoDigitYearPivot = 69;
+
+/**
+ * The four-digit years that a key's standalone two-digit numbers abbreviate, read by the POSIX
+ * `%y` pivot ({@link twoDigitYearPivot}): field names shorten years ("incidents_85_99",
+ * "sales 03"), questions spell them out ("between 1985 and 1999"). Only keys are read this way: a
+ * cell's "14" is a value, not a year.
+ *
+ * @param words - the key's words ({@link keyWords}).
+ * @example
+ * keyYears("fatalities 00 14"); // ["2000", "2014"]
+ */
+export function keyYears(words: string): string[] {
+  return [...words.matchAll(twoDigitWord)].map(([digits]) => {
+    const value = Number(digits);
+    return String(value >= twoDigitYearPivot ? 1900 + value : 2000 + value);
+  });
 }
 
 /** The specific information `passage` shares with the question ({@link Evidence.passageSpecificity}). */
