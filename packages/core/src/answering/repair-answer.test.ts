@@ -31,6 +31,17 @@ describe("repairAnswer", () => {
     });
   });
 
+  it("keeps fenced code inside the answer's strings, bare or in a fenced reply", () => {
+    const withCode: Answer = { ...answer, callout_answer: "Build it:\n```console\n$ cargo build --release\n```\n[Source: doc_1]" };
+    const text = JSON.stringify(withCode);
+    expect(repairAnswer(text)).toEqual({ ok: true, answer: withCode, repairs: [] });
+    expect(repairAnswer(`\`\`\`json\n${JSON.stringify(withCode, null, 2)}\n\`\`\``)).toEqual({
+      ok: true,
+      answer: withCode,
+      repairs: ["embedded_object"],
+    });
+  });
+
   it("extracts one object from surrounding prose", () => {
     expect(repairAnswer(`The answer is ${json} as requested.`)).toEqual({ ok: true, answer, repairs: ["embedded_object"] });
   });

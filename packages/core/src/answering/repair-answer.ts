@@ -105,14 +105,19 @@ function decodeObject(output: unknown, note: (repair: AnswerRepair) => void): De
             detail: `the model returned a ${Array.isArray(value) ? "list" : typeof value}, not an object`,
           };
     }
-    let text = value.replace(/^\uFEFF/, "").trim();
+    const text = value.replace(/^\uFEFF/, "").trim();
     if (text === "") return { ok: false, reason: "empty_output", detail: "the model returned empty text" };
-    const fenced = fencePattern.exec(text);
+    // JSON first: an answer's strings may hold fenced code themselves ("Run:\n```console\n$ cargo build\n```"),
+    // then JSON inside a fence.
+    let parsed = parseJson(text);
+    const fenced = parsed.ok ? null : fencePattern.exec(text);
     if (fenced) {
-      text = (fenced[1] ?? "").trim();
-      note("markdown_fence");
+      const inner = parseJson((fenced[1] ?? "").trim());
+      if (inner.ok) {
+        note("markdown_fence");
+        parsed = inner;
+      }
     }
-    const parsed = parseJson(text);
     if (parsed.ok) {
       if (typeof parsed.value === "string") note("json_string");
       value = parsed.value;
