@@ -173,6 +173,16 @@ describe("rankEvidence", () => {
     expect(evidence.units[0]?.cell).toEqual({ key: "goals", value: "41" });
   });
 
+  it("reads a sentence made only of the question's words, its question words included, as an echo", async () => {
+    const context = contextOf(
+      chunk("hymns", "Could you tell me where the river goes? That line opens hymn number 212 of the Harbour Hymnal.", "hymns"),
+    );
+    const evidence = await rankEvidence('Which hymn opens with "Could you tell me where the river goes?"', context, { analyzer });
+    const echo = evidence.units.find((unit) => unit.text.startsWith("Could you"));
+    expect(echo?.echo).toBe(true);
+    expect(evidence.units[0]?.text).toContain("212");
+  });
+
   it("gives an empty context no units", async () => {
     const evidence = await rankEvidence("Anything?", contextOf(), { analyzer });
     expect(evidence.units).toEqual([]);

@@ -125,6 +125,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   });
   questionTerms.sort((left, right) => right.weight - left.weight);
   const questionTermSet = new Set(questionTerms.map(({ term }) => term));
+  /** Every analysed word of the question, its question stop words ("shall", "which") included: what an echo may hold. */
+  const questionWordSet = new Set([...questionTermSet, ...analyze(question)]);
   const totalWeight = questionTerms.reduce((sum, { weight }) => sum + weight, 0);
   const heaviestMissing = (terms: ReadonlySet<string>) => {
     if (totalWeight === 0) return 0;
@@ -220,7 +222,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     for (const term of analyze(unit.heading ?? "")) local.add(term);
     const answerTerms = analyze(answerPart);
     // A command names its task ("rustup update" for "How do I update with rustup?"): it is no echo.
-    const echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionTermSet.has(term));
+    const echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionWordSet.has(term));
     const offered =
       unit.kind === "command"
         ? procedure
