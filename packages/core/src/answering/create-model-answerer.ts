@@ -217,6 +217,13 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
         // The model read the context and wrote nothing it supports: its own sign that the context
         // does not answer (an out-of-corpus question, or SQuAD 2.0's unanswerable ones, which a
         // small model answers with an entity of another passage). Abstain rather than guess.
+        logger.debug("model answer unsupported by the context", {
+          component: name,
+          model: modelName,
+          callout: answer.callout_answer,
+          dropped: grounded.dropped,
+          unsupportedNames: grounded.unsupportedNames,
+        });
         return {
           ...base(emptyContextAnswer(), output.attempts, outcome.repairs, true, "not_answerable", {
             attached: grounded.attached,

@@ -118,6 +118,46 @@ describe("groundAnswer", () => {
     expect(name.answer.callout_answer).toBe("");
   });
 
+  it("excuses the question's lesser names a passage writes otherwise when it names the question's subject", async () => {
+    const records = oneDocumentContext("towns", "name: Kettlewick\nname_pt: Chaleira Velha\ncounty: Westmere", "towns.json");
+    const question = "What is Kettlewick's Portuguese name?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const ground = (callout_answer: string, asked = question) =>
+      groundAnswer(answer({ callout_answer }), records, evidence, { analyzer, question: asked });
+    const kept = await ground("Kettlewick's Portuguese name is Chaleira Velha [Source: doc_1].");
+    expect(kept).toMatchObject({ unsupportedNames: 0, dropped: 0 });
+    const otherSubject = await ground(
+      "Hollowmere's Portuguese name is Chaleira Velha [Source: doc_1].",
+      "What is Hollowmere's Portuguese name?",
+    );
+    expect(otherSubject).toMatchObject({ unsupportedNames: 1, dropped: 1 });
+  });
+
+  it("does not ask a passage to hold the words a sentence repeats from the question, only what it adds", async () => {
+    const records = oneDocumentContext("towns", "name: Kettlewick\nname_pt: Chaleira Velha\ncounty: Westmere", "towns.json");
+    const question = "In the town register data, what is Kettlewick's Portuguese name?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const ground = (callout_answer: string) => groundAnswer(answer({ callout_answer }), records, evidence, { analyzer, question });
+    const framed = await ground("In the town register data, the Portuguese name of Kettlewick is Chaleira Velha.");
+    expect(framed).toMatchObject({ attached: 1, dropped: 0 });
+    expect(framed.answer.callout_answer).toBe(
+      "In the town register data, the Portuguese name of Kettlewick is Chaleira Velha. [Source: doc_1]",
+    );
+    expect(await ground("In the town register data, the Portuguese name of Kettlewick is Vila Nova.")).toMatchObject({
+      attached: 0,
+      dropped: 1,
+    });
+  });
+
+  it("reads a record's ISO date as the date an answer spells out, month by name", async () => {
+    const records = oneDocumentContext("people", "name: Ada Quill\nbirthday: 1951-07-14\ncity: Brackwater", "people.json");
+    const question = "When was Ada Quill born?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const ground = (callout_answer: string) => groundAnswer(answer({ callout_answer }), records, evidence, { analyzer, question });
+    expect(await ground("Ada Quill was born on July 14, 1951.")).toMatchObject({ attached: 1, dropped: 0 });
+    expect(await ground("Ada Quill was born on June 14, 1951.")).toMatchObject({ attached: 0, dropped: 1 });
+  });
+
   it("moves a leading citation behind its statement and gives a pointer sentence's citation to the sentence before it", async () => {
     const leading = await ground({ callout_answer: "According to [Source: doc_1], employees receive 25 vacation days per year." });
     expect(leading.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");

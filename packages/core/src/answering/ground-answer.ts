@@ -12,6 +12,10 @@
  *    to the unit: the weighted share of the sentence's content terms that the unit (with its
  *    heading or row) states ({@link lexicalSupport}; a term weighs its idf over the context's
  *    passages times its word's background weight in general English, as in `rankEvidence`);
+ *    words the sentence repeats from the question count when the unit holds them and are excused
+ *    when it does not (they frame the question, they are not the model's claims), and the words it
+ *    adds to the question must reach that share on their own. A record's ISO dates state their
+ *    month's name ("1940-03-26" for "March 26, 1940"; day and year are compared by value in rule 4);
  *    lexical overlap and embedding similarity are the automatic attribution measures of Rashkin et al., 2023, "Measuring Attribution in
  *    Natural Language Generation Models", section 5. A sentence is supported when a unit states
  *    at least {@link minimumSupport} of it; among the units that do, an embedding model (when one
@@ -25,7 +29,10 @@
  *    section 2; the names and numbers are those `questionConstraints` reads, matched by its rules,
  *    so "five" meets "5" and "Indian" meets "India"). The question's names are no exception: a
  *    passage that does not name the question's subject cannot state a fact about it ("Thomas
- *    Jefferson was born on 26 June 1968", citing a footballer's biography); the question's numbers
+ *    Jefferson was born on 26 June 1968", citing a footballer's biography). The subject is the
+ *    question's name least frequent in general English; a passage that holds it is excused the
+ *    question's other names, which a record may write otherwise ("Japanese" of `name_jp_romaji`
+ *    for "What is Squirtle's Japanese name?"). The question's numbers
  *    are, since tables abbreviate them in their headers ("00_14" for 2000 to 2014). Such a sentence
  *    cites instead the context passage that holds all of them and at least {@link minimumSupport}
  *    of its content, or is dropped. Small models copy an entity from a neighbouring passage into an
@@ -44,7 +51,7 @@ import { backgroundWeight } from "../text/word-frequency.js";
 import { type Answer, noInformationSentence, type Source } from "./answer.js";
 import type { AnswerContext } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
-import { constraintsOf } from "./question-cues.js";
+import { constraintsOf, type QuestionConstraint } from "./question-cues.js";
 import type { Evidence, EvidenceUnit } from "./rank-evidence.js";
 import { keyWords } from "./rank-evidence.js";
 
@@ -152,6 +159,7 @@ export async function groundAnswer(
     return terms;
   };
   const names = nameCheck(context, analyzer, options.question ?? "");
+  const questionTerms = new Set(analyzer.analyze(options.question ?? ""));
   let attached = 0;
   let dropped = 0;
   let unsupportedNames = 0;
@@ -188,6 +196,7 @@ export async function groundAnswer(
           (unit) => unitTerms(unit, analyzer),
           weight,
           vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
+          questionTerms,
         );
         if (!support || support.value < minimumSupport) {
           dropped++;
@@ -243,7 +252,10 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
   const sourceTerms = new Map<string, ReadonlySet<string>>();
   const termsOf = (key: string, source: Source) => {
     let terms = sourceTerms.get(key);
-    if (!terms) sourceTerms.set(key, (terms = new Set(analyze(`${source.title}\n${source.page_content}`))));
+    if (!terms) {
+      const text = `${source.title}\n${source.page_content}`;
+      sourceTerms.set(key, (terms = new Set(analyze([text, ...monthsOfIsoDates(text)].join(" ")))));
+    }
     return terms;
   };
   const sourceNumbers = new Map<string, readonly number[]>();
@@ -253,6 +265,22 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
     return numbers;
   };
   const questionNumbers = numbersIn(question).map(({ value }) => value);
+  // The question's subject: its name least frequent in general English ("Squirtle" before
+  // "Japanese"). A passage that names it states facts about it; the question's other names
+  // ("Japanese" of `name_jp_romaji`) may be written otherwise there.
+  const questionNames = constraintsOf(question, analyze).filter((constraint) => constraint.kind === "name");
+  const questionNameWords = new Set(questionNames.map((constraint) => constraint.word));
+  const subject = questionNames.reduce<(typeof questionNames)[number] | undefined>(
+    (best, constraint) => (best === undefined || backgroundWeight(constraint.word) > backgroundWeight(best.word) ? constraint : best),
+    undefined,
+  );
+  const holds = (constraint: QuestionConstraint, keys: readonly string[]) =>
+    keys.some((key) => {
+      const source = context.sources[key];
+      if (source === undefined) return false;
+      const text = `${source.title}\n${source.page_content}`;
+      return constraint.met(termsOf(key, source), text) || writtenApart(constraint.word, text);
+    });
   const unmet = (sentence: string, keys: readonly string[]) =>
     constraintsOf(
       withoutStatedNumbers(stripCitations(sentence), [
@@ -266,12 +294,8 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
     ).filter(
       (constraint) =>
         !(constraint.kind === "number" && constraint.met(questionTerms, question)) &&
-        !keys.some((key) => {
-          const source = context.sources[key];
-          if (source === undefined) return false;
-          const text = `${source.title}\n${source.page_content}`;
-          return constraint.met(termsOf(key, source), text) || writtenApart(constraint.word, text);
-        }),
+        !(constraint.kind === "name" && questionNameWords.has(constraint.word) && subject !== undefined && holds(subject, keys)) &&
+        !holds(constraint, keys),
     );
   return {
     /** Whether `sentence` names something its cited sources lack (numbers: and the question). */
@@ -380,6 +404,20 @@ function inverseDocumentFrequencies(units: readonly EvidenceUnit[], analyzer: An
   };
 }
 
+/** Month names, January first (an ISO 8601 date's month 01–12). */
+const monthNames = "january february march april may june july august september october november december".split(" ");
+/** A calendar date as ISO 8601 writes it (`1940-03-26`), as records and tables store dates. */
+const isoDate = /(?<![\p{L}\p{N}])\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?![\p{L}\p{N}])/gu;
+
+/**
+ * The month names of the ISO 8601 dates in `text` ("1940-03-26" → "march"): an answer writes the
+ * date a record stores as `1940-03-26` as "March 26, 1940", whose day and year rule 4 compares by
+ * value; the month's name is what the words must find.
+ */
+export function monthsOfIsoDates(text: string): string[] {
+  return [...text.matchAll(isoDate)].map((match) => monthNames[Number(match[1]) - 1] as string);
+}
+
 const termCache = new WeakMap<EvidenceUnit, ReadonlySet<string>>();
 /** A unit's terms with its heading's and, for a cell, its row's. */
 function unitTerms(unit: EvidenceUnit, analyzer: Analyzer): ReadonlySet<string> {
@@ -388,7 +426,8 @@ function unitTerms(unit: EvidenceUnit, analyzer: Analyzer): ReadonlySet<string> 
     const parts = [unit.text, unit.heading ?? "", unit.leadIn ?? ""];
     // A field name's words as `rankEvidence` reads them (`ShareWomen` → "Share Women").
     if (unit.row) parts.push(unit.row.name ?? "", ...unit.row.cells.map((cell) => `${keyWords(cell.key)} ${cell.value}`));
-    terms = new Set(analyzer.analyze(parts.join(" ")));
+    const text = parts.join(" ");
+    terms = new Set(analyzer.analyze([text, ...monthsOfIsoDates(text)].join(" ")));
     termCache.set(unit, terms);
   }
   return terms;
@@ -405,11 +444,20 @@ function bestSupport(
   termsOf: (unit: EvidenceUnit) => ReadonlySet<string>,
   weight: (term: string) => number,
   dense: { sentence: number[]; units: Map<EvidenceUnit, number[]> } | undefined,
+  question: ReadonlySet<string> = new Set(),
 ): { unit: EvidenceUnit; value: number } | undefined {
   let best: { unit: EvidenceUnit; value: number; closeness: number } | undefined;
+  // What the sentence adds to the question: it must be stated by the unit on its own.
+  const novel = new Set([...terms].filter((term) => !question.has(term)));
   for (const unit of units) {
     if (unit.kind === "heading") continue;
-    const value = lexicalSupport(terms, termsOf(unit), weight);
+    const unitTermSet = termsOf(unit);
+    // Words the sentence repeats from the question are the question's framing, not the model's
+    // claims ("…in the Marvel wikia data is Blond Hair"): they count when the unit holds them and
+    // are excused when it does not.
+    const claimed = new Set([...terms].filter((term) => unitTermSet.has(term) || !question.has(term)));
+    const whole = lexicalSupport(claimed, unitTermSet, weight);
+    const value = novel.size > 0 ? Math.min(whole, lexicalSupport(novel, unitTermSet, weight)) : whole;
     const vector = dense?.units.get(unit);
     const closeness = dense && vector && value >= minimumSupport ? cosineSimilarity(dense.sentence, vector) : 0;
     if (!best || closeness > best.closeness || (closeness === best.closeness && value > best.value)) best = { unit, value, closeness };
