@@ -30,9 +30,10 @@
  *    so "five" meets "5" and "Indian" meets "India"). The question's names are no exception: a
  *    passage that does not name the question's subject cannot state a fact about it ("Thomas
  *    Jefferson was born on 26 June 1968", citing a footballer's biography). The subject is the
- *    question's name least frequent in general English; a passage that holds it is excused the
- *    question's other names, which a record may write otherwise ("Japanese" of `name_jp_romaji`
- *    for "What is Squirtle's Japanese name?"). The question's numbers
+ *    question's name least frequent in general English; a record (a passage read as fields) that
+ *    holds it is excused the question's other names, which its field names may write otherwise
+ *    ("Japanese" of `name_jp_romaji` for "What is Squirtle's Japanese name?"); prose is not, as a
+ *    swapped qualifier there is the trace of a question the passage does not answer. The question's numbers
  *    are, since tables abbreviate them in their headers ("00_14" for 2000 to 2014). Such a sentence
  *    cites instead the context passage that holds all of them and at least {@link minimumSupport}
  *    of its content, or is dropped. Small models copy an entity from a neighbouring passage into an
@@ -158,7 +159,8 @@ export async function groundAnswer(
     }
     return terms;
   };
-  const names = nameCheck(context, analyzer, options.question ?? "");
+  const records = new Set(units.filter((unit) => unit.kind === "cell").map((unit) => unit.entry.key));
+  const names = nameCheck(context, analyzer, options.question ?? "", records);
   const questionTerms = new Set(analyzer.analyze(options.question ?? ""));
   let attached = 0;
   let dropped = 0;
@@ -246,7 +248,7 @@ export async function groundAnswer(
  * Rule 4: the names of a sentence ({@link constraintsOf}) that the sources it cites lack, and its
  * numbers that those sources and the question lack; and the context source that holds them all.
  */
-function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string) {
+function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string, records: ReadonlySet<string>) {
   const analyze = (text: string) => analyzer.analyze(text);
   const questionTerms = new Set(analyze(question));
   const sourceTerms = new Map<string, ReadonlySet<string>>();
@@ -294,7 +296,13 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string)
     ).filter(
       (constraint) =>
         !(constraint.kind === "number" && constraint.met(questionTerms, question)) &&
-        !(constraint.kind === "name" && questionNameWords.has(constraint.word) && subject !== undefined && holds(subject, keys)) &&
+        !(
+          constraint.kind === "name" &&
+          questionNameWords.has(constraint.word) &&
+          subject !== undefined &&
+          keys.some((key) => records.has(key)) &&
+          holds(subject, keys)
+        ) &&
         !holds(constraint, keys),
     );
   return {
