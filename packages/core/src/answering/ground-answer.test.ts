@@ -147,6 +147,16 @@ describe("groundAnswer", () => {
       attached: 0,
       dropped: 1,
     });
+    const plan = oneDocumentContext(
+      "plan",
+      "In May the council issued the Harbour Strategy, built on four pillars. Each has a budget.",
+      "plan.pdf",
+    );
+    const asked = "How many pillars does the Harbour Strategy have?";
+    const planEvidence = await rankEvidence(asked, plan, { analyzer });
+    const counted = (callout_answer: string) => groundAnswer(answer({ callout_answer }), plan, planEvidence, { analyzer, question: asked });
+    expect(await counted("The Harbour Strategy has four pillars.")).toMatchObject({ attached: 1, dropped: 0 });
+    expect(await counted("The Harbour Strategy has six pillars.")).toMatchObject({ dropped: 1 });
   });
 
   it("reads a record's ISO date as the date an answer spells out, month by name", async () => {

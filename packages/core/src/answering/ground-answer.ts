@@ -47,6 +47,7 @@
  */
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import type { Analyzer } from "../text/analyzer.js";
+import { questionStopWords } from "../text/english-stop-words.js";
 import { segmentSentences } from "../text/split-sentences.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import { type Answer, noInformationSentence, type Source } from "./answer.js";
@@ -198,7 +199,8 @@ export async function groundAnswer(
           (unit) => unitTerms(unit, analyzer),
           weight,
           vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
-          questionTerms,
+          // The question's words and function words ("has", "does") frame a sentence; they claim nothing.
+          new Set([...questionTerms, ...[...terms].filter((term) => questionStopWords.has(wordOfTerm.get(term) ?? term))]),
         );
         if (!support || support.value < minimumSupport) {
           dropped++;
