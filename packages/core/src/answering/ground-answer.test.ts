@@ -157,6 +157,15 @@ describe("groundAnswer", () => {
     const counted = (callout_answer: string) => groundAnswer(answer({ callout_answer }), plan, planEvidence, { analyzer, question: asked });
     expect(await counted("The Harbour Strategy has four pillars.")).toMatchObject({ attached: 1, dropped: 0 });
     expect(await counted("The Harbour Strategy has six pillars.")).toMatchObject({ dropped: 1 });
+    const founded = oneDocumentContext("towns", "name: Kettlewick\ncounty: Westmere\nfounded: 1821", "towns.json");
+    const residents = "How many residents does Kettlewick have?";
+    const foundedEvidence = await rankEvidence(residents, founded, { analyzer });
+    expect(
+      await groundAnswer(answer({ callout_answer: "Kettlewick has 1821 residents." }), founded, foundedEvidence, {
+        analyzer,
+        question: residents,
+      }),
+    ).toMatchObject({ attached: 0, dropped: 1 });
   });
 
   it("reads a record's ISO date as the date an answer spells out, month by name", async () => {

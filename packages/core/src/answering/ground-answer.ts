@@ -465,7 +465,9 @@ function bestSupport(
     // Words the sentence repeats from the question are the question's framing, not the model's
     // claims ("…in the Marvel wikia data is Blond Hair"): they count when the unit holds them and
     // are excused when it does not.
-    const claimed = new Set([...terms].filter((term) => unitTermSet.has(term) || !question.has(term)));
+    // A sentence that adds only numbers to the question's words is excused nothing: its claim is
+    // those words ("Kettlewick has 1821 residents" of a record without residents).
+    const claimed = novel.size > 0 ? new Set([...terms].filter((term) => unitTermSet.has(term) || !question.has(term))) : terms;
     const whole = lexicalSupport(claimed, unitTermSet, weight);
     const value = novel.size > 0 ? Math.min(whole, lexicalSupport(novel, unitTermSet, weight)) : whole;
     const vector = dense?.units.get(unit);
