@@ -446,7 +446,8 @@ function unitTerms(unit: EvidenceUnit, analyzer: Analyzer): ReadonlySet<string> 
 /**
  * The unit that best supports a sentence and how much of it it states: the highest lexical
  * support; among units at or above {@link minimumSupport}, the closest by passage vector when
- * vectors are given.
+ * vectors are given. `framing`: the sentence's terms that frame rather than claim (the question's
+ * words, function words); the rest is what the sentence adds, which the unit must support alone.
  */
 function bestSupport(
   terms: ReadonlySet<string>,
@@ -454,11 +455,11 @@ function bestSupport(
   termsOf: (unit: EvidenceUnit) => ReadonlySet<string>,
   weight: (term: string) => number,
   dense: { sentence: number[]; units: Map<EvidenceUnit, number[]> } | undefined,
-  question: ReadonlySet<string> = new Set(),
+  framing: ReadonlySet<string> = new Set(),
 ): { unit: EvidenceUnit; value: number } | undefined {
   let best: { unit: EvidenceUnit; value: number; closeness: number } | undefined;
   // What the sentence adds to the question: it must be stated by the unit on its own.
-  const novel = new Set([...terms].filter((term) => !question.has(term)));
+  const novel = new Set([...terms].filter((term) => !framing.has(term)));
   for (const unit of units) {
     if (unit.kind === "heading") continue;
     const unitTermSet = termsOf(unit);
@@ -467,7 +468,7 @@ function bestSupport(
     // are excused when it does not.
     // A sentence that adds only numbers to the question's words is excused nothing: its claim is
     // those words ("Kettlewick has 1821 residents" of a record without residents).
-    const claimed = novel.size > 0 ? new Set([...terms].filter((term) => unitTermSet.has(term) || !question.has(term))) : terms;
+    const claimed = novel.size > 0 ? new Set([...terms].filter((term) => unitTermSet.has(term) || !framing.has(term))) : terms;
     const whole = lexicalSupport(claimed, unitTermSet, weight);
     const value = novel.size > 0 ? Math.min(whole, lexicalSupport(novel, unitTermSet, weight)) : whole;
     const vector = dense?.units.get(unit);
