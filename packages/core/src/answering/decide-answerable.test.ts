@@ -57,21 +57,6 @@ describe("decideAnswerable", () => {
     expect(decideAnswerable(evidence, { models, minAnswerability: 0 })).toMatchObject({ answerable: true });
   });
 
-  it("declines a record lookup when the question names none of the record's fields, unless a model or a table operation answers", async () => {
-    const record = "name: Brindle Hollow; county: Westmere; founded: 1821; mayor: Ada Quill";
-    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
-    const unnamed = await evidenceFor("What is the elevation of Brindle Hollow?", record);
-    expect(unnamed.units[0]?.kind).toBe("cell");
-    expect(unnamed.units[0]?.fieldsNamed).toBe(0);
-    expect(decideAnswerable(unnamed, { models })).toMatchObject({ answerable: false, reason: "not_answerable", check: "answerability" });
-    expect(decideAnswerable(unnamed, { models, checkAnswer: false })).toMatchObject({ answerable: true });
-    expect(decideAnswerable(unnamed, { models, tableOperation: "count" })).toMatchObject({ answerable: true });
-    expect(decideAnswerable(unnamed, { models, tableOperation: "lookup" })).toMatchObject({ answerable: false });
-    const named = await evidenceFor("Who is the mayor of Brindle Hollow?", record);
-    expect(named.units[0]?.cell).toEqual({ key: "mayor", value: "Ada Quill" });
-    expect(decideAnswerable(named, { models })).toMatchObject({ answerable: true });
-  });
-
   it("reports both probabilities and the models that decided", async () => {
     const evidence = await evidenceFor("When does the canteen open?", "The canteen opens at noon.");
     const decision = decideAnswerable(evidence, { models: { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.8, 0.5) } });

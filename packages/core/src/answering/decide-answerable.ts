@@ -12,10 +12,7 @@
  * 3. `not_answerable`: the context is about the question, but P(the best unit answers it) is
  *    below the answerability threshold. Fitted on SQuAD 2.0's answerable against unanswerable
  *    calibration questions (which are written to resemble answerable ones): the best unit's score,
- *    the question's names and numbers it lacks, a swapped or negated word. Whatever the model
- *    says, a record lookup whose best cell belongs to a record none of whose fields the question
- *    names is declined here too (`EvidenceUnit.fieldsNamed`): it asks for something the record
- *    does not hold.
+ *    the question's names and numbers it lacks, a swapped or negated word.
  *
  * A chat model reads the text itself and may decline on its own, so before a model only the
  * relevance check runs (`checkAnswer: false`): a table row the lexical scorer doubts still reaches
@@ -34,7 +31,6 @@ import {
   predict,
 } from "./answer-model.js";
 import type { Evidence } from "./rank-evidence.js";
-import type { TableOperation } from "./table-operations.js";
 
 export type { AbstentionCheck, AbstentionReason, AnswerabilityDecision, AnswerabilitySignals } from "./abstention.js";
 
@@ -56,12 +52,6 @@ export interface AbstentionSettings {
   models?: Pick<FittedConfiguration, "relevance" | "answerability"> | undefined;
   /** The score of the answer computed over a whole table (`tableEvidence`), when there is one; default 0. */
   tableScore?: number | undefined;
-  /**
-   * The operation of the answer computed over a table, when there is one. An aggregation, a
-   * comparison or a neighbouring row answers about the table as a whole, so the question need
-   * not name a field of the best record (the field check applies to lookups only).
-   */
-  tableOperation?: TableOperation | undefined;
 }
 
 /**
@@ -127,13 +117,6 @@ export function decideAnswerable(
   if (settings.checkAnswer !== false && answerability < thresholdOf(fitted.answerability, settings.minAnswerability)) {
     return { answerable: false, reason: "not_answerable", check: "answerability", signals };
   }
-  // A record's cell, when the question names none of the record's fields: the question asks about
-  // the record's entity something it does not hold ("How tall was…?" of a record without a height).
-  const [best] = evidence.units;
-  const lookup = settings.tableOperation === undefined || settings.tableOperation === "lookup";
-  if (settings.checkAnswer !== false && lookup && best?.kind === "cell" && best.fieldsNamed === 0) {
-    return { answerable: false, reason: "not_answerable", check: "answerability", signals };
-  }
   return { answerable: true, reason: null, check: null, signals };
 }
 
@@ -166,7 +149,6 @@ export const decideAnswerableStage: Stage<PredictState> = {
         minAnswerability: config.abstainMinAnswerability,
         checkAnswer: checks === "all",
         tableScore: state.tableAnswer?.answer.score,
-        tableOperation: state.tableAnswer?.answer.operation,
       },
       runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined,
     );

@@ -34,13 +34,6 @@ export interface EvidenceUnit extends AnswerUnit {
    * of one row, which share every other feature: the field the question names most exactly wins.
    */
   keyUnmatched: number;
-  /**
-   * For a cell: how many of the question's terms name one of its row's fields (a key, by its
-   * words, a prefix or a related form); undefined for other units. 0 means the question asks about
-   * the row's entity something none of its fields holds ("How tall was…?" of a record without a
-   * height), which `decideAnswerable` declines.
-   */
-  fieldsNamed?: number | undefined;
   /** P(the unit holds the answer) under the fitted model, in (0, 1). */
   score: number;
 }

@@ -82,7 +82,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
     async answer({ question, context, evidence: given, table, signal }: AnswerRequest): Promise<GeneratedAnswer> {
       const evidence = given ?? (await rankEvidence(question, context, { analyzer, signal }));
       if (!given) {
-        const decision = decideAnswerable(evidence, { tableScore: table?.answer.score, tableOperation: table?.answer.operation });
+        const decision = decideAnswerable(evidence);
         if (!decision.answerable) return result(emptyContextAnswer(), decision.reason);
       }
       const ranked = evidence.units;

@@ -191,7 +191,6 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     let subject: RecordCell | undefined;
     let answerPart = unit.text;
     let keyUnmatched = 0;
-    let fieldsNamed: number | undefined;
     if (unit.kind === "cell" && unit.row && unit.cell) {
       answerPart = unit.cell.value;
       keyUnmatched = analyze(keyWords(unit.cell.key)).filter((term) => !questionTermSet.has(term)).length;
@@ -206,7 +205,6 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
         fields = new Set(unit.row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
         rowFieldTerms.set(unit.row, fields);
       }
-      fieldsNamed = questionTerms.filter(({ term }) => (fields as Set<string>).has(term)).length;
       const others = unit.row.cells.filter((cell) => cell !== unit.cell);
       let best = 0;
       for (const cell of others) {
@@ -253,7 +251,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       samePolarity: questionNegated && negated ? 1 : 0,
       dense: 0,
     };
-    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, fieldsNamed, score: 0 };
+    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, score: 0 };
   });
 
   const lexical = options.scorer ?? lexicalModels.scorer;
