@@ -36,7 +36,8 @@ import { subjectText } from "./answer-units.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { formatCitation } from "./citations.js";
 import { type AbstentionReason, decideAnswerable } from "./decide-answerable.js";
-import { type EvidenceUnit, keyWords, rankEvidence } from "./rank-evidence.js";
+import { type EvidenceUnit, rankEvidence } from "./rank-evidence.js";
+import { keyWords } from "./record-keys.js";
 import type { TableEvidence } from "./table-evidence.js";
 
 /** Settings of {@link createExtractiveAnswerer}. */

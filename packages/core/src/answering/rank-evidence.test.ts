@@ -4,7 +4,7 @@ import { type ChunkRecord, chunkId } from "../stores/chunk-record.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { FittedScorer } from "./answer-model.js";
 import { buildContext } from "./build-context.js";
-import { keyWords, keyYears, rankEvidence } from "./rank-evidence.js";
+import { rankEvidence } from "./rank-evidence.js";
 
 const analyzer = createEnglishAnalyzer();
 
@@ -187,23 +187,5 @@ describe("rankEvidence", () => {
     const evidence = await rankEvidence("Anything?", contextOf(), { analyzer });
     expect(evidence.units).toEqual([]);
     expect(evidence.passageCoverage).toBe(0);
-  });
-});
-
-describe("keyYears", () => {
-  it("reads standalone two-digit numbers of a key by the POSIX %y pivot, and nothing else", () => {
-    expect(keyYears("fatalities 00 14")).toEqual(["2000", "2014"]);
-    expect(keyYears("incidents 85 99")).toEqual(["1985", "1999"]);
-    expect(keyYears("sales 68 69")).toEqual(["2068", "1969"]);
-    expect(keyYears("top 100 q3 fy19 2014")).toEqual([]);
-  });
-});
-
-describe("keyWords", () => {
-  it("splits column names at underscores, dots, dashes and changes of case", () => {
-    expect(keyWords("RottenTomatoes")).toBe("Rotten Tomatoes");
-    expect(keyWords("wine_servings")).toBe("wine servings");
-    expect(keyWords("person.birthDate")).toBe("person birth Date");
-    expect(keyWords("HTTPServer")).toBe("HTTP Server");
   });
 });

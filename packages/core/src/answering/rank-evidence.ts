@@ -31,7 +31,6 @@ import type { Stage } from "../pipeline/stage.js";
 import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
-import { relatedForms } from "../text/related-forms.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import { type FittedScorer, lexicalModels, modelsFor, predict, type UnitFeatures } from "./answer-model.js";
 import { type AnswerUnit, answerUnits, type RecordCell, type RecordRow } from "./answer-units.js";
@@ -49,6 +48,7 @@ import {
   statesCount,
   substitution,
 } from "./question-cues.js";
+import { keyTermsOf, keyTermText, keyWords } from "./record-keys.js";
 
 export type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
 
@@ -308,87 +308,6 @@ function ownText(unit: AnswerUnit): string {
   // A command states its task in its section's heading and its lead-in ("Updating Rust", "To update, run:"), rarely in itself.
   if (unit.kind === "command") return `${unit.heading ?? ""} ${unit.leadIn ?? ""} ${unit.text}`;
   return unit.text;
-}
-
-/**
- * The analysed terms of a column name or record key ({@link keyWords}), plus each question term
- * of four letters or more that one of them begins with or that begins one of them, or whose word
- * has a related form that does ({@link relatedForms}: an irregular verb's base, a noun derived
- * from the verb): a field is named by a derived word more often than prose is (`discoverer` for
- * "discovered", `startdate` for "start", `birthday` for "born"), and the Porter stemmer does not
- * conflate agent nouns with their verbs.
- */
-function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], analyze: (text: string) => string[]): Set<string> {
-  const words = keyWords(key).toLowerCase();
-  const terms = new Set(analyze(keyTermText(key)));
-  const pieces = [...terms, ...words.split(/\s+/)];
-  const matches = (term: string) =>
-    term.length >= minimumPrefixLength &&
-    pieces.some((piece) => piece.length >= minimumPrefixLength && (piece.startsWith(term) || term.startsWith(piece)));
-  const forms = relatedTermsOf(questionTerms, analyze);
-  for (const { term } of questionTerms) {
-    if (terms.has(term)) continue;
-    // The word itself, or a form WordNet relates to it that stemming does not ("born" → "birth" in `birthday`).
-    if (matches(term) || (forms.get(term) ?? []).some((formTerm) => terms.has(formTerm) || matches(formTerm))) terms.add(term);
-  }
-  return terms;
-}
-
-/** Per question (its terms array): each term's related forms ({@link relatedForms}), analysed, computed once. */
-const relatedTermsCache = new WeakMap<readonly WeightedTerm[], Map<string, string[]>>();
-function relatedTermsOf(questionTerms: readonly WeightedTerm[], analyze: (text: string) => string[]): Map<string, string[]> {
-  let forms = relatedTermsCache.get(questionTerms);
-  if (!forms) {
-    forms = new Map(questionTerms.map(({ term, word }) => [term, relatedForms(word).flatMap((form) => analyze(form))]));
-    relatedTermsCache.set(questionTerms, forms);
-  }
-  return forms;
-}
-
-/** Shortest term that matches a key by prefix ({@link keyTermsOf}): four letters, below which prefixes are chance ("art" in "artist"). */
-const minimumPrefixLength = 4;
-
-/**
- * The words of a column name or record key: split at `_`, `.`, `-` and changes of case
- * (`RottenTomatoes` → "Rotten Tomatoes", `wine_servings` → "wine servings"), as Lucene's word
- * delimiter filter splits them.
- */
-export function keyWords(key: string): string {
-  return key
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .replace(/[_.\-/]+/g, " ");
-}
-
-/** The text whose terms a key states: its words ({@link keyWords}) and the years they abbreviate ({@link keyYears}). */
-function keyTermText(key: string): string {
-  const words = keyWords(key);
-  return [words, ...keyYears(words)].join(" ");
-}
-
-/** Two-digit numbers that stand alone among a key's words. */
-const twoDigitWord = /(?<![\p{L}\p{N}])\d{2}(?![\p{L}\p{N}])/gu;
-/**
- * POSIX `strptime` `%y`: two-digit years 69–99 are 1969–1999, 00–68 are 2000–2068 (The Open Group
- * Base Specifications, strptime).
- */
-const twoDigitYearPivot = 69;
-
-/**
- * The four-digit years that a key's standalone two-digit numbers abbreviate, read by the POSIX
- * `%y` pivot ({@link twoDigitYearPivot}): field names shorten years ("incidents_85_99",
- * "sales 03"), questions spell them out ("between 1985 and 1999"). Only keys are read this way: a
- * cell's "14" is a value, not a year.
- *
- * @param words - the key's words ({@link keyWords}).
- * @example
- * keyYears("fatalities 00 14"); // ["2000", "2014"]
- */
-export function keyYears(words: string): string[] {
-  return [...words.matchAll(twoDigitWord)].map(([digits]) => {
-    const value = Number(digits);
-    return String(value >= twoDigitYearPivot ? 1900 + value : 2000 + value);
-  });
 }
 
 /** The specific information `passage` shares with the question ({@link Evidence.passageSpecificity}). */

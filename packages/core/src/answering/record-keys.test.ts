@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { keyWords, keyYears } from "./record-keys.js";
+
+describe("keyYears", () => {
+  it("reads standalone two-digit numbers of a key by the POSIX %y pivot, and nothing else", () => {
+    expect(keyYears("fatalities 00 14")).toEqual(["2000", "2014"]);
+    expect(keyYears("incidents 85 99")).toEqual(["1985", "1999"]);
+    expect(keyYears("sales 68 69")).toEqual(["2068", "1969"]);
+    expect(keyYears("top 100 q3 fy19 2014")).toEqual([]);
+  });
+});
+
+describe("keyWords", () => {
+  it("splits column names at underscores, dots, dashes and changes of case", () => {
+    expect(keyWords("RottenTomatoes")).toBe("Rotten Tomatoes");
+    expect(keyWords("wine_servings")).toBe("wine servings");
+    expect(keyWords("person.birthDate")).toBe("person birth Date");
+    expect(keyWords("HTTPServer")).toBe("HTTP Server");
+  });
+});
