@@ -33,13 +33,15 @@ try {
     `decision: ${JSON.stringify({ ...captured.answerability, signals: { ...captured.answerability?.signals, features: undefined } })}`,
   );
   console.log(`features: ${JSON.stringify(captured.answerability?.signals.features)}`);
+  const [best] = captured.evidence.units;
+  if (best?.row) console.log(`best unit's row: ${JSON.stringify(best.row.cells.map(({ key, value }) => `${key}: ${value}`))}`);
   for (const unit of captured.evidence.units.slice(0, Number(values.top))) {
     const features = Object.entries(unit.features)
       .filter(([, value]) => value !== 0)
       .map(([name, value]) => `${name}=${Number(value.toFixed(3))}`)
       .join(" ");
     console.log(
-      `${unit.score.toFixed(3)} ${unit.kind.padEnd(8)} ${unit.entry.key} ${JSON.stringify(unit.text.slice(0, 90))} | ${features}`,
+      `${unit.score.toFixed(3)} ${unit.kind.padEnd(8)} ${unit.entry.key} ${JSON.stringify(unit.text.slice(0, 90))} | ${features}${unit.unnamedField ? " unnamedField" : ""}`,
     );
   }
 } finally {

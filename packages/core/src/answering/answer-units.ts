@@ -43,6 +43,19 @@ export interface RecordRow {
   tableRow: boolean;
 }
 
+/** A value ending as a sentence ends: a letter or digit, then `.`, `!` or `?`, then closing quotes or brackets. */
+const sentenceEnd = /[\p{L}\p{N}][.!?]["'\u2019\u201d)\]]*$/u;
+
+/**
+ * Whether one of the row's values is prose (it holds more than one sentence, or ends as a
+ * sentence does) rather than an attribute value ("1940-03-26", "Blond Hair", "[Ar] 3d6 4s2"). A
+ * record with prose (a JSON line's `text`, a description) answers by what its text says, so which
+ * of its fields a question names tells nothing of whether it answers.
+ */
+export function holdsProse(row: RecordRow): boolean {
+  return row.cells.some(({ value }) => sentenceEnd.test(value.trim()) || segmentSentences(value).length > 1);
+}
+
 /** A piece of the context an answer can quote. */
 export interface AnswerUnit {
   kind: UnitKind;

@@ -57,6 +57,42 @@ describe("decideAnswerable", () => {
     expect(decideAnswerable(evidence, { models, minAnswerability: 0 })).toMatchObject({ answerable: true });
   });
 
+  it("declines a record lookup when the question names none of the record's fields, unless a model or a table answer that does not restate its condition answers", async () => {
+    const record = "name: Brindle Hollow; county: Westmere; founded: 1821; mayor: Ada Quill";
+    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
+    const unnamed = await evidenceFor("What is the elevation of Brindle Hollow?", record);
+    expect(unnamed.units[0]?.kind).toBe("cell");
+    expect(unnamed.units[0]?.unnamedField).toBe(true);
+    expect(decideAnswerable(unnamed, { models })).toMatchObject({ answerable: false, reason: "not_answerable", check: "answerability" });
+    expect(decideAnswerable(unnamed, { models, checkAnswer: false })).toMatchObject({ answerable: true });
+    const tableAnswer = (restatesCondition: boolean) => ({ score: 0.5, restatesCondition });
+    expect(decideAnswerable(unnamed, { models, tableAnswer: tableAnswer(false) })).toMatchObject({ answerable: true });
+    expect(decideAnswerable(unnamed, { models, tableAnswer: tableAnswer(true) })).toMatchObject({ answerable: false });
+    const named = await evidenceFor("Who is the mayor of Brindle Hollow?", record);
+    expect(named.units[0]?.cell).toEqual({ key: "mayor", value: "Ada Quill" });
+    expect(decideAnswerable(named, { models })).toMatchObject({ answerable: true });
+  });
+
+  it("leaves a record holding prose to the fitted models, whichever fields the question names", async () => {
+    const record = "title: Brindle Hollow; text: Brindle Hollow lies on the Westmere. Its mill was built in 1821.";
+    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
+    const evidence = await evidenceFor("When was the mill of Brindle Hollow built?", record);
+    expect(evidence.units[0]?.kind).toBe("cell");
+    expect(evidence.units[0]?.unnamedField).toBe(false);
+    expect(decideAnswerable(evidence, { models })).toMatchObject({ answerable: true });
+  });
+
+  it("reads a row's first cell as its identity: an answer to a question that picks the row by another field, an attribute when the question names it", async () => {
+    const rows = "Site: Ask A Herbalist; Topic: Botany; Founded: 2004\nSite: Star Chart; Topic: Astronomy; Founded: 2011";
+    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
+    const picked = await evidenceFor("Name a resource that only offers botany.", rows);
+    expect(picked.units[0]?.cell?.value).toBe("Ask A Herbalist");
+    expect(decideAnswerable(picked, { models })).toMatchObject({ answerable: true });
+    const named = await evidenceFor("What is the population of Star Chart?", rows);
+    expect(named.units[0]?.unnamedField).toBe(true);
+    expect(decideAnswerable(named, { models })).toMatchObject({ answerable: false, reason: "not_answerable" });
+  });
+
   it("reports both probabilities and the models that decided", async () => {
     const evidence = await evidenceFor("When does the canteen open?", "The canteen opens at noon.");
     const decision = decideAnswerable(evidence, { models: { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.8, 0.5) } });

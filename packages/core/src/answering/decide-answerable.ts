@@ -12,7 +12,10 @@
  * 3. `not_answerable`: the context is about the question, but P(the best unit answers it) is
  *    below the answerability threshold. Fitted on SQuAD 2.0's answerable against unanswerable
  *    calibration questions (which are written to resemble answerable ones): the best unit's score,
- *    the question's names and numbers it lacks, a swapped or negated word.
+ *    the question's names and numbers it lacks, a swapped or negated word. Whatever the model
+ *    says, a record lookup whose best cell belongs to a record none of whose fields the question
+ *    names is declined here too (`EvidenceUnit.unnamedField`): it asks for something the record
+ *    does not hold.
  *
  * A chat model reads the text itself and may decline on its own, so before a model only the
  * relevance check runs (`checkAnswer: false`): a table row the lexical scorer doubts still reaches
@@ -31,6 +34,7 @@ import {
   predict,
 } from "./answer-model.js";
 import type { Evidence } from "./rank-evidence.js";
+import type { TableAnswer } from "./table-operations.js";
 
 export type { AbstentionCheck, AbstentionReason, AnswerabilityDecision, AnswerabilitySignals } from "./abstention.js";
 
@@ -50,8 +54,13 @@ export interface AbstentionSettings {
   checkAnswer?: boolean | undefined;
   /** Models to decide with instead of the fitted ones (calibration). */
   models?: Pick<FittedConfiguration, "relevance" | "answerability"> | undefined;
-  /** The score of the answer computed over a whole table (`tableEvidence`), when there is one; default 0. */
-  tableScore?: number | undefined;
+  /**
+   * The answer computed over a whole table (`tableEvidence`), when there is one: its score is a
+   * signal of both models (default 0 without one); a table answer that does not merely restate its
+   * condition ({@link TableAnswer.restatesCondition}) found its field by the question's answer type
+   * or operation ("where…" → the venue, "how many…" → a count), so the field check is left to it.
+   */
+  tableAnswer?: Pick<TableAnswer, "score" | "restatesCondition"> | undefined;
 }
 
 /**
@@ -98,7 +107,7 @@ export function decideAnswerable(
   embeddingModel?: string | undefined,
 ): AnswerabilityDecision {
   const fitted = settings.models ?? (evidence.denseUsed ? modelsFor(embeddingModel) : lexicalModels);
-  const features = answerabilityFeatures(evidence, settings.tableScore ?? 0);
+  const features = answerabilityFeatures(evidence, settings.tableAnswer?.score ?? 0);
   const models = `${fitted.relevance.name}+${fitted.answerability.name}`;
   if (!features) {
     return {
@@ -115,6 +124,13 @@ export function decideAnswerable(
     return { answerable: false, reason: "low_relevance", check: "relevance", signals };
   }
   if (settings.checkAnswer !== false && answerability < thresholdOf(fitted.answerability, settings.minAnswerability)) {
+    return { answerable: false, reason: "not_answerable", check: "answerability", signals };
+  }
+  // A record's cell, when the question names none of the record's fields: the question asks about
+  // the record's entity something it does not hold ("How tall was…?" of a record without a height).
+  const [best] = evidence.units;
+  const fieldCheck = settings.tableAnswer === undefined || settings.tableAnswer.restatesCondition;
+  if (settings.checkAnswer !== false && fieldCheck && best?.unnamedField === true) {
     return { answerable: false, reason: "not_answerable", check: "answerability", signals };
   }
   return { answerable: true, reason: null, check: null, signals };
@@ -148,7 +164,7 @@ export const decideAnswerableStage: Stage<PredictState> = {
         minRelevance: checks === "off" ? 0 : config.abstainMinRelevance,
         minAnswerability: config.abstainMinAnswerability,
         checkAnswer: checks === "all",
-        tableScore: state.tableAnswer?.answer.score,
+        tableAnswer: state.tableAnswer?.answer,
       },
       runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined,
     );

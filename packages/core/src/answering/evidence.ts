@@ -4,7 +4,7 @@
  */
 import type { ChunkRecord } from "../stores/chunk-record.js";
 import type { UnitFeatures } from "./answer-model.js";
-import type { AnswerUnit, RecordCell } from "./answer-units.js";
+import type { AnswerUnit, holdsProse, RecordCell } from "./answer-units.js";
 import type { AnswerType } from "./question-cues.js";
 import type { TableAnswer } from "./table-operations.js";
 
@@ -34,6 +34,16 @@ export interface EvidenceUnit extends AnswerUnit {
    * of one row, which share every other feature: the field the question names most exactly wins.
    */
   keyUnmatched: number;
+  /**
+   * True for a cell that is an attribute of a row of attribute values (no value is prose,
+   * {@link holdsProse}) when the question names none of the row's fields (by a key's words, a
+   * prefix or a related form): the question asks about the row's entity something none of its
+   * fields holds ("How tall was…?" of a record without a height), which `decideAnswerable`
+   * declines. A table row's first cell identifies it, so it is an attribute only when the question names
+   * its value ("What is the population of Canada?" of the row `airline: Air Canada`); otherwise it
+   * answers a question that picks the row by another field ("Name a site that only offers biology").
+   */
+  unnamedField: boolean;
   /** P(the unit holds the answer) under the fitted model, in (0, 1). */
   score: number;
 }

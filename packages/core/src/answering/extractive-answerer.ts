@@ -83,7 +83,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
     async answer({ question, context, evidence: given, table, signal }: AnswerRequest): Promise<GeneratedAnswer> {
       const evidence = given ?? (await rankEvidence(question, context, { analyzer, signal }));
       if (!given) {
-        const decision = decideAnswerable(evidence);
+        const decision = decideAnswerable(evidence, { tableAnswer: table?.answer });
         if (!decision.answerable) return result(emptyContextAnswer(), decision.reason);
       }
       const ranked = evidence.units;

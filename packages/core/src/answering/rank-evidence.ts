@@ -33,7 +33,7 @@ import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { backgroundWeight } from "../text/word-frequency.js";
 import { type FittedScorer, lexicalModels, modelsFor, predict, type UnitFeatures } from "./answer-model.js";
-import { type AnswerUnit, answerUnits, type RecordCell, type RecordRow } from "./answer-units.js";
+import { type AnswerUnit, answerUnits, holdsProse, type RecordCell, type RecordRow } from "./answer-units.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
 import type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
 import {
@@ -191,6 +191,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     let subject: RecordCell | undefined;
     let answerPart = unit.text;
     let keyUnmatched = 0;
+    let unnamedField = false;
     if (unit.kind === "cell" && unit.row && unit.cell) {
       answerPart = unit.cell.value;
       keyUnmatched = analyze(keyWords(unit.cell.key)).filter((term) => !questionTermSet.has(term)).length;
@@ -205,6 +206,13 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
         fields = new Set(unit.row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
         rowFieldTerms.set(unit.row, fields);
       }
+      // An attribute value (not a table row's identifying first cell, unless the question names that
+      // cell's value: then it is the question's entity, not its answer; a record is identified by its
+      // name, not by a field) of a row of attribute values, while the question names none of the
+      // row's fields: it asks for something the row does not hold.
+      const identity = unit.row.tableRow && unit.cell === unit.row.cells[0];
+      const attribute = !identity || analyze(unit.cell.value).some((term) => questionTermSet.has(term));
+      unnamedField = attribute && !holdsProse(unit.row) && !questionTerms.some(({ term }) => (fields as Set<string>).has(term));
       const others = unit.row.cells.filter((cell) => cell !== unit.cell);
       let best = 0;
       for (const cell of others) {
@@ -251,7 +259,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       samePolarity: questionNegated && negated ? 1 : 0,
       dense: 0,
     };
-    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, score: 0 };
+    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, unnamedField, score: 0 };
   });
 
   const lexical = options.scorer ?? lexicalModels.scorer;

@@ -111,7 +111,20 @@ describe("answerFromTable", () => {
 
   it("looks up the cell of a named row", () => {
     const answer = answerFromTable("what were the lantern sales in 2002?", sales);
-    expect(answer).toMatchObject({ text: "14.0", operation: "lookup", rows: [1] });
+    expect(answer).toMatchObject({ text: "14.0", operation: "lookup", rows: [1], restatesCondition: false });
+  });
+
+  it("says when a lookup only restates the cell the question named", () => {
+    const carriers: Table = {
+      header: ["Carrier", "Seats per week", "Incidents"],
+      rows: [
+        ["Air Lumenia", "320906734", "2"],
+        ["Nordavia", "1197672318", "6"],
+      ],
+    };
+    const restated = answerFromTable("what is the population of Lumenia?", carriers);
+    expect(restated).toMatchObject({ text: "Air Lumenia", operation: "lookup", restatesCondition: true });
+    expect(answerFromTable("how many incidents did Lumenia have?", carriers)).toMatchObject({ text: "2", restatesCondition: false });
   });
 
   it("counts rows that match a value or a numeric comparison", () => {

@@ -53,6 +53,13 @@ export interface TableAnswer {
   explanation: string;
   /** Calibrated probability that the answer is right, in [0, 1]. */
   score: number;
+  /**
+   * True for a lookup whose conditions are all on the answer's own column ("airline where airline ~
+   * canada: Air Canada" for "What is the population of Canada?"): the answer is the cell the question
+   * named, which says nothing of the field the question asks for; `decideAnswerable` then checks
+   * that the question names a field of the row, as when no table answer was computed.
+   */
+  restatesCondition: boolean;
 }
 
 /** Options of {@link answerFromTable}. */
@@ -182,6 +189,10 @@ export function answerFromTable(question: string, table: Table, options: TableAn
     ...(header ? { column: header } : {}),
     rows: [...new Set(candidate.rows)].sort((a, b) => a - b),
     explanation: candidate.explanation,
+    restatesCondition:
+      plan.operation === "lookup" &&
+      plan.conditions.length > 0 &&
+      plan.conditions.every((condition) => condition.column === plan.answerColumn),
     score: calibrate(candidate.logit, best.probability, (model as TableOperationsModel).calibration),
   };
 }
