@@ -42,6 +42,7 @@ import { citedKeys } from "./citations.js";
 import type { AbstentionReason } from "./decide-answerable.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
 import { groundAnswer, isDecline } from "./ground-answer.js";
+import { matchedField } from "./matched-field.js";
 import type { ModelAnswerer, ModelAnswerRequest, ModelFallbackReason, ModelGeneratedAnswer } from "./model-answerer.js";
 import { type AnswerRepair, repairAnswer } from "./repair-answer.js";
 import { streamAnswerEvents } from "./stream-model-answer.js";
@@ -164,6 +165,7 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
           contextText: request.context.text,
           history: request.history,
           subqueries: request.subqueries,
+          matchedField: request.evidence ? matchedField(request.evidence, request.context) : undefined,
         }),
         policy,
         component: name,

@@ -44,6 +44,11 @@ export interface EvidenceUnit extends AnswerUnit {
    * answers a question that picks the row by another field ("Name a site that only offers biology").
    */
   unnamedField: boolean;
+  /**
+   * For a cell: whether the question names its own field (a word of its key, by prefix or a
+   * related form: "born" of `birthday`, "2000 to 2014" of `fatalities_00_14`); false for other units.
+   */
+  fieldNamed: boolean;
   /** P(the unit holds the answer) under the fitted model, in (0, 1). */
   score: number;
 }

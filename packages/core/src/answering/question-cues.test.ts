@@ -25,6 +25,13 @@ describe("expectedAnswerType", () => {
     expect(expectedAnswerType("Where is the help desk?")).toBe("entity");
     expect(expectedAnswerType("What is the dress code?")).toBeNull();
   });
+
+  it("reads a question for a command as asking for code, and not 'what function' or 'what method', which prose asks too", () => {
+    expect(expectedAnswerType("Which command lists the installed toolchains?")).toBe("code");
+    expect(expectedAnswerType("What shell command prints the version?")).toBe("code");
+    expect(expectedAnswerType("What function does the bridge's tower serve?")).toBeNull();
+    expect(expectedAnswerType("What method did the farmers use to clear the field?")).toBeNull();
+  });
 });
 
 describe("offersAnswerType", () => {
@@ -42,6 +49,13 @@ describe("offersAnswerType", () => {
 
   it("does not take a number for the person 'who' asks for, but does for 'where'", () => {
     expect(offersAnswerType("year_of_discovery: 1774", "Who discovered oxygen?", "entity")).toBe(false);
+  });
+
+  it("needs an inline code span for code, other than the question's own words", () => {
+    const question = "Which command lists the installed toolchains?";
+    expect(offersAnswerType("Run `tc list` to list the installed toolchains.", question, "code")).toBe(true);
+    expect(offersAnswerType("Each installed toolchain is listed with its version.", question, "code")).toBe(false);
+    expect(offersAnswerType("The `toolchains` are listed when installed.", question, "code")).toBe(false);
     expect(offersAnswerType("The office is at 221 lake road.", "Where is the office?", "entity")).toBe(true);
   });
 });

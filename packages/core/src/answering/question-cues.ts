@@ -12,7 +12,7 @@
 import { questionStopWords } from "../text/english-stop-words.js";
 
 /** The kind of answer a question asks for, or none recognised. */
-export type AnswerType = "number" | "date" | "entity" | null;
+export type AnswerType = "number" | "date" | "entity" | "code" | null;
 
 const numberCue =
   /\b(how (many|much|long|old|far|large|big|high|tall|deep|wide|often|fast|heavy)|what (number|percentage|percent|proportion|amount|size|share|rate|score|age)|which (number|percentage|amount))\b/i;
@@ -20,6 +20,16 @@ const dateCue =
   /\b(when|what (year|date|day|month|time|century|decade|period|era)|which (year|date|day|month|century|decade)|since when)\b/i;
 const entityCue =
   /\b(who|whom|whose|where|which (person|people|company|organi[sz]ation|country|city|state|place|team|group|king|author)|what (country|city|state|place|company|organi[sz]ation|team|language|nationality))\b/i;
+
+/**
+ * A question asking for a command ("Which command opens the local documentation?", "What shell
+ * command lists the toolchains?"), which documentation writes as code. Words that prose also uses
+ * of other things are left out: "method", "function", "trait", "flag", "type", "option" (SQuAD 2.0
+ * asks "What function does ozone perform?" and "What method was used to clear forest?").
+ */
+const codeCue = /\b(which|what) (shell |cli |terminal |console )?(command|subcommand|cmdlet)s?\b/i;
+/** An inline code span as Markdown writes it (`` `rustup doc` ``). */
+const codeSpan = /`([^`\n]+)`/g;
 
 const personCue = /\b(who|whom|whose)\b/i;
 const numberWords =
@@ -32,7 +42,8 @@ const negation = /\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot
 
 /**
  * The answer type a question asks for, from its wording: `number` for "how many/much/long…",
- * `date` for "when/what year…", `entity` for "who/where/which country…"; null otherwise.
+ * `date` for "when/what year…", `entity` for "who/where/which country…", `code` for "which
+ * command…" ({@link codeCue}); null otherwise.
  *
  * @example
  * ```ts
@@ -41,6 +52,7 @@ const negation = /\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot
  * ```
  */
 export function expectedAnswerType(question: string): AnswerType {
+  if (codeCue.test(question)) return "code";
   if (numberCue.test(question)) return "number";
   if (dateCue.test(question)) return "date";
   if (entityCue.test(question)) return "entity";
@@ -56,7 +68,8 @@ function tokensOf(text: string, pattern: RegExp): string[] {
  * Whether `sentence` holds a candidate answer of `type` that `question` does not already state
  * (an answer repeats no part of its question): digits or number words for `number`; a year,
  * month, weekday, century or clock time for `date` (a bare number counts too); a capitalised word
- * after the first for `entity` (or a number, unless the question asks "who"). Null when `type` is null.
+ * after the first for `entity` (or a number, unless the question asks "who"); an inline code span
+ * for `code` (a command or code unit offers one by its kind, in `rankEvidence`). Null when `type` is null.
  */
 export function offersAnswerType(sentence: string, question: string, type: AnswerType): boolean | null {
   if (type === null) return null;
@@ -70,6 +83,10 @@ export function offersAnswerType(sentence: string, question: string, type: Answe
     case "entity":
       // "Who" asks for a person, whom no number names; "where" or "which team" may be answered by one.
       return novel(tokensOf(sentence, capitalised)) || (!personCue.test(question) && novel(tokensOf(sentence, digits)));
+    case "code":
+      return [...sentence.matchAll(codeSpan)].some((match) =>
+        novel((match[1] as string).toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu) ?? []),
+      );
   }
 }
 

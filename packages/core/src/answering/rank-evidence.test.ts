@@ -108,6 +108,16 @@ describe("rankEvidence", () => {
     expect(evidence.units[0]).toMatchObject({ kind: "command", text: "$ acme-agent install --system" });
   });
 
+  it("answers a question for a command with the sentence that offers one in code", async () => {
+    const text =
+      "The agent also ships a local copy of its manual, so that you can read the manual offline. Run `acme-agent manual` to open the local manual in your browser.";
+    const evidence = await rankEvidence("Which command opens the local copy of the agent manual?", contextOf(chunk("agent", text)), {
+      analyzer,
+    });
+    expect(evidence.expectedType).toBe("code");
+    expect(evidence.units[0]?.text).toContain("`acme-agent manual`");
+  });
+
   it("reads the question's names and numbers that a chunk lacks", async () => {
     const context = contextOf(chunk("memo", "The Oslo office opened in 2019."), chunk("other", "The Bergen office opened in 2021."));
     const evidence = await rankEvidence("When did the Bergen office open?", context, { analyzer });

@@ -14,7 +14,7 @@
  *    of the question it covers (its own text; with its heading, lead-in or row; its whole chunk),
  *    for a cell the share its column name covers and the share the rest of its row covers (which
  *    entity, which field), whether it offers an answer of the type the question asks for
- *    ({@link expectedAnswerType}: a number, a date, an entity, a procedure), whether it only
+ *    ({@link expectedAnswerType}: a number, a date, an entity, code, a procedure), whether it only
  *    repeats the question, the question's names and numbers its chunk lacks, its chunk's
  *    retrieval rank, its kind, and with an embedding model the dense similarity.
  * 3. The score is a logistic model over those features, P(the unit holds the answer), with
@@ -192,11 +192,13 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     let answerPart = unit.text;
     let keyUnmatched = 0;
     let unnamedField = false;
+    let fieldNamed = false;
     if (unit.kind === "cell" && unit.row && unit.cell) {
       answerPart = unit.cell.value;
       keyUnmatched = analyze(keyWords(unit.cell.key)).filter((term) => !questionTermSet.has(term)).length;
       const keyTerms = keyTermsOf(unit.cell.key, questionTerms, analyze);
       if (focusTerms.length > 0) focusKey = focusTerms.filter((term) => keyTerms.has(term)).length / focusTerms.length;
+      fieldNamed = questionTerms.some(({ term }) => keyTerms.has(term));
       // What a cell states as an answer: its field (key) of its entity (the row's other values, the record's name).
       // A question word that names one of the row's fields refers to a field, not to the entity: another
       // cell's value that contains it ("Hazel Eyes" for "eyes") does not state it for this cell.
@@ -231,13 +233,15 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     const echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionWordSet.has(term));
     const offered =
       unit.kind === "command"
-        ? procedure
+        ? procedure || expectedType === "code"
         : procedure
           ? false
           : expectedType === null
             ? null
-            : // A cell's value stands alone: its first word is no sentence opening, so a capital there names an entity.
-              offersAnswerType(unit.kind === "cell" ? `: ${answerPart}` : answerPart, question, expectedType) === true;
+            : unit.kind === "code" && expectedType === "code"
+              ? true
+              : // A cell's value stands alone: its first word is no sentence opening, so a capital there names an entity.
+                offersAnswerType(unit.kind === "cell" ? `: ${answerPart}` : answerPart, question, expectedType) === true;
     const wordsCount = unit.text.split(/\s+/).length;
     const negated = isNegated(unit.text);
     const features: UnitFeatures = {
@@ -259,7 +263,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       samePolarity: questionNegated && negated ? 1 : 0,
       dense: 0,
     };
-    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, unnamedField, score: 0 };
+    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, unnamedField, fieldNamed, score: 0 };
   });
 
   const lexical = options.scorer ?? lexicalModels.scorer;

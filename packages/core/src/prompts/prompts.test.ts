@@ -20,6 +20,7 @@ import {
  */
 const fingerprints: Record<string, string> = {
   "1": "c27b5280262e7ed48728cbeaf6c9776a274cde585197683a27a96ef0f3a17896",
+  "2": "e62e7d869edc16f7bac1e692fae6a3e0cdec677ea5e1221a90e929193ea0fe41",
 };
 
 const render = (messages: BaseMessage[]) => messages.map((message) => `--- ${message.getType()}\n${String(message.content)}`).join("\n");
@@ -36,6 +37,13 @@ const samples = {
     }),
   ),
   answerWithoutSources: render(answerMessages({ question: handbookQuestion, contextText: "" })),
+  answerWithMatchedField: render(
+    answerMessages({
+      question: "When was Ada Quill born?",
+      contextText: "[Source: doc_1]\nname: Ada Quill\nbirthday: 1815-12-10\nparty: Whig",
+      matchedField: "Ada Quill: birthday = 1815-12-10 [Source: doc_1]",
+    }),
+  ),
   decomposition: render(decompositionMessages("How many vacation days do I get and how do I expense a trip?", 5)),
   intent: render(intentMessages("hello there")),
 };

@@ -13,7 +13,7 @@ import { type Answer, answerSchema, noInformationSentence } from "../answering/a
 import type { Intent } from "../intent/classify-intent.js";
 
 /** Version of the prompts of this module; reported with model answers (`prompt_version`). */
-export const PROMPT_VERSION = "1";
+export const PROMPT_VERSION = "2";
 
 /** What each Answer field must hold; sent to the model in the JSON schema and the instructions. */
 export const answerFieldDescriptions: Readonly<Record<keyof Answer, string>> = {
@@ -117,6 +117,12 @@ export interface AnswerPromptInput {
    * answer each from the sources and combine the answers; omitted when empty.
    */
   subqueries?: readonly string[] | undefined;
+  /**
+   * The record field docqa's evidence ranking matched to the question (`matchedField`:
+   * `<entity>: <field> = <value> [Source: doc_n]`), shown after the sources for the model to check
+   * against them (version 2); omitted when none.
+   */
+  matchedField?: string | undefined;
 }
 
 const answerSystemPrompt = [
@@ -143,6 +149,9 @@ const answerSystemPrompt = [
  */
 export function answerMessages(input: AnswerPromptInput): BaseMessage[] {
   const parts = [`<sources>\n${input.contextText.trim() === "" ? "(no sources)" : input.contextText}\n</sources>`];
+  if (input.matchedField) {
+    parts.push(`The record field of the sources that matches the question (check it against the sources):\n${input.matchedField}`);
+  }
   if (input.history && input.history.trim() !== "") parts.push(`<conversation>\n${input.history.trim()}\n</conversation>`);
   const subqueries = (input.subqueries ?? []).filter((query) => query.trim() !== "");
   if (subqueries.length > 0) {
