@@ -33,6 +33,9 @@ try {
     `decision: ${JSON.stringify({ ...captured.answerability, signals: { ...captured.answerability?.signals, features: undefined } })}`,
   );
   console.log(`features: ${JSON.stringify(captured.answerability?.signals.features)}`);
+  for (const entry of captured.context?.entries ?? []) {
+    console.log(`context ${entry.key}: ${entry.chunk.docId} chunk ${entry.chunk.chunkIndex} (${entry.text.length} chars)`);
+  }
   const [best] = captured.evidence.units;
   if (best?.row) console.log(`best unit's row: ${JSON.stringify(best.row.cells.map(({ key, value }) => `${key}: ${value}`))}`);
   for (const unit of captured.evidence.units.slice(0, Number(values.top))) {

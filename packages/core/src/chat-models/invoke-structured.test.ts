@@ -163,3 +163,26 @@ describe("toolCallWrittenAsText", () => {
     expect(toolCallWrittenAsText(text, "answer")).toBeUndefined();
   });
 });
+
+describe("a looping output (server providers)", () => {
+  it("is cut off after a few periods of its loop, the text streamed so far kept as the raw output", async () => {
+    const model = modelFor(false);
+    const looping = `{"subqueries":["${"the travel expenses are reimbursed monthly, ".repeat(400)}`;
+    server.enqueueChat({ type: "output", text: looping, chunkSize: 4, finishReason: "length" });
+    const result = await call(model, { method: "jsonSchema" });
+    const [raw] = result.candidates as string[];
+    expect(raw.startsWith('{"subqueries":["the travel expenses')).toBe(true);
+    // Four occurrences of a 16-piece span: stopped within the first few periods, not at the end.
+    expect(raw.length).toBeLessThan(looping.length / 10);
+    expect(result.parseError).toMatch(/repeated itself/);
+  });
+
+  it("leaves a repeated quotation alone: a span occurring three times is no loop", async () => {
+    const model = modelFor(false);
+    const sentence = "Travel expenses are reimbursed within thirty days of the claim.";
+    const text = JSON.stringify({ subqueries: [sentence, sentence, sentence] });
+    server.enqueueChat({ type: "output", text, chunkSize: 4 });
+    const result = await call(model, { method: "jsonSchema" });
+    expect(result.candidates[0]).toEqual({ subqueries: [sentence, sentence, sentence] });
+  });
+});
