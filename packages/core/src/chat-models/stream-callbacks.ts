@@ -20,14 +20,16 @@ function streamedText(token: string, fields: { chunk?: unknown } | undefined): s
   return toolChunks.map((part) => part.args ?? "").join("");
 }
 
-/** Forwards streamed text (content deltas, or tool-call argument deltas) to a listener. */
-export class TokenForwarder extends BaseCallbackHandler implements CallbackHandlerPrefersStreaming {
-  name = "docqa-token-forwarder";
+/** A handler that prefers streaming and receives each streamed piece's text ({@link onText}), empty pieces left out. */
+abstract class StreamedTextHandler extends BaseCallbackHandler implements CallbackHandlerPrefersStreaming {
   readonly lc_prefer_streaming = true;
 
-  constructor(private readonly listener: (text: string) => void) {
+  constructor() {
     super({ _awaitHandler: true });
   }
+
+  /** Receives the text of one streamed piece. */
+  protected abstract onText(text: string): void;
 
   override handleLLMNewToken(
     token: string,
@@ -38,7 +40,20 @@ export class TokenForwarder extends BaseCallbackHandler implements CallbackHandl
     fields?: { chunk?: unknown },
   ): void {
     const text = streamedText(token, fields);
-    if (text !== "") this.listener(text);
+    if (text !== "") this.onText(text);
+  }
+}
+
+/** Forwards streamed text (content deltas, or tool-call argument deltas) to a listener. */
+export class TokenForwarder extends StreamedTextHandler {
+  name = "docqa-token-forwarder";
+
+  constructor(private readonly listener: (text: string) => void) {
+    super();
+  }
+
+  protected onText(text: string): void {
+    this.listener(text);
   }
 }
 
@@ -54,17 +69,12 @@ export class TokenForwarder extends BaseCallbackHandler implements CallbackHandl
  * await model.invoke(messages, { callbacks: [stop], signal: AbortSignal.any([signal, stop.signal]) });
  * ```
  */
-export class RepetitionStop extends BaseCallbackHandler implements CallbackHandlerPrefersStreaming {
+export class RepetitionStop extends StreamedTextHandler {
   name = "docqa-repetition-stop";
-  readonly lc_prefer_streaming = true;
   readonly #guard = new RepetitionGuard();
   readonly #ids = new Map<string, number>();
   readonly #controller = new AbortController();
   #text = "";
-
-  constructor() {
-    super({ _awaitHandler: true });
-  }
 
   /** Aborted once the output loops. */
   get signal(): AbortSignal {
@@ -86,16 +96,8 @@ export class RepetitionStop extends BaseCallbackHandler implements CallbackHandl
     return this.#guard.length;
   }
 
-  override handleLLMNewToken(
-    token: string,
-    _indices: unknown,
-    _runId: string,
-    _parentRunId?: string,
-    _tags?: string[],
-    fields?: { chunk?: unknown },
-  ): void {
-    const text = streamedText(token, fields);
-    if (text === "" || this.#guard.looping) return;
+  protected onText(text: string): void {
+    if (this.#guard.looping) return;
     this.#text += text;
     let id = this.#ids.get(text);
     if (id === undefined) this.#ids.set(text, (id = this.#ids.size));
