@@ -53,6 +53,7 @@ import {
   type ChatMessage,
   chatRequestSchema,
   chatResponseSchema,
+  chatResponseWire,
   forgetResponseSchema,
   healthResponseSchema,
   ingestFormSchema,
@@ -226,18 +227,14 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       const result = await service.predict(request);
       const rendered = renderAnswer(result.answer, result.sources);
       const { confidence } = answerConfidence(result.answer, result.sources, config.retrieval, result.abstained);
-      return c.json(
-        {
-          response: rendered.text,
-          sources: rendered.files,
-          confidence,
-          sessionId: body.sessionId,
-          abstained: result.abstained,
-          abstentionReason: result.abstentionReason,
-          unsupportedCitations: result.unsupportedCitations.length,
-        },
-        200,
-      );
+      const own = {
+        response: rendered.text,
+        sources: rendered.files,
+        confidence,
+        sessionId: body.sessionId,
+        unsupportedCitations: result.unsupportedCitations.length,
+      };
+      return c.json(chatResponseWire.toWire(result, own), 200);
     },
   );
 

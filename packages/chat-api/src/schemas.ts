@@ -4,8 +4,9 @@
  * says "not shown" (items of `context`, keys of `filters`, form field names, job states) the
  * shapes here are docqa's, documented in `docs/chat-api.md`.
  */
+import { type PredictResultShape, predictResultSchema } from "@docqa/core";
 import { maximumMetadataValues, metadataKeyPattern } from "@docqa/core/stores";
-import { questionTextSchema } from "@docqa/http";
+import { questionTextSchema, type ResultWireOptions, resultWireOf, type ShownFields, type WireFieldOverride } from "@docqa/http";
 import { z } from "@hono/zod-openapi";
 
 /** Largest `limit` of `POST /api/search`. */
@@ -62,40 +63,62 @@ export const chatRequestSchema = z
   })
   .openapi("ChatRequest");
 
-/** Response of `POST /api/chat` (spec "Chat response"). */
-export const chatResponseSchema = z
-  .object({
-    response: z.string().openapi({
-      description:
-        "The answer rendered as text: the summary, then supporting points, caveats and further information as lists, each statement followed by its citations `[n]`, then a `Sources:` list naming the file (and page, section, record or rows) of each `[n]`.",
-      example: "Employees get 25 vacation days per year. [1]\n\nSources:\n[1] handbook.pdf, page 4",
-    }),
-    sources: z
-      .array(z.string())
-      .openapi({ description: "File names of the cited sources, in citation order, without duplicates.", example: ["handbook.pdf"] }),
-    confidence: z.number().min(0).max(1).openapi({
-      description:
-        "Mean retrieval strength of the cited chunks (fused score divided by `WEIGHT_VECTOR + WEIGHT_BM25`, capped at 1) times the share of the answer's statements (summary and supporting points) that cite a source; 0 when nothing is cited, and 0 when the service abstained (`abstained`).",
-      example: 0.82,
-    }),
-    sessionId: z.string().openapi({ description: "The request's `sessionId`.", example: "session-7f3a" }),
-    abstained: z.boolean().openapi({
-      description:
-        "docqa addition: true when the documents the user may read do not answer the message; `response` is then the fixed sentence that no information could be found, `sources` is empty and `confidence` is 0.",
-      example: false,
-    }),
-    abstentionReason: z.enum(["no_documents", "not_answerable", "low_relevance"]).nullable().openapi({
-      description:
-        "docqa addition: why it abstained: `no_documents` (nothing readable was retrieved), `low_relevance` (what was retrieved is not about the message), `not_answerable` (it is about the subject but does not answer; also when the model abstains); null when it answered.",
-      example: null,
-    }),
-    unsupportedCitations: z.number().int().min(0).openapi({
-      description:
-        "docqa addition: number of cited statements that their cited source does not support (neither quoted from it nor sharing `CITATION_MIN_OVERLAP` of their terms with it); 0 when every citation is supported.",
-      example: 0,
-    }),
-  })
-  .openapi("ChatResponse");
+/** Set B's prose for the result fields it shows, which names its other wire fields (the rest is the `onWire` marker's). */
+const setBFields = {
+  abstained: {
+    description:
+      "docqa addition: true when the documents the user may read do not answer the message; `response` is then the fixed sentence that no information could be found, `sources` is empty and `confidence` is 0.",
+  },
+  abstentionReason: {
+    description:
+      "docqa addition: why it abstained: `no_documents` (nothing readable was retrieved), `low_relevance` (what was retrieved is not about the message), `not_answerable` (it is about the subject but does not answer; also when the model abstains); null when it answered.",
+  },
+} satisfies { [Field in keyof ShownFields<PredictResultShape, "B">]?: WireFieldOverride };
+
+/** Set B's own answer fields, computed from the result, the request and the settings; see {@link chatResponseSettings}. */
+const setBOwnFields = {
+  response: z.string().openapi({
+    description:
+      "The answer rendered as text: the summary, then supporting points, caveats and further information as lists, each statement followed by its citations `[n]`, then a `Sources:` list naming the file (and page, section, record or rows) of each `[n]`.",
+    example: "Employees get 25 vacation days per year. [1]\n\nSources:\n[1] handbook.pdf, page 4",
+  }),
+  sources: z
+    .array(z.string())
+    .openapi({ description: "File names of the cited sources, in citation order, without duplicates.", example: ["handbook.pdf"] }),
+  confidence: z.number().min(0).max(1).openapi({
+    description:
+      "Mean retrieval strength of the cited chunks (fused score divided by `WEIGHT_VECTOR + WEIGHT_BM25`, capped at 1) times the share of the answer's statements (summary and supporting points) that cite a source; 0 when nothing is cited, and 0 when the service abstained (`abstained`).",
+    example: 0.82,
+  }),
+  sessionId: z.string().openapi({ description: "The request's `sessionId`.", example: "session-7f3a" }),
+  unsupportedCitations: z.number().int().min(0).openapi({
+    description:
+      "docqa addition: number of cited statements that their cited source does not support (neither quoted from it nor sharing `CITATION_MIN_OVERLAP` of their terms with it); 0 when every citation is supported.",
+    example: 0,
+  }),
+};
+
+/**
+ * Set B's settings of `resultWireOf`: the spec's fields first ("Chat response": `response`,
+ * `sources`, `confidence`, `sessionId`), which set B computes itself (the rendered answer, the
+ * cited files, the confidence, the request's session), then every field marked `onWire` for set
+ * B, in camelCase, with {@link setBFields}, then `unsupportedCitations`, which set B reports as a
+ * count. `toWire` takes set B's own fields as its second argument. Use with
+ * `resultWireOf({ result, ...chatResponseSettings })` over an extension of the result schema.
+ */
+export const chatResponseSettings = {
+  set: "B",
+  case: "camelCase",
+  fields: setBFields,
+  extra: setBOwnFields,
+  leading: ["response", "sources", "confidence", "sessionId"],
+} satisfies Omit<ResultWireOptions<PredictResultShape, "B", "camelCase", typeof setBOwnFields>, "result">;
+
+/** Set B's answer wire over `predictResultSchema` ({@link chatResponseSettings}); the chat route maps with it. */
+export const chatResponseWire = resultWireOf({ result: predictResultSchema, ...chatResponseSettings });
+
+/** Response of `POST /api/chat` (spec "Chat response"): {@link chatResponseWire}'s fields. */
+export const chatResponseSchema = z.object(chatResponseWire.shape).openapi("ChatResponse");
 
 const scalarSchema = z.union([z.string(), z.number(), z.boolean()]);
 const oneOrManySchema = <T extends z.ZodType>(schema: T) => z.union([schema, z.array(schema).min(1).max(maximumMetadataValues)]);
@@ -384,7 +407,7 @@ export const errorResponseSchema = z
 /** Body of `POST /api/chat`. */
 export type ChatRequestBody = z.infer<typeof chatRequestSchema>;
 /** Response of `POST /api/chat`. */
-export type ChatResponseBody = z.infer<typeof chatResponseSchema>;
+export type ChatResponseBody = ReturnType<typeof chatResponseWire.toWire>;
 /** An item of `context`. */
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 /** `filters` of `POST /api/search`. */

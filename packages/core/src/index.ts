@@ -120,7 +120,7 @@ export { createCompressorReranker } from "./retrieval/compressor-reranker.js";
 export { CrossEncoderReranker, type CrossEncoderRerankerSettings } from "./retrieval/cross-encoder-reranker.js";
 export type { Reranker } from "./retrieval/reranker.js";
 export { createRagService, type RagServiceOptions } from "./service/create-rag-service.js";
-export { predictResultSchema } from "./service/predict-result.js";
+export { type PredictResultShape, predictResultSchema } from "./service/predict-result.js";
 export type {
   IngestFilesOptions,
   IngestFilesRequest,
@@ -146,5 +146,6 @@ export {
   type ReadinessRole,
   type ReadinessTargets,
 } from "./service/service-readiness.js";
+export { type EndpointSet, onWire, type WireField, type WireMarked, wireFields } from "./service/wire-field.js";
 export type { ReindexJob, ReindexPhase, ReindexState } from "./stores/reindexable-index.js";
 export type { SweepReport, SweptOrganisation } from "./stores/sweep-uncommitted.js";

@@ -2,7 +2,8 @@
  * @docqa/http: pieces shared by docqa's Hono adapters: the app factory of the endpoint sets
  * (error handling, 404/405, request limits, bearer authentication, rate limits, reference pages),
  * the error status table, FastAPI-compatible body handling, uploads streamed to disk, the
- * readiness route, the documents API routes, the OpenAPI declarations both sets share, and the
+ * readiness route, the documents API routes, the answer wire derived from the result schema
+ * (`resultWireOf`), the OpenAPI declarations both sets share, and the
  * one rate-limiter interface.
  */
 export { allowedMethods } from "./allowed-methods.js";
@@ -97,4 +98,15 @@ export {
   meaningfulTextPattern,
   questionTextSchema,
 } from "./request-text.js";
+export {
+  type ResultWire,
+  type ResultWireOptions,
+  resultWireOf,
+  type ShownFields,
+  type WireBody,
+  type WireCase,
+  type WireFieldOverride,
+  type WireName,
+  wireName,
+} from "./result-wire.js";
 export { loadServerConfig, resolveServerConfig, type ServerConfig, serverConfigSchema } from "./server-config.js";

@@ -44,6 +44,7 @@ import {
   intentResponseSchema,
   predictRequestSchema,
   predictResponseSchema,
+  predictResponseWire,
   predictTokenEventSchema,
   streamEventJsonSchema,
   testPredictRequestSchema,
@@ -127,31 +128,12 @@ function principalFor(
 
 /**
  * The `/predict` body for a service result: the spec's fields, then docqa's additions
- * (docs/http-api.md). Exported so that other clients of the service (`docqa ask --file`) write
- * exactly what set A answers.
+ * (docs/http-api.md), derived from the result schema ({@link predictResponseWire}: the fields marked for
+ * set A, snake_case) plus `input`, the query as received. Exported so that other clients of the
+ * service (`docqa ask --file`) write exactly what set A answers.
  */
 export function predictResponse(result: PredictResult) {
-  const { generation } = result;
-  return {
-    answer: result.answer,
-    sources: result.sources,
-    query: result.query,
-    original_query: result.originalQuery,
-    input: result.originalQuery,
-    thread_id: result.threadId,
-    subqueries: result.subqueries,
-    answer_mode: result.answerMode,
-    fallback_reason: generation.fallbackReason,
-    abstained: result.abstained,
-    abstention_reason: result.abstentionReason,
-    unsupported_citations: result.unsupportedCitations,
-    dropped_citations: result.droppedCitations,
-    model: generation.model,
-    num_predict: generation.numPredict,
-    num_ctx: generation.numCtx,
-    prompt_version: generation.promptVersion,
-    llm_ms: result.timings.llmMs,
-  };
+  return predictResponseWire.toWire(result, { input: result.originalQuery });
 }
 
 /**

@@ -2,8 +2,15 @@
  * Request and response schemas of endpoint set A, field for field as in the interface
  * specification ("Endpoint set A"), with OpenAPI metadata for `/docs` and `/redoc`.
  */
-import { documentIdPattern } from "@docqa/core";
-import { meaningfulTextPattern, questionTextSchema } from "@docqa/http";
+import { documentIdPattern, type PredictResultShape, predictResultSchema } from "@docqa/core";
+import {
+  meaningfulTextPattern,
+  questionTextSchema,
+  type ResultWireOptions,
+  resultWireOf,
+  type ShownFields,
+  type WireFieldOverride,
+} from "@docqa/http";
 import { z } from "@hono/zod-openapi";
 
 /** `user_info` (spec "user_info"). */
@@ -113,34 +120,28 @@ export const sourceSchema = z
   })
   .openapi("Source");
 
-/** Response of `POST /predict`. */
-export const predictResponseSchema = z
-  .object({
-    answer: answerResponseSchema,
-    sources: z.record(z.string(), sourceSchema).openapi({ description: "Cited sources keyed `doc_<n>`." }),
-    query: z.string(),
-    original_query: z.string(),
-    input: z.string(),
-    thread_id: z.string(),
-    subqueries: z.array(z.string()).openapi({
-      description: "Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`); empty for a single-clause question.",
-      example: ["How many vacation days do I get", "how do I request them"],
-    }),
-    answer_mode: z.enum(["model", "extractive", "extractive-fallback", "empty-context"]).openapi({
-      description:
-        "`model`: the language model's answer; `extractive`: no model configured; `extractive-fallback`: the model's output was unusable and the extractive answer replaced it (see `fallback_reason`); `empty-context`: the service abstained before calling the answerer (see `abstention_reason`).",
-    }),
-    abstained: z.boolean().openapi({
-      description:
-        "docqa addition: true when the answer is the spec's empty-context answer because the readable documents do not answer the question (the callout is the fixed sentence, the lists are empty, `sources` is `{}`).",
-      example: false,
-    }),
-    abstention_reason: z.enum(["no_documents", "not_answerable", "low_relevance"]).nullable().openapi({
-      description:
-        "docqa addition: why it abstained: `no_documents` (no readable chunk was retrieved), `low_relevance` (what was retrieved is not about the question), `not_answerable` (it is about the subject but does not answer; also when the model abstains); null when it answered.",
-      example: null,
-    }),
-    unsupported_citations: z
+/**
+ * Set A's own wire schemas and prose for the result fields it shows (the rest is the core's: the
+ * `onWire` marker's description): the spec's Answer and Source components, the typed lists and
+ * enums, and descriptions that name set A's other wire fields.
+ */
+const setAFields = {
+  answer: { schema: answerResponseSchema },
+  sources: { schema: z.record(z.string(), sourceSchema).openapi({ description: "Cited sources keyed `doc_<n>`." }) },
+  answerMode: {
+    description:
+      "`model`: the language model's answer; `extractive`: no model configured; `extractive-fallback`: the model's output was unusable and the extractive answer replaced it (see `fallback_reason`); `empty-context`: the service abstained before calling the answerer (see `abstention_reason`).",
+  },
+  abstained: {
+    description:
+      "docqa addition: true when the answer is the spec's empty-context answer because the readable documents do not answer the question (the callout is the fixed sentence, the lists are empty, `sources` is `{}`).",
+  },
+  abstentionReason: {
+    description:
+      "docqa addition: why it abstained: `no_documents` (no readable chunk was retrieved), `low_relevance` (what was retrieved is not about the question), `not_answerable` (it is about the subject but does not answer; also when the model abstains); null when it answered.",
+  },
+  unsupportedCitations: {
+    schema: z
       .array(
         z.object({
           key: z.string().openapi({ example: "doc_2" }),
@@ -152,20 +153,39 @@ export const predictResponseSchema = z
         description:
           "docqa addition: cited statements that the cited source does not support (neither quoted from it nor sharing `CITATION_MIN_OVERLAP` of their terms with it); empty when every citation is supported.",
       }),
-    fallback_reason: z
+  },
+  fallbackReason: {
+    schema: z
       .enum(["empty_output", "unparseable_output", "empty_answer", "no_valid_citation", "stream_interrupted"])
       .nullable()
       .openapi({ description: "Why the extractive answer replaced the model's; null unless `answer_mode` is `extractive-fallback`." }),
-    dropped_citations: z
-      .array(z.string())
-      .openapi({ description: "Source keys the model cited that were not in the context; removed from the answer." }),
-    model: z.string().nullable().openapi({ description: "Model that answered (`extractive` without a model).", example: "gpt-4o-mini" }),
-    num_predict: z.number().int().nullable().openapi({ description: "`LOCALLLM_NUM_PREDICT` sent to the model, or null." }),
-    num_ctx: z.number().int().nullable().openapi({ description: "`LOCALLLM_NUM_CTX` sent to the model, or null." }),
-    prompt_version: z.string().nullable().openapi({ description: "Version of the answer prompt; null when no model was called." }),
-    llm_ms: z.number().int().openapi({ description: "Milliseconds spent generating the answer." }),
-  })
-  .openapi("PredictResponse");
+  },
+  model: {
+    schema: z.string().nullable().openapi({ description: "Model that answered (`extractive` without a model).", example: "gpt-4o-mini" }),
+  },
+} satisfies { [Field in keyof ShownFields<PredictResultShape, "A">]?: WireFieldOverride };
+
+/**
+ * Set A's settings of `resultWireOf`: every field marked `onWire` for set A, in snake_case, with
+ * {@link setAFields}; the spec's fields first in the spec's order ("Endpoint set A": `answer`,
+ * `sources`, `query`, `original_query`, `input`, `thread_id`), docqa's additions after them in
+ * the result schema's order. `input` is the one field set A computes itself: the spec's second
+ * name of the query as received (`originalQuery`), given to `toWire` as `{ input }`. Use with
+ * `resultWireOf({ result, ...predictResponseSettings })` over an extension of the result schema.
+ */
+export const predictResponseSettings = {
+  set: "A",
+  case: "snake_case",
+  fields: setAFields,
+  extra: { input: z.string() },
+  leading: ["answer", "sources", "query", "original_query", "input", "thread_id"],
+} satisfies Omit<ResultWireOptions<PredictResultShape, "A", "snake_case", { input: z.ZodString }>, "result">;
+
+/** Set A's answer wire over `predictResultSchema` ({@link predictResponseSettings}); `predictResponse` maps with it. */
+export const predictResponseWire = resultWireOf({ result: predictResultSchema, ...predictResponseSettings });
+
+/** Response of `POST /predict`: {@link predictResponseWire}'s fields. */
+export const predictResponseSchema = z.object(predictResponseWire.shape).openapi("PredictResponse");
 
 /** Data of a `token` event of a streamed `/predict`: text the model wrote since the previous event. */
 export const predictTokenEventSchema = z

@@ -1,19 +1,22 @@
 /**
  * The result of `predict`, written once: {@link predictResultSchema} is the one source of truth,
- * {@link PredictResult} is inferred from it, and each endpoint set maps it to its wire shape
- * (set A's `predictResponse`, set B's chat response, the web page's `uiAnswer`).
+ * {@link PredictResult} is inferred from it, and each endpoint set derives its wire shape from it
+ * (`resultWireOf` of `@docqa/http`: set A's `predictResponse`, snake_case; set B's chat response,
+ * camelCase); the web page's `uiAnswer` imports its types.
  *
  * Adding an answer field is two files: the stage that computes it, and here its schema in
- * {@link predictStateFields} with its initial value in {@link initialPredictStateFields}.
+ * {@link predictStateFields} with its initial value in {@link initialPredictStateFields}, wrapped
+ * in `onWire(schema, { sets: ["A", "B"], description })` when the endpoint sets show it.
  * `PredictState` extends {@link PredictStateFields}, `createPredictState` starts from the initial
- * values and `runPredict` copies the fields into the result ({@link predictStateFieldsOf}). An
- * endpoint set that shows the field adds it to its wire schema.
+ * values and `runPredict` copies the fields into the result ({@link predictStateFieldsOf}); each
+ * set that the marker names shows the field under its name in the set's case.
  */
 import { z } from "zod";
 import type { AbstentionReason, AnswerabilityDecision } from "../answering/abstention.js";
 import { type Answer, answerSchema, type Source, type UnsupportedCitation } from "../answering/answer.js";
 import type { AnswerMode } from "../answering/answerer.js";
 import type { StageTiming } from "../pipeline/stage.js";
+import { onWire } from "./wire-field.js";
 
 /** Every `AnswerMode`, in the order the wire schemas list them. */
 const answerModes = ["model", "extractive", "extractive-fallback", "empty-context"] as const satisfies readonly AnswerMode[];
@@ -31,11 +34,14 @@ const computed = <T>() => z.custom<T>((value) => typeof value === "object" && va
  */
 export const predictStateFields = z.object({
   /** Cited sources only, keyed `doc_<n>` (`resolve-citations`). */
-  sources: z.record(z.string(), computed<Source>()),
+  sources: onWire(z.record(z.string(), computed<Source>()), { sets: ["A"] }),
   /** Keys the model cited that were not in the context, dropped from the answer (`resolve-citations`). */
-  droppedCitations: z.array(z.string()),
+  droppedCitations: onWire(z.array(z.string()), {
+    sets: ["A"],
+    description: "Source keys the model cited that were not in the context; removed from the answer.",
+  }),
   /** Cited statements that the chunk they cite does not support (`CITATION_MIN_OVERLAP`); empty when all are supported (`check-citations`). */
-  unsupportedCitations: z.array(computed<UnsupportedCitation>()),
+  unsupportedCitations: onWire(z.array(computed<UnsupportedCitation>()), { sets: ["A"] }),
   /**
    * The abstention decision of the `decide-answerable` stage with the signals it read (context
    * and sentence coverage, dense similarity), for evaluation and logs; absent only when a custom
@@ -46,7 +52,11 @@ export const predictStateFields = z.object({
    * Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`; spec: "The context
    * also carries `subqueries`"); empty when the question is a single clause or decomposition is off (`plan`).
    */
-  subqueries: z.array(z.string()),
+  subqueries: onWire(z.array(z.string()), {
+    sets: ["A"],
+    description: "Sub-queries retrieved besides the question (`USE_QUERY_DECOMPOSITION`); empty for a single-clause question.",
+    example: ["How many vacation days do I get", "how do I request them"],
+  }),
 });
 
 /** The result fields the stages write on `PredictState`; see {@link predictStateFields}. */
@@ -69,58 +79,78 @@ export function predictStateFieldsOf(state: PredictStateFields): PredictStateFie
  * from the state (the answer, its mode and abstention, timings, generation). Fields whose types
  * live with the code that computes them (sources, unsupported citations, the answerability
  * decision, stage timings) are checked as present, not restated; `answer` is `answerSchema`.
+ *
+ * The fields wrapped in `onWire` are the ones the endpoint sets show (`sets`), each under its
+ * name in the set's case; a set may give a field its own wire schema or OpenAPI prose (set A's
+ * `answer`, `sources`, `model`, ...) and adds the wire fields it computes itself (set A's
+ * `input`; set B's rendered `response`, `confidence`, ...). The answerability decision and the
+ * stage timings are on no wire.
  */
 export const predictResultSchema = z.object({
   /** The answer, citations resolved. */
-  answer: answerSchema as z.ZodType<Answer>,
+  answer: onWire(answerSchema as z.ZodType<Answer>, { sets: ["A"] }),
   ...predictStateFields.shape,
   /** The query as used for retrieval (normalised; rewritten for follow-ups). */
-  query: z.string(),
+  query: onWire(z.string(), { sets: ["A"] }),
   /** The query as received (set A also reports it as `input`). */
-  originalQuery: z.string(),
+  originalQuery: onWire(z.string(), { sets: ["A"] }),
   /** The thread continued, or the one created for this turn (UUID). */
-  threadId: z.string(),
+  threadId: onWire(z.string(), { sets: ["A"] }),
   /** How the answer was produced. */
-  answerMode: z.enum(answerModes),
+  answerMode: onWire(z.enum(answerModes), { sets: ["A"] }),
   /**
    * True when the answer is the spec's empty-context answer because the service decided that the
    * readable documents do not answer the question (or there are none); `sources` is then `{}`.
    */
-  abstained: z.boolean(),
+  abstained: onWire(z.boolean(), {
+    sets: ["A", "B"],
+    description: "docqa addition: true when the documents the user may read do not answer the question.",
+    example: false,
+  }),
   /**
    * Why it abstained: `no_documents` (no readable chunk was retrieved), `low_relevance` (what was
    * retrieved is not about the question), `not_answerable` (it is about the subject but does not
    * answer; also when a model abstains); null when it answered.
    */
-  abstentionReason: z.enum(abstentionReasons).nullable(),
+  abstentionReason: onWire(z.enum(abstentionReasons).nullable(), {
+    sets: ["A", "B"],
+    description: "docqa addition: why it abstained: `no_documents`, `low_relevance` or `not_answerable`; null when it answered.",
+    example: null,
+  }),
   /** Milliseconds spent per phase (integers, from the stage timings; `totalMs` from the request's start). */
   timings: z.object({
-    retrievalMs: z.number(),
-    contextMs: z.number(),
-    llmMs: z.number(),
-    postMs: z.number(),
-    totalMs: z.number(),
+    retrievalMs: z.number().int(),
+    contextMs: z.number().int(),
+    llmMs: onWire(z.number().int(), { sets: ["A"], description: "Milliseconds spent generating the answer." }),
+    postMs: z.number().int(),
+    totalMs: z.number().int(),
   }),
   /** Each stage's name, PERF phase and milliseconds, in the order they ran. */
   stages: z.array(computed<StageTiming>()),
   /** How the answer was generated (also in the PERF `rag_end` line). */
   generation: z.object({
     /** Model name (`RAG_GENERATOR_MODEL`, `LOCALLLM_MODEL`), or `extractive`. */
-    model: z.string(),
+    model: onWire(z.string(), { sets: ["A"] }),
     /** `LOCALLLM_NUM_PREDICT` sent to the model; null when not applicable. */
-    numPredict: z.number().int().nullable(),
+    numPredict: onWire(z.number().int().nullable(), { sets: ["A"], description: "`LOCALLLM_NUM_PREDICT` sent to the model, or null." }),
     /** `LOCALLLM_NUM_CTX` sent to the model; null when not applicable. */
-    numCtx: z.number().int().nullable(),
+    numCtx: onWire(z.number().int().nullable(), { sets: ["A"], description: "`LOCALLLM_NUM_CTX` sent to the model, or null." }),
     /**
      * Why the extractive answer replaced the model's (`answerMode: "extractive-fallback"`):
      * `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` or
      * `stream_interrupted`; null otherwise.
      */
-    fallbackReason: z.string().nullable(),
+    fallbackReason: onWire(z.string().nullable(), { sets: ["A"] }),
     /** `PROMPT_VERSION` of the answer prompt; null when no model was called. */
-    promptVersion: z.string().nullable(),
+    promptVersion: onWire(z.string().nullable(), {
+      sets: ["A"],
+      description: "Version of the answer prompt; null when no model was called.",
+    }),
   }),
 });
 
-/** Output of `RagService.predict`; adapters map it to their wire fields. See {@link predictResultSchema}. */
+/** Output of `RagService.predict`; the endpoint sets derive their wire fields from it. See {@link predictResultSchema}. */
 export type PredictResult = z.infer<typeof predictResultSchema>;
+
+/** The fields of {@link predictResultSchema}, by name: the shape an extension of the schema extends (`z.ZodObject<Shape extends PredictResultShape>`). */
+export type PredictResultShape = typeof predictResultSchema.shape;
