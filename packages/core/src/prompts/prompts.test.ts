@@ -20,7 +20,7 @@ import {
  */
 const fingerprints: Record<string, string> = {
   "1": "c27b5280262e7ed48728cbeaf6c9776a274cde585197683a27a96ef0f3a17896",
-  "2": "e62e7d869edc16f7bac1e692fae6a3e0cdec677ea5e1221a90e929193ea0fe41",
+  "2": "7a530d5210d3b4d7506c699eff6c465cf77ea0ecaa08d03b862424ca40f1d1dc",
 };
 
 const render = (messages: BaseMessage[]) => messages.map((message) => `--- ${message.getType()}\n${String(message.content)}`).join("\n");
