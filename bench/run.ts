@@ -24,10 +24,11 @@
  * fusion in docqa on SciFact (bench/hybrid-engine.ts); the default run leaves these thirteen out.
  */
 import { cpus } from "node:os";
-import { benchmarkIndexSpeed, benchmarkScanKernel } from "./index-speed.ts";
+import { benchmarkIndexSpeed } from "./index-speed.ts";
 import { benchmarkIngestion } from "./ingestion-throughput.ts";
 import { benchmarkPredictLatency } from "./predict-latency.ts";
 import { benchmarkRetrievalQuality } from "./retrieval-quality.ts";
+import { benchmarkScanKernel } from "./scan-kernel.ts";
 import { type BenchmarkRow, printRows } from "./statistics.ts";
 
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 300);
