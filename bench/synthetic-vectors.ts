@@ -2,21 +2,15 @@
  * Synthetic 384-dimension vectors for the index benchmarks: a seeded generator, unit vectors and
  * clustered vectors with the structure of real embeddings ({@link clusteredVectors}).
  */
+import { mulberry32 } from "@docqa/core/testing";
 
 /** Dimension of the benchmarks' vectors (all-MiniLM-L6-v2's and bge-small's). */
 export const dimension = 384;
 
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of the benchmarks: Mulberry32 (`mulberry32` of `@docqa/core/testing`). */
+export const random: (seed: number) => () => number = mulberry32;
 
+/** A random unit vector of {@link dimension} components. */
 export function unitVector(next: () => number): Float32Array {
   const vector = Float32Array.from({ length: dimension }, () => next() - 0.5);
   const norm = Math.hypot(...vector);
