@@ -5,7 +5,10 @@
  */
 import type { z } from "zod";
 import { DocqaError } from "../errors/docqa-error.js";
-import { configSchema, type DocqaConfig, type SettingMetadata } from "./config-schema.js";
+import { configSchema, type DocqaConfig } from "./config-schema.js";
+import { settingsOf } from "./setting-helpers.js";
+
+export { type SettingLocation, settingsOf } from "./setting-helpers.js";
 
 /** A map of environment variables, such as `process.env`. */
 export type EnvironmentVariables = Record<string, string | undefined>;
@@ -19,44 +22,6 @@ export type DeepPartial<T> = T extends readonly unknown[]
 
 /** Partial configuration accepted by {@link resolveConfig} and `createRagService`: any settings of any sections. */
 export type DocqaConfigOverrides = DeepPartial<DocqaConfig>;
-
-/** A setting of a schema: where it sits and the variable it is read from. */
-export interface SettingLocation {
-  path: string[];
-  env: string;
-}
-
-interface ZodInternals {
-  _zod: { def: { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; in?: z.ZodType } };
-}
-
-/** The object schema under defaults, prefaults, optionals, pipes and transforms, or undefined for a leaf. */
-function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
-  let current = schema as unknown as ZodInternals;
-  for (;;) {
-    const { def } = current._zod;
-    if (def.type === "object") return def.shape;
-    const inner = def.innerType ?? def.in;
-    if (!inner) return undefined;
-    current = inner as unknown as ZodInternals;
-  }
-}
-
-/** Every setting of `schema` (marked with `setting()`), depth first, in declaration order. */
-export function settingsOf(schema: z.ZodType): SettingLocation[] {
-  const found: SettingLocation[] = [];
-  const visit = (node: z.ZodType, path: string[]) => {
-    const env = (node.meta() as Partial<SettingMetadata> | undefined)?.env;
-    if (env) {
-      found.push({ path, env });
-      return;
-    }
-    const shape = objectShape(node);
-    if (shape) for (const [key, child] of Object.entries(shape)) visit(child, [...path, key]);
-  };
-  visit(schema, []);
-  return found;
-}
 
 /**
  * Parses `schema` from environment variables: each setting takes its variable's value (trimmed;

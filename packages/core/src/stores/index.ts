@@ -80,10 +80,16 @@ export {
   type ServerKeywordStore,
   type ServerVectorStore,
   type StoreBackend,
-  type StoreBackendLocation,
   type StoreBackendPackage,
-  storeBackendPackages,
 } from "./store-backend.js";
+export {
+  type StoreBackendLocation,
+  type StoreIndexKind,
+  storeBackendNamed,
+  storeBackendPackages,
+  storeBackendsHolding,
+  storeNamesHolding,
+} from "./store-backend-packages.js";
 export { storesFromConfig } from "./stores-from-config.js";
 export {
   createUncommittedSweeper,

@@ -2,13 +2,17 @@
  * Server store backends by name, as unstorage's drivers: a backend package exports a
  * {@link StoreBackend} named `storeBackend` (its name, the settings it reads, its factory), and
  * `storesFromConfig` looks it up by the name `VECTOR_STORE` / `KEYWORD_STORE` resolve to. Core
- * knows only where each name's package is ({@link storeBackendPackages}) and loads it on demand,
+ * knows only where each name's package is (`storeBackendPackages`, `store-backend-packages.ts`) and loads it on demand,
  * so that `@docqa/core` does not depend on the backends' clients.
  */
 import type { z } from "zod";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
+import { storeBackendPackages } from "./store-backend-packages.js";
+
+export { type StoreBackendLocation, storeBackendPackages } from "./store-backend-packages.js";
+
 import type { KeywordIndex, StagedIndex, StagedRegistry, VectorIndex } from "./vector-index.js";
 
 /** A Milvus store: vector index, BM25 keyword index and registry (what `@docqa/milvus` creates). */
@@ -38,18 +42,6 @@ export interface StoreBackend {
 export interface StoreBackendPackage {
   storeBackend: StoreBackend;
 }
-
-/** Where the backend of a name is found: its package, and the variable that selects it (named when the package is missing). */
-export interface StoreBackendLocation {
-  package: string;
-  variable: string;
-}
-
-/** The server backends by name: Milvus (`VECTORDB_URI`), and Elasticsearch or OpenSearch (`FULLTEXT_URI`). */
-export const storeBackendPackages: Readonly<Record<string, StoreBackendLocation>> = {
-  milvus: { package: "@docqa/milvus", variable: "VECTORDB_URI" },
-  "search-engine": { package: "@docqa/elasticsearch", variable: "FULLTEXT_URI" },
-};
 
 /**
  * Loads the backend named `name` from its package.

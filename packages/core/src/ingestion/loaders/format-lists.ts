@@ -1,10 +1,12 @@
 /**
  * The lists of formats shown to users, rendered from the loader registry (`fileLoaders`), so that
  * no list of formats is written by hand. In Markdown (`docs/`, the READMEs) a list sits between
- * marks, `<!-- formats:names -->PDF, DOCX, ...<!-- /formats -->`, which {@link rewriteFormatLists}
- * fills from the registry: the unit test `format-lists.test.ts` checks every marked list and
- * rewrites them with `vitest -u`, and refuses a list of formats left outside the marks.
+ * marks, `<!-- formats:names -->PDF, DOCX, ...<!-- /formats -->` (see `text/marked-lists.ts`),
+ * which {@link rewriteFormatLists} fills from the registry: the unit test `format-lists.test.ts`
+ * checks every marked list, rewrites them with `vitest -u`, and refuses a list of every format
+ * left outside the marks.
  */
+import { countMarkedLists, joinList, type ListConjunction, rewriteMarkedLists, withoutMarkedLists } from "../../text/marked-lists.js";
 import { fileLoaders } from "./file-loaders.js";
 
 /**
@@ -16,9 +18,12 @@ import { fileLoaders } from "./file-loaders.js";
 export type FormatListStyle = "names" | "types" | "extensions";
 
 /** The word before a list's last item; none joins every item with a comma. */
-export type FormatListConjunction = "and" | "or";
+export type FormatListConjunction = ListConjunction;
 
 const formatListStyles: readonly FormatListStyle[] = ["names", "types", "extensions"];
+
+/** The mark of a list of formats in Markdown: `<!-- formats:<style> -->`. */
+const formatsMark = "formats";
 
 /**
  * The registered formats written in `style`, in the order of `fileLoaders`.
@@ -34,12 +39,8 @@ export function formatList(style: FormatListStyle, conjunction?: FormatListConju
     if (style === "types") return `\`${loader.format}\``;
     return [loader.format, ...loader.aliases].join("/");
   });
-  if (conjunction === undefined || items.length < 2) return items.join(", ");
-  return `${items.slice(0, -1).join(", ")} ${conjunction} ${items.at(-1)}`;
+  return joinList(items, conjunction);
 }
-
-/** A marked list: `<!-- formats:<style>[ <conjunction>] -->` the list `<!-- /formats -->`. */
-const markedList = /(<!-- formats:([a-z]+)(?: (and|or))? -->)([^<]*)(<!-- \/formats -->)/g;
 
 /**
  * `markdown` with every marked list of formats rendered anew from the registry.
@@ -47,17 +48,17 @@ const markedList = /(<!-- formats:([a-z]+)(?: (and|or))? -->)([^<]*)(<!-- \/form
  * @throws {Error} for a mark naming an unknown style.
  */
 export function rewriteFormatLists(markdown: string): string {
-  return markdown.replace(markedList, (_whole, open: string, style: string, conjunction: string | undefined, _list, close: string) => {
+  return rewriteMarkedLists(markdown, formatsMark, (style, conjunction) => {
     if (!formatListStyles.includes(style as FormatListStyle)) {
       throw new Error(`unknown format list style ${style} (known: ${formatListStyles.join(", ")})`);
     }
-    return `${open}${formatList(style as FormatListStyle, conjunction as FormatListConjunction | undefined)}${close}`;
+    return formatList(style as FormatListStyle, conjunction);
   });
 }
 
-/** How many marked lists `markdown` holds. */
+/** How many marked lists of formats `markdown` holds. */
 export function countFormatLists(markdown: string): number {
-  return [...markdown.matchAll(markedList)].length;
+  return countMarkedLists(markdown, formatsMark);
 }
 
 /** Lists naming at least this many of the registered formats count as lists of every format. */
@@ -72,8 +73,7 @@ export function unmarkedFormatLists(markdown: string): string[] {
   const formatOf = new Map(fileLoaders.flatMap((loader) => [loader.format, ...loader.aliases].map((name) => [name, loader.format])));
   const name = `\`?(?:${[...formatOf.keys()].join("|")})\`?`;
   const run = new RegExp(`(?<!\\w)${name}(?:(?:, (?:and |or )?|/| and | or )${name})+(?!\\w)`, "gi");
-  const unmarked = markdown.replace(markedList, "");
-  return [...unmarked.matchAll(run)]
+  return [...withoutMarkedLists(markdown, formatsMark).matchAll(run)]
     .map((match) => match[0])
     .filter((list) => {
       const named = new Set(
