@@ -132,15 +132,16 @@ const storeSettingPaths = new Map(settingsOf(storesSchema).map(({ path, env }) =
  * The store a `VECTOR_STORE` (`kind` `vector`) or `KEYWORD_STORE` (`keyword`) choice stands for:
  * a backend's name for its alias (`opensearch`: `search-engine`), and for `auto` the first
  * backend holding `kind` (in the order of `storeBackendsHolding`) whose selecting variable is set
- * in `stores`, else `embedded`. Other choices (`embedded`, `none`, a backend's name) stand for
+ * (not empty) in `stores`, else `embedded`; a variable the section does not read counts as unset. Other choices (`embedded`, `none`, a backend's name) stand for
  * themselves.
  */
 export function resolveStoreChoice(kind: StoreIndexKind, choice: string, stores: StoresSection): string {
   if (choice !== "auto") return storeBackendNamed(choice) ?? choice;
   const isSet = (variable: string) => {
-    let value: unknown = stores;
-    for (const key of storeSettingPaths.get(variable) ?? [variable]) value = (value as Record<string, unknown> | undefined)?.[key];
-    return value !== undefined;
+    const path = storeSettingPaths.get(variable);
+    let value: unknown = path ? stores : undefined;
+    for (const key of path ?? []) value = (value as Record<string, unknown> | undefined)?.[key];
+    return Boolean(value);
   };
   return storeBackendsHolding(kind).find(([, location]) => isSet(location.variable))?.[0] ?? "embedded";
 }

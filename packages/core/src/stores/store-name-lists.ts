@@ -13,7 +13,7 @@ import { type StoreIndexKind, storeBackendsHolding, storeNamesHolding } from "./
  * - `vector`, `keyword`: the names (and aliases) of the server backends holding that index, as code;
  * - `vector-variables`, `keyword-variables`: the variables `auto` looks at, in its order, each with its backend.
  */
-export type StoreNameListStyle = `${StoreIndexKind}` | `${StoreIndexKind}-variables`;
+export type StoreNameListStyle = StoreIndexKind | `${StoreIndexKind}-variables`;
 
 const storeNameListStyles: readonly StoreNameListStyle[] = ["vector", "keyword", "vector-variables", "keyword-variables"];
 
