@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { DocqaError } from "../errors/docqa-error.js";
+import { storeBackendVariables } from "../stores/store-backend-packages.js";
 import { configSchema, type DocqaConfig } from "./config-schema.js";
 import { settingsOf } from "./setting-helpers.js";
 
@@ -25,12 +26,17 @@ export type DocqaConfigOverrides = DeepPartial<DocqaConfig>;
 
 /**
  * Parses `schema` from environment variables: each setting takes its variable's value (trimmed;
- * an empty value counts as unset), then the schema applies defaults and checks.
+ * an empty value counts as unset), then `overrides` (settings given in code, by path; default
+ * none) apply over them, and the schema applies defaults and checks.
  *
  * @throws {DocqaError} `config_invalid` naming each offending variable, its value and the problem,
  *   for example `CHUNK_SIZE="big": Invalid input: expected number, received NaN`.
  */
-export function loadSettings<Schema extends z.ZodType>(schema: Schema, environment: EnvironmentVariables): z.output<Schema> {
+export function loadSettings<Schema extends z.ZodType>(
+  schema: Schema,
+  environment: EnvironmentVariables,
+  overrides: Record<string, unknown> = {},
+): z.output<Schema> {
   const settings = settingsOf(schema);
   const input: Record<string, unknown> = {};
   const present: Record<string, string> = {};
@@ -42,7 +48,7 @@ export function loadSettings<Schema extends z.ZodType>(schema: Schema, environme
     for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
     node[path.at(-1) as string] = value;
   }
-  return parseSettings(schema, input, (path) => {
+  return parseSettings(schema, mergeDeep(input, overrides), (path) => {
     const location = settings.find((candidate) => candidate.path.join(".") === path.join("."));
     return location ? `${location.env}=${JSON.stringify(present[location.env] ?? "")}` : undefined;
   });
@@ -76,7 +82,9 @@ export function parseSettings<Schema extends z.ZodType>(
 /**
  * Parses and validates every docqa environment variable, applying defaults.
  *
- * Empty strings count as unset. Unknown variables are ignored.
+ * Empty strings count as unset. Unknown variables are ignored, except those of a store backend
+ * whose settings are its own (its registration's `prefix`): they are kept for it
+ * (`config.stores.backendVariables`) and checked when the backend is resolved (`storesFromConfig`).
  *
  * @param environment - variables to read; default `process.env`.
  * @returns the resolved configuration.
@@ -90,7 +98,7 @@ export function parseSettings<Schema extends z.ZodType>(
  * ```
  */
 export function loadConfig(environment: EnvironmentVariables = process.env): DocqaConfig {
-  return loadSettings(configSchema, environment);
+  return loadSettings(configSchema, environment, { stores: { backendVariables: storeBackendVariables(environment) } });
 }
 
 /**

@@ -103,6 +103,17 @@ export const storesSchema = z.object({
   sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
   milvus: milvusSettingsSchema,
   searchEngine: searchEngineSettingsSchema,
+  /**
+   * The variables of the backends whose settings are their own (registered with a `prefix` in
+   * `storeBackendPackages`), by backend name, as `loadConfig` read them; each backend parses its
+   * own with its settings schema when `storesFromConfig` resolves it. Default none.
+   */
+  backendVariables: z.record(z.string(), z.record(z.string(), z.string())).default({}),
+  /**
+   * Settings given in code to the backends whose settings are their own, by backend name (for
+   * example `{ qdrant: { collection: "kb" } }`), applied over their variables; default none.
+   */
+  backends: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   vectorIndex: z
     .object({
       /**
@@ -132,18 +143,19 @@ const storeSettingPaths = new Map(settingsOf(storesSchema).map(({ path, env }) =
  * The store a `VECTOR_STORE` (`kind` `vector`) or `KEYWORD_STORE` (`keyword`) choice stands for:
  * a backend's name for its alias (`opensearch`: `search-engine`), and for `auto` the first
  * backend holding `kind` (in the order of `storeBackendsHolding`) whose selecting variable is set
- * (not empty) in `stores`, else `embedded`; a variable the section does not read counts as unset. Other choices (`embedded`, `none`, a backend's name) stand for
+ * (not empty) in `stores`, or among the backend's own variables (`backendVariables`), else `embedded`. Other choices (`embedded`, `none`, a backend's name) stand for
  * themselves.
  */
 export function resolveStoreChoice(kind: StoreIndexKind, choice: string, stores: StoresSection): string {
   if (choice !== "auto") return storeBackendNamed(choice) ?? choice;
-  const isSet = (variable: string) => {
+  const isSet = (name: string, variable: string) => {
     const path = storeSettingPaths.get(variable);
-    let value: unknown = path ? stores : undefined;
-    for (const key of path ?? []) value = (value as Record<string, unknown> | undefined)?.[key];
+    if (!path) return Boolean(stores.backendVariables[name]?.[variable]);
+    let value: unknown = stores;
+    for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key];
     return Boolean(value);
   };
-  return storeBackendsHolding(kind).find(([, location]) => isSet(location.variable))?.[0] ?? "embedded";
+  return storeBackendsHolding(kind).find(([name, location]) => isSet(name, location.variable))?.[0] ?? "embedded";
 }
 
 /** The variables that select a server keyword store, for messages: `FULLTEXT_URI or VECTORDB_URI`. */

@@ -81,6 +81,7 @@ export {
   type ServerVectorStore,
   type StoreBackend,
   type StoreBackendPackage,
+  storeBackendSettings,
 } from "./store-backend.js";
 export {
   type StoreBackendLocation,
@@ -88,6 +89,7 @@ export {
   storeBackendNamed,
   storeBackendPackages,
   storeBackendsHolding,
+  storeBackendVariables,
   storeNamesHolding,
 } from "./store-backend-packages.js";
 export { storesFromConfig } from "./stores-from-config.js";

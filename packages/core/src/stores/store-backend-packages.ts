@@ -22,6 +22,14 @@ export interface StoreBackendLocation {
   indexes: readonly StoreIndexKind[];
   /** Other names `VECTOR_STORE` / `KEYWORD_STORE` accept for it (`elasticsearch`, `opensearch`); default none. */
   aliases?: readonly string[];
+  /**
+   * The prefix of the backend's own variables (for example `QDRANT_`), for a backend whose
+   * settings are its own: `loadConfig` keeps every variable that starts with it for the backend
+   * (`config.stores.backendVariables`), and `storesFromConfig` parses them with the backend's
+   * settings schema when it resolves the backend. Unset for the backends whose settings are
+   * sections of core's `stores` (`milvus`, `search-engine`).
+   */
+  prefix?: string;
 }
 
 /** The server backends by name: Milvus (`VECTORDB_URI`), and Elasticsearch or OpenSearch (`FULLTEXT_URI`). */
@@ -54,4 +62,20 @@ export function storeNamesHolding(kind: StoreIndexKind): string[] {
 export function storeBackendNamed(name: string): string | undefined {
   if (storeBackendPackages[name]) return name;
   return Object.entries(storeBackendPackages).find(([, location]) => location.aliases?.includes(name))?.[0];
+}
+
+/**
+ * The variables of `environment` that belong to backends registered with a `prefix`, by backend
+ * name (trimmed; empty values count as unset), as `loadConfig` keeps them.
+ */
+export function storeBackendVariables(environment: Readonly<Record<string, string | undefined>>): Record<string, Record<string, string>> {
+  const variables: Record<string, Record<string, string>> = {};
+  for (const [name, { prefix }] of Object.entries(storeBackendPackages)) {
+    if (!prefix) continue;
+    for (const [variable, raw] of Object.entries(environment)) {
+      const value = raw?.trim();
+      if (variable.startsWith(prefix) && value) (variables[name] ??= {})[variable] = value;
+    }
+  }
+  return variables;
 }
