@@ -50,7 +50,10 @@ export function loadSettings<Schema extends z.ZodType>(
   }
   return parseSettings(schema, mergeDeep(input, overrides), (path) => {
     const location = settings.find((candidate) => candidate.path.join(".") === path.join("."));
-    return location ? `${location.env}=${JSON.stringify(present[location.env] ?? "")}` : undefined;
+    if (!location) return undefined;
+    // A value given in code is named by its path.
+    if (!(location.env in present) && valueAt(overrides, path) !== undefined) return undefined;
+    return `${location.env}=${JSON.stringify(present[location.env] ?? "")}`;
   });
 }
 
@@ -126,6 +129,13 @@ function mergeDeep(base: object, overrides: object): Record<string, unknown> {
     merged[key] = isPlainObject(value) && isPlainObject(current) ? mergeDeep(current, value) : value;
   }
   return merged;
+}
+
+/** The value at `path` in `tree`, or undefined. */
+function valueAt(tree: unknown, path: readonly PropertyKey[]): unknown {
+  let node = tree;
+  for (const key of path) node = (node as Record<PropertyKey, unknown> | undefined)?.[key];
+  return node;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

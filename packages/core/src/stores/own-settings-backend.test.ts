@@ -93,6 +93,10 @@ describe("a store backend whose settings are its own", () => {
     expect((error as DocqaError).message).toBe(
       '[docqa] [config] invalid configuration: FAKESTORE_COLLECTION="Not Valid": lower-case letters only',
     );
+    const inCode = resolveConfig({ stores: { vector: "fake", keyword: "fake", backends: { fake: { collection: "In Code" } } } });
+    expect(((await errorOf(storesFromConfig(inCode, silentLogger))) as DocqaError).message).toContain(
+      "collection: lower-case letters only",
+    );
     const service = createRagService({ config, embeddings: null });
     expect(((await errorOf(service.ready())) as DocqaError).message).toContain('FAKESTORE_COLLECTION="Not Valid"');
     await service.close();
