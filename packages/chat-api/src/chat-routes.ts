@@ -23,7 +23,7 @@ import {
   parseDocumentMetadata,
   type RagService,
 } from "@docqa/core";
-import { formatFromName, uploadedFileSources } from "@docqa/core/ingestion";
+import { formatFromName, formatList, uploadedFileSources } from "@docqa/core/ingestion";
 import type { RetrievedChunk } from "@docqa/core/retrieval";
 import {
   type AuthVariables,
@@ -270,8 +270,7 @@ export function chatRoutes(service: RagService, options: ChatRoutesOptions = {})
       method: "post",
       path: "/api/ingest",
       summary: "Document ingestion",
-      description:
-        'Multipart upload of one or more files in the field `files` (PDF, DOCX, TXT, MD, JSON, CSV). The document id of each file is `<owner>/<file name>` (a name space per owner; the file name is the `filename` metadata), so an upload only ever replaces a file of that name of the same owner. The uploader owns new documents; share them with an `acl` in `metadata`. A re-upload whose `acl` alone changed re-stamps the stored chunks without re-embedding. When a store the job writes (vector index, keyword index, registry, job store) does not answer within `READINESS_TIMEOUT_MS`, the upload is refused with 503 `store_unavailable` before a job is created, as `/upsert` is. Example: `curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F \'metadata={"acl":"|user:_all_|"}\' http://localhost:8000/api/ingest`.',
+      description: `Multipart upload of one or more files in the field \`files\` (${formatList("names")}). The document id of each file is \`<owner>/<file name>\` (a name space per owner; the file name is the \`filename\` metadata), so an upload only ever replaces a file of that name of the same owner. The uploader owns new documents; share them with an \`acl\` in \`metadata\`. A re-upload whose \`acl\` alone changed re-stamps the stored chunks without re-embedding. When a store the job writes (vector index, keyword index, registry, job store) does not answer within \`READINESS_TIMEOUT_MS\`, the upload is refused with 503 \`store_unavailable\` before a job is created, as \`/upsert\` is. Example: \`curl -H "Authorization: Bearer $TOKEN" -F files=@handbook.pdf -F files=@faq.md -F 'metadata={"acl":"|user:_all_|"}' http://localhost:8000/api/ingest\`.`,
       ...authenticated,
       request: {
         query: ingestQuerySchema,

@@ -5,6 +5,7 @@
  * shapes here are docqa's, documented in `docs/chat-api.md`.
  */
 import { type PredictResultShape, predictResultSchema } from "@docqa/core";
+import { formatList } from "@docqa/core/ingestion";
 import { maximumMetadataValues, metadataKeyPattern } from "@docqa/core/stores";
 import { questionTextSchema, type ResultWireOptions, resultWireOf, type ShownFields, type WireFieldOverride } from "@docqa/http";
 import { z } from "@hono/zod-openapi";
@@ -143,11 +144,12 @@ export const metadataFilterValueSchema = z
 /** `filters` of `POST /api/search`. */
 export const searchFiltersSchema = z
   .object({
-    type: oneOrManySchema(z.string().min(1)).optional().openapi({
-      description:
-        "Document type, or a list of types: `pdf`, `docx`, `txt`, `md`, `json`, `csv` for ingested files; `summary` for RAPTOR summaries.",
-      example: "pdf",
-    }),
+    type: oneOrManySchema(z.string().min(1))
+      .optional()
+      .openapi({
+        description: `Document type, or a list of types: ${formatList("types")} for ingested files; \`summary\` for RAPTOR summaries.`,
+        example: "pdf",
+      }),
     source: oneOrManySchema(z.string().min(1)).optional().openapi({
       description: "Source system (`metadata.source`), or a list of them.",
       example: "hr-wiki",
@@ -216,9 +218,7 @@ export const searchResultSchema = z
         filename: z
           .string()
           .openapi({ description: "File name; for documents stored through `/upsert`, the document id.", example: "handbook.pdf" }),
-        type: z
-          .string()
-          .openapi({ description: "Document type (`pdf`, `docx`, `txt`, `md`, `json`, `csv`, `summary`, ...).", example: "pdf" }),
+        type: z.string().openapi({ description: `Document type (${formatList("types")}, \`summary\`, ...).`, example: "pdf" }),
       })
       .catchall(z.unknown())
       .openapi({ description: "The chunk's metadata: `filename`, `type`, `created_at`, `doc_id`, `source`, `page`, `section`, ..." }),
@@ -246,8 +246,7 @@ export const ingestFormSchema = z
     files: z.union([uploadedFileSchema, z.array(uploadedFileSchema).min(1)]).openapi({
       type: "array",
       items: { type: "string", format: "binary" },
-      description:
-        "One or more files (repeat the field for several): PDF, DOCX, TXT, MD, JSON or CSV, recognised by extension. Each file's name is its document id: uploading the same name again replaces that document.",
+      description: `One or more files (repeat the field for several): ${formatList("names", "or")}, recognised by extension. Each file's name is its document id: uploading the same name again replaces that document.`,
     }),
     metadata: z.string().optional().openapi({
       description:

@@ -34,7 +34,7 @@ import {
   tableEvaluationQuestions,
   tableSplits,
 } from "@docqa/core/evaluation";
-import { findFiles, supportedFormats } from "@docqa/core/ingestion";
+import { findFiles, supportedExtensions } from "@docqa/core/ingestion";
 
 /** The layouts of answer sets. */
 export type AnswerSetLayout = "squad" | "questions" | "tables";
@@ -266,7 +266,7 @@ async function ingestDocuments(
   documents: readonly string[],
   onProgress: AnswerEvaluationOptions["onProgress"],
 ): Promise<void> {
-  const { files } = await findFiles([...documents], [...supportedFormats, "markdown", "ndjson", "jsonl"]);
+  const { files } = await findFiles([...documents], supportedExtensions);
   if (files.length === 0)
     throw new DocqaError("invalid_request", `no supported document found in ${documents.join(", ")}`, { component: "eval" });
   await service.ingestFiles(

@@ -1,5 +1,5 @@
 /**
- * `docqa ingest`: ingests files and folders (PDF, DOCX, TXT, MD, JSON, CSV) into an
+ * `docqa ingest`: ingests files and folders (any extension of `supportedExtensions`) into an
  * organisation of the configured store, on the service's ingestion worker threads, with progress
  * on standard error (with an embedding model: chunks embedded of the chunks planned, files,
  * chunks per second, chunks reused from the embedding cache, and an ETA by chunks) and a summary of
@@ -8,7 +8,7 @@
  */
 import { stat } from "node:fs/promises";
 import { createRagService, DocqaError, type IngestionJob, loadConfig } from "@docqa/core";
-import { findFiles, type SkippedFile, supportedFormats } from "@docqa/core/ingestion";
+import { findFiles, type SkippedFile, supportedExtensions, supportedFormats } from "@docqa/core/ingestion";
 import type { Command } from "commander";
 import { createCliLogger } from "../cli-logger.js";
 import { cliAuditLog, cliPrincipal } from "../cli-principal.js";
@@ -100,7 +100,7 @@ export function registerIngestCommand(program: Command): void {
       const note = (line: string) => {
         if (!options.quiet) process.stderr.write(line);
       };
-      const { files, skipped } = await findFiles(paths, [...supportedFormats, "markdown", "ndjson", "jsonl"]);
+      const { files, skipped } = await findFiles(paths, supportedExtensions);
       if (files.length === 0) {
         for (const file of skipped) note(`  ${file.path}: ${file.reason}\n`);
         note(`docqa ingest: no file to ingest in ${paths.join(", ")}\n`);

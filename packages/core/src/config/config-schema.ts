@@ -16,7 +16,7 @@ import {
 } from "../embeddings/passage-vector-cache.js";
 import { ingestionSchema } from "./ingestion-section.js";
 import { flag, fraction, integer, nameList, optionalInteger, optionalString, setting } from "./setting-helpers.js";
-import { storesSchema } from "./stores-section.js";
+import { keywordStoreVariables, resolveStoreChoice, storesSchema } from "./stores-section.js";
 
 export { flag, fraction, integer, nameList, optionalInteger, type SettingMetadata, setting } from "./setting-helpers.js";
 
@@ -370,17 +370,8 @@ export const configSchema = sectionsSchema
   })
   .transform((config, context) => {
     const { stores } = config;
-    const vector = stores.vector === "auto" ? (stores.milvus.uri ? "milvus" : "embedded") : stores.vector;
-    const keyword: "embedded" | "search-engine" | "milvus" =
-      stores.keyword === "auto"
-        ? stores.searchEngine.uri
-          ? "search-engine"
-          : stores.milvus.uri
-            ? "milvus"
-            : "embedded"
-        : stores.keyword === "elasticsearch" || stores.keyword === "opensearch"
-          ? "search-engine"
-          : stores.keyword;
+    const vector = resolveStoreChoice("vector", stores.vector, stores);
+    const keyword = resolveStoreChoice("keyword", stores.keyword, stores);
     if ((vector === "embedded") !== (keyword === "embedded") && vector !== "none") {
       context.addIssue({
         code: "custom",
@@ -392,8 +383,7 @@ export const configSchema = sectionsSchema
       context.addIssue({
         code: "custom",
         path: ["stores", "vector"],
-        message:
-          "VECTOR_STORE=none needs a server keyword store (FULLTEXT_URI or VECTORDB_URI); for BM25 only with the embedded store set EMBED_PROVIDER=none",
+        message: `VECTOR_STORE=none needs a server keyword store (${keywordStoreVariables()}); for BM25 only with the embedded store set EMBED_PROVIDER=none`,
       });
     }
     return {

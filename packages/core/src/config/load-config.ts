@@ -5,7 +5,11 @@
  */
 import type { z } from "zod";
 import { DocqaError } from "../errors/docqa-error.js";
-import { configSchema, type DocqaConfig, type SettingMetadata } from "./config-schema.js";
+import { storeBackendVariables } from "../stores/store-backend-packages.js";
+import { configSchema, type DocqaConfig } from "./config-schema.js";
+import { settingsOf } from "./setting-helpers.js";
+
+export { type SettingLocation, settingsOf } from "./setting-helpers.js";
 
 /** A map of environment variables, such as `process.env`. */
 export type EnvironmentVariables = Record<string, string | undefined>;
@@ -20,52 +24,19 @@ export type DeepPartial<T> = T extends readonly unknown[]
 /** Partial configuration accepted by {@link resolveConfig} and `createRagService`: any settings of any sections. */
 export type DocqaConfigOverrides = DeepPartial<DocqaConfig>;
 
-/** A setting of a schema: where it sits and the variable it is read from. */
-export interface SettingLocation {
-  path: string[];
-  env: string;
-}
-
-interface ZodInternals {
-  _zod: { def: { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; in?: z.ZodType } };
-}
-
-/** The object schema under defaults, prefaults, optionals, pipes and transforms, or undefined for a leaf. */
-function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
-  let current = schema as unknown as ZodInternals;
-  for (;;) {
-    const { def } = current._zod;
-    if (def.type === "object") return def.shape;
-    const inner = def.innerType ?? def.in;
-    if (!inner) return undefined;
-    current = inner as unknown as ZodInternals;
-  }
-}
-
-/** Every setting of `schema` (marked with `setting()`), depth first, in declaration order. */
-export function settingsOf(schema: z.ZodType): SettingLocation[] {
-  const found: SettingLocation[] = [];
-  const visit = (node: z.ZodType, path: string[]) => {
-    const env = (node.meta() as Partial<SettingMetadata> | undefined)?.env;
-    if (env) {
-      found.push({ path, env });
-      return;
-    }
-    const shape = objectShape(node);
-    if (shape) for (const [key, child] of Object.entries(shape)) visit(child, [...path, key]);
-  };
-  visit(schema, []);
-  return found;
-}
-
 /**
  * Parses `schema` from environment variables: each setting takes its variable's value (trimmed;
- * an empty value counts as unset), then the schema applies defaults and checks.
+ * an empty value counts as unset), then `overrides` (settings given in code, by path; default
+ * none) apply over them, and the schema applies defaults and checks.
  *
  * @throws {DocqaError} `config_invalid` naming each offending variable, its value and the problem,
  *   for example `CHUNK_SIZE="big": Invalid input: expected number, received NaN`.
  */
-export function loadSettings<Schema extends z.ZodType>(schema: Schema, environment: EnvironmentVariables): z.output<Schema> {
+export function loadSettings<Schema extends z.ZodType>(
+  schema: Schema,
+  environment: EnvironmentVariables,
+  overrides: Record<string, unknown> = {},
+): z.output<Schema> {
   const settings = settingsOf(schema);
   const input: Record<string, unknown> = {};
   const present: Record<string, string> = {};
@@ -77,9 +48,12 @@ export function loadSettings<Schema extends z.ZodType>(schema: Schema, environme
     for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
     node[path.at(-1) as string] = value;
   }
-  return parseSettings(schema, input, (path) => {
+  return parseSettings(schema, mergeDeep(input, overrides), (path) => {
     const location = settings.find((candidate) => candidate.path.join(".") === path.join("."));
-    return location ? `${location.env}=${JSON.stringify(present[location.env] ?? "")}` : undefined;
+    if (!location) return undefined;
+    // A value given in code is named by its path.
+    if (!(location.env in present) && valueAt(overrides, path) !== undefined) return undefined;
+    return `${location.env}=${JSON.stringify(present[location.env] ?? "")}`;
   });
 }
 
@@ -111,7 +85,9 @@ export function parseSettings<Schema extends z.ZodType>(
 /**
  * Parses and validates every docqa environment variable, applying defaults.
  *
- * Empty strings count as unset. Unknown variables are ignored.
+ * Empty strings count as unset. Unknown variables are ignored, except those of a store backend
+ * whose settings are its own (its registration's `prefix`): they are kept for it
+ * (`config.stores.backendVariables`) and checked when the backend is resolved (`storesFromConfig`).
  *
  * @param environment - variables to read; default `process.env`.
  * @returns the resolved configuration.
@@ -125,7 +101,7 @@ export function parseSettings<Schema extends z.ZodType>(
  * ```
  */
 export function loadConfig(environment: EnvironmentVariables = process.env): DocqaConfig {
-  return loadSettings(configSchema, environment);
+  return loadSettings(configSchema, environment, { stores: { backendVariables: storeBackendVariables(environment) } });
 }
 
 /**
@@ -153,6 +129,13 @@ function mergeDeep(base: object, overrides: object): Record<string, unknown> {
     merged[key] = isPlainObject(value) && isPlainObject(current) ? mergeDeep(current, value) : value;
   }
   return merged;
+}
+
+/** The value at `path` in `tree`, or undefined. */
+function valueAt(tree: unknown, path: readonly PropertyKey[]): unknown {
+  let node = tree;
+  for (const key of path) node = (node as Record<PropertyKey, unknown> | undefined)?.[key];
+  return node;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,8 @@
 /**
  * The building blocks of docqa's settings schemas: `setting()` marks a schema as read from an
  * environment variable (`loadSettings` reads every marked setting), and the helpers below make
- * the common kinds of value (integers, fractions, flags, name lists) accept environment strings.
+ * the common kinds of value (integers, fractions, flags, name lists) accept environment strings;
+ * `settingsOf` lists a schema's settings.
  */
 import { z } from "zod";
 
@@ -32,3 +33,41 @@ export const nameList = (defaultValue: readonly string[]) =>
     .union([z.string(), z.array(z.string())])
     .transform((value) => (typeof value === "string" ? value.split(",") : value).map((name) => name.trim()).filter((name) => name !== ""))
     .default([...defaultValue]);
+
+/** A setting of a schema: where it sits and the variable it is read from. */
+export interface SettingLocation {
+  path: string[];
+  env: string;
+}
+
+interface ZodInternals {
+  _zod: { def: { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; in?: z.ZodType } };
+}
+
+/** The object schema under defaults, prefaults, optionals, pipes and transforms, or undefined for a leaf. */
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let current = schema as unknown as ZodInternals;
+  for (;;) {
+    const { def } = current._zod;
+    if (def.type === "object") return def.shape;
+    const inner = def.innerType ?? def.in;
+    if (!inner) return undefined;
+    current = inner as unknown as ZodInternals;
+  }
+}
+
+/** Every setting of `schema` (marked with `setting()`), depth first, in declaration order. */
+export function settingsOf(schema: z.ZodType): SettingLocation[] {
+  const found: SettingLocation[] = [];
+  const visit = (node: z.ZodType, path: string[]) => {
+    const env = (node.meta() as Partial<SettingMetadata> | undefined)?.env;
+    if (env) {
+      found.push({ path, env });
+      return;
+    }
+    const shape = objectShape(node);
+    if (shape) for (const [key, child] of Object.entries(shape)) visit(child, [...path, key]);
+  };
+  visit(schema, []);
+  return found;
+}

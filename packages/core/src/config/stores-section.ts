@@ -3,7 +3,8 @@
  * are reached (see `docs/configuration.md`, "Stores").
  */
 import { z } from "zod";
-import { integer, optionalInteger, optionalString, setting } from "./setting-helpers.js";
+import { type StoreIndexKind, storeBackendNamed, storeBackendsHolding, storeNamesHolding } from "../stores/store-backend-packages.js";
+import { integer, optionalInteger, optionalString, setting, settingsOf } from "./setting-helpers.js";
 
 /** The Milvus settings (`stores.milvus`), read by `@docqa/milvus`'s store backend; `VECTORDB_COLLECTION` also names the embedded store's tables. */
 export const milvusSettingsSchema = z
@@ -61,16 +62,20 @@ export const storesSchema = z.object({
   /** `DATA_DIR`, default `./data`: where the embedded store keeps one SQLite database per organisation, and jobs their spooled uploads. */
   dataDir: setting("DATA_DIR", z.string().default("./data")),
   /**
-   * `VECTOR_STORE`: `embedded`, `milvus`, or `none` (BM25 only on a full-text server). `auto`
-   * (default) picks Milvus when `VECTORDB_URI` is set, else the embedded store.
+   * `VECTOR_STORE`: `embedded`, a registered server backend that holds vectors (`milvus`; see
+   * `storeBackendPackages`), or `none` (BM25 only on a full-text server). `auto` (default) picks
+   * the first such backend whose selecting variable is set (Milvus: `VECTORDB_URI`), else the
+   * embedded store.
    */
-  vector: setting("VECTOR_STORE", z.enum(["auto", "embedded", "milvus", "none"]).default("auto")),
+  vector: setting("VECTOR_STORE", z.enum(["auto", "embedded", ...storeNamesHolding("vector"), "none"]).default("auto")),
   /**
-   * `KEYWORD_STORE`: `embedded`, `elasticsearch`, `opensearch` (both: `search-engine` once
-   * resolved) or `milvus` (Milvus's BM25 function). `auto` (default) picks the search engine when
-   * `FULLTEXT_URI` is set, else Milvus when `VECTORDB_URI` is set, else the embedded store.
+   * `KEYWORD_STORE`: `embedded`, or a registered server backend that holds the keyword index, by
+   * name or alias: `elasticsearch`, `opensearch` (both: `search-engine` once resolved) or `milvus`
+   * (Milvus's BM25 function). `auto` (default) picks the first such backend whose selecting
+   * variable is set, search engines first (`FULLTEXT_URI`, then `VECTORDB_URI`), else the
+   * embedded store.
    */
-  keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", "elasticsearch", "opensearch", "search-engine", "milvus"]).default("auto")),
+  keyword: setting("KEYWORD_STORE", z.enum(["auto", "embedded", ...storeNamesHolding("keyword")]).default("auto")),
   /** `STORE_TIMEOUT_MS`, default 10000: how long a call to a server store may take before the request fails with 503 (`store_unavailable`). */
   timeoutMs: setting("STORE_TIMEOUT_MS", integer(10_000, 1)),
   /**
@@ -98,6 +103,17 @@ export const storesSchema = z.object({
   sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
   milvus: milvusSettingsSchema,
   searchEngine: searchEngineSettingsSchema,
+  /**
+   * The variables of the backends whose settings are their own (registered with a `prefix` in
+   * `storeBackendPackages`), by backend name, as `loadConfig` read them; each backend parses its
+   * own with its settings schema when `storesFromConfig` resolves it. Default none.
+   */
+  backendVariables: z.record(z.string(), z.record(z.string(), z.string())).default({}),
+  /**
+   * Settings given in code to the backends whose settings are their own, by backend name (for
+   * example `{ qdrant: { collection: "kb" } }`), applied over their variables; default none.
+   */
+  backends: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   vectorIndex: z
     .object({
       /**
@@ -116,3 +132,35 @@ export const storesSchema = z.object({
     })
     .prefault({}),
 });
+
+/** The `stores` section as parsed, before `auto` is resolved. */
+export type StoresSection = z.output<typeof storesSchema>;
+
+/** Where each variable of the `stores` section sits in it (`VECTORDB_URI`: `milvus.uri`). */
+const storeSettingPaths = new Map(settingsOf(storesSchema).map(({ path, env }) => [env, path]));
+
+/**
+ * The store a `VECTOR_STORE` (`kind` `vector`) or `KEYWORD_STORE` (`keyword`) choice stands for:
+ * a backend's name for its alias (`opensearch`: `search-engine`), and for `auto` the first
+ * backend holding `kind` (in the order of `storeBackendsHolding`) whose selecting variable is set
+ * (not empty) in `stores`, or among the backend's own variables (`backendVariables`), else `embedded`. Other choices (`embedded`, `none`, a backend's name) stand for
+ * themselves.
+ */
+export function resolveStoreChoice(kind: StoreIndexKind, choice: string, stores: StoresSection): string {
+  if (choice !== "auto") return storeBackendNamed(choice) ?? choice;
+  const isSet = (name: string, variable: string) => {
+    const path = storeSettingPaths.get(variable);
+    if (!path) return Boolean(stores.backendVariables[name]?.[variable]);
+    let value: unknown = stores;
+    for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key];
+    return Boolean(value);
+  };
+  return storeBackendsHolding(kind).find(([name, location]) => isSet(name, location.variable))?.[0] ?? "embedded";
+}
+
+/** The variables that select a server keyword store, for messages: `FULLTEXT_URI or VECTORDB_URI`. */
+export function keywordStoreVariables(): string {
+  return storeBackendsHolding("keyword")
+    .map(([, location]) => location.variable)
+    .join(" or ");
+}

@@ -53,7 +53,7 @@ const marker = Symbol.for("docqa.error");
  * - `empty_file`: the file has no content, or only whitespace.
  * - `file_too_large`: larger than `MAX_UPLOAD_BYTES`, more text than `MAX_EXTRACTED_CHARS`, or a
  *   parse that took its ingestion thread past `INGESTION_WORKER_HEAP_MB`.
- * - `unsupported_file_type`: an extension other than pdf, docx, txt, md, json, csv.
+ * - `unsupported_file_type`: an extension no loader reads (`supportedExtensions`).
  * - `content_type_mismatch`: the content is not what the extension says (a `.pdf` that is a zip).
  * - `corrupt_file`: the file cannot be parsed (truncated PDF or DOCX, invalid JSON, broken CSV quoting).
  * - `password_protected`: the PDF needs a password to open.

@@ -54,6 +54,7 @@ export {
 export { type BoundedZip, openBoundedZip } from "./loaders/bounded-zip.js";
 export { type DecodedText, decodeText } from "./loaders/decode-text.js";
 export { type FileFormat, supportedExtensions, supportedFormats } from "./loaders/file-loaders.js";
+export { type FormatListConjunction, type FormatListStyle, formatList } from "./loaders/format-lists.js";
 export { type LoadFileOptions, loaderVersion, loadFile } from "./loaders/load-file.js";
 export {
   defaultJsonMetadataKeys,

@@ -229,7 +229,7 @@ export interface RagService {
    */
   upsert(request: UpsertRequest): Promise<UpsertResult>;
   /**
-   * Ingests files (PDF, DOCX, TXT, MD, JSON, CSV) as a job and waits for it to finish. Each file
+   * Ingests files (any format of `supportedFormats`) as a job and waits for it to finish. Each file
    * is written atomically; rejected files are listed in the job's `errors` (code `forbidden` for
    * a file that would replace a document the principal may not write).
    *

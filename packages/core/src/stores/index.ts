@@ -80,10 +80,18 @@ export {
   type ServerKeywordStore,
   type ServerVectorStore,
   type StoreBackend,
-  type StoreBackendLocation,
   type StoreBackendPackage,
-  storeBackendPackages,
+  storeBackendSettings,
 } from "./store-backend.js";
+export {
+  type StoreBackendLocation,
+  type StoreIndexKind,
+  storeBackendNamed,
+  storeBackendPackages,
+  storeBackendsHolding,
+  storeBackendVariables,
+  storeNamesHolding,
+} from "./store-backend-packages.js";
 export { storesFromConfig } from "./stores-from-config.js";
 export {
   createUncommittedSweeper,

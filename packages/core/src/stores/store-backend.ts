@@ -2,13 +2,19 @@
  * Server store backends by name, as unstorage's drivers: a backend package exports a
  * {@link StoreBackend} named `storeBackend` (its name, the settings it reads, its factory), and
  * `storesFromConfig` looks it up by the name `VECTOR_STORE` / `KEYWORD_STORE` resolve to. Core
- * knows only where each name's package is ({@link storeBackendPackages}) and loads it on demand,
+ * knows only where each name's package is (`storeBackendPackages`, `store-backend-packages.ts`) and loads it on demand,
  * so that `@docqa/core` does not depend on the backends' clients.
  */
 import type { z } from "zod";
 import type { DocqaConfig } from "../config/config-schema.js";
+import { loadSettings } from "../config/load-config.js";
+import { storesSchema } from "../config/stores-section.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
+import { storeBackendPackages } from "./store-backend-packages.js";
+
+export { type StoreBackendLocation, storeBackendPackages } from "./store-backend-packages.js";
+
 import type { KeywordIndex, StagedIndex, StagedRegistry, VectorIndex } from "./vector-index.js";
 
 /** A Milvus store: vector index, BM25 keyword index and registry (what `@docqa/milvus` creates). */
@@ -16,40 +22,64 @@ export type ServerVectorStore = VectorIndex & KeywordIndex & StagedIndex & Stage
 /** A search-engine index: BM25 keyword index and registry (what `@docqa/elasticsearch` creates). */
 export type ServerKeywordStore = KeywordIndex & StagedIndex & StagedRegistry;
 
-/** A server store backend: what a backend package exports as `storeBackend`. */
-export interface StoreBackend {
+/**
+ * A server store backend: what a backend package exports as `storeBackend`.
+ *
+ * @example
+ * ```ts
+ * // @docqa/qdrant, registered with `qdrant: { package: "@docqa/qdrant", variable: "QDRANT_URL", indexes: ["vector"], prefix: "QDRANT_" }`
+ * const qdrantSettings = z.object({
+ *   // `QDRANT_URL`: the server's address; default `http://localhost:6333` (used only when Qdrant is selected).
+ *   url: setting("QDRANT_URL", z.url().optional()),
+ * });
+ * export const storeBackend: StoreBackend<z.output<typeof qdrantSettings>> = {
+ *   name: "qdrant",
+ *   settings: qdrantSettings,
+ *   create: (config, logger, settings) => createQdrantStore({ url: settings.url ?? "http://localhost:6333", logger }),
+ * };
+ * ```
+ */
+export interface StoreBackend<Settings = unknown> {
   /** The name the resolved `VECTOR_STORE` or `KEYWORD_STORE` selects it by (`config.stores.vector`, `config.stores.keyword`). */
   name: string;
   /**
-   * The settings the backend reads, marked with `setting()` (their variables: `settingsOf(settings)`);
-   * parsed by `configSchema` under `stores`.
+   * The settings the backend reads, marked with `setting()` (their variables: `settingsOf(settings)`,
+   * their TSDoc the documentation of each). A backend registered with a `prefix` owns them: they
+   * are parsed when the backend is resolved (`storeBackendSettings`). Milvus's and the search
+   * engine's are sections of core's `stores` (`stores.milvus`, `stores.searchEngine`), parsed by
+   * `configSchema`.
    */
-  settings: z.ZodType;
+  settings: z.ZodType<Settings>;
   /**
    * Creates the backend's store for `config`: a keyword index and registry, and a vector index
    * when the backend holds vectors. Connects lazily: never fails because the server is down.
    *
+   * @param settings - the backend's settings, parsed by {@link StoreBackend.settings} (`storeBackendSettings`).
    * @throws {DocqaError} `config_invalid` for settings the server would refuse.
    */
-  create(config: DocqaConfig, logger: Logger): ServerKeywordStore & Partial<VectorIndex>;
+  create(config: DocqaConfig, logger: Logger, settings: Settings): ServerKeywordStore & Partial<VectorIndex>;
+}
+
+/**
+ * The settings of the backend `backend` (registered as `name`) in `config`: a section of core's
+ * `stores` when its schema is one (`stores.milvus` for Milvus), else its own settings parsed with
+ * its schema from its variables (`config.stores.backendVariables[name]`) and the settings given
+ * in code (`config.stores.backends[name]`), which win.
+ *
+ * @throws {DocqaError} `config_invalid` naming each offending variable and its problem, for
+ *   example `QDRANT_URL="qdrant": Invalid URL`; `storesFromConfig` runs this when a service
+ *   starts (`service.ready()`), before it serves.
+ */
+export function storeBackendSettings<Settings>(name: string, backend: StoreBackend<Settings>, config: DocqaConfig): Settings {
+  const section = Object.entries(storesSchema.shape).find(([, schema]) => (schema as z.ZodType) === backend.settings)?.[0];
+  if (section) return config.stores[section as keyof DocqaConfig["stores"]] as Settings;
+  return loadSettings(backend.settings, config.stores.backendVariables[name] ?? {}, config.stores.backends[name] ?? {});
 }
 
 /** What a backend package exports. */
 export interface StoreBackendPackage {
   storeBackend: StoreBackend;
 }
-
-/** Where the backend of a name is found: its package, and the variable that selects it (named when the package is missing). */
-export interface StoreBackendLocation {
-  package: string;
-  variable: string;
-}
-
-/** The server backends by name: Milvus (`VECTORDB_URI`), and Elasticsearch or OpenSearch (`FULLTEXT_URI`). */
-export const storeBackendPackages: Readonly<Record<string, StoreBackendLocation>> = {
-  milvus: { package: "@docqa/milvus", variable: "VECTORDB_URI" },
-  "search-engine": { package: "@docqa/elasticsearch", variable: "FULLTEXT_URI" },
-};
 
 /**
  * Loads the backend named `name` from its package.

@@ -14,7 +14,7 @@ import { embeddedStoreFromConfig } from "../embedded-store/embedded-store-from-c
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import { type DocumentStores, stagedDocumentStores, transactionalDocumentStores } from "./document-stores.js";
-import { loadStoreBackend, type ServerKeywordStore, type ServerVectorStore } from "./store-backend.js";
+import { loadStoreBackend, type ServerKeywordStore, type ServerVectorStore, storeBackendSettings } from "./store-backend.js";
 import type { VectorIndex } from "./vector-index.js";
 
 /** Whether `config` selects the embedded store (for both indexes). */
@@ -30,7 +30,8 @@ export function usesEmbeddedStore(config: DocqaConfig): boolean {
  *
  * @param options.inMemoryIndexes - for the embedded store: false opens it for writing only
  *   (ingestion worker threads, see `createEmbeddedStore`); default true.
- * @throws {DocqaError} `config_invalid` when a selected backend's package is not installed.
+ * @throws {DocqaError} `config_invalid` when a selected backend's package is not installed, or
+ *   its own settings are invalid (`storeBackendSettings`, naming the variables).
  */
 export async function storesFromConfig(
   config: DocqaConfig,
@@ -43,7 +44,8 @@ export async function storesFromConfig(
   const created = new Map<string, ServerKeywordStore & Partial<VectorIndex>>();
   for (const name of [config.stores.vector, config.stores.keyword]) {
     if (name === "none" || name === "embedded" || created.has(name)) continue;
-    created.set(name, (await loadStoreBackend(name)).create(config, logger));
+    const backend = await loadStoreBackend(name);
+    created.set(name, backend.create(config, logger, storeBackendSettings(name, backend, config)));
   }
   const keyword = created.get(config.stores.keyword);
   if (!keyword) {

@@ -50,6 +50,7 @@ export {
   type WireTiming,
 } from "./openai-wire-server.js";
 export { createRecordingLogger, type RecordedLine } from "./recording-logger.js";
+export { documentedVariables, settingsDocumentationProblems } from "./settings-documentation.js";
 export { isContinuousIntegration, sharedDataDirectory, sharedDataPath } from "./shared-data.js";
 export { type SharedDocumentInputOptions, sharedDocumentInputs } from "./shared-document-inputs.js";
 export { type FaultMode, startTcpFaultProxy, type TcpFaultProxy } from "./tcp-fault-proxy.js";
