@@ -232,6 +232,17 @@ describe("createModelAnswerer", () => {
     });
   });
 
+  it("falls back to the extractive answer when the callout only points at a source", async () => {
+    const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
+    server.enqueueChat({
+      type: "output",
+      text: JSON.stringify({ ...good, callout_answer: "This information is provided in the source [Source: doc_1]." }),
+    });
+    const generated = await answerer().answer({ ...request, evidence });
+    expect(generated).toMatchObject({ mode: "extractive-fallback", fallbackReason: "empty_answer", abstained: false });
+    expect(generated.answer.callout_answer).toContain("25");
+  });
+
   it("retries a 429 after its Retry-After, then succeeds", async () => {
     server.enqueueChat({ type: "error", status: 429, headers: { "retry-after": "1" } }, { type: "output", text: JSON.stringify(good) });
     const started = performance.now();

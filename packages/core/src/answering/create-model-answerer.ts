@@ -215,6 +215,11 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
       });
       if (grounded.declined) return declined();
       grounding = { attached: grounded.attached, dropped: grounded.dropped, unsupportedNames: grounded.unsupportedNames };
+      if (grounded.answer.callout_answer === "" && grounded.pointerOnly) {
+        // "This information is provided in [Source: doc_1].": the model says a source answers but
+        // states nothing; the extractive answer states what the evidence holds.
+        return fallBack(request, "empty_answer", "the model's answer only pointed at a source", output.attempts, outcome.repairs);
+      }
       if (grounded.answer.callout_answer === "") {
         // The model read the context and wrote nothing it supports: its own sign that the context
         // does not answer (an out-of-corpus question, or SQuAD 2.0's unanswerable ones, which a

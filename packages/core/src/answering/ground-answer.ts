@@ -80,7 +80,7 @@ const trailingCitation =
   /,?\s*(?:as (?:stated|mentioned|noted|described|shown|explained|listed|given|found) in|according to|(?:see|per|from))\s+(\[\s*Source\s*:[^\]]*\])\s*([.!?]?)\s*$/i;
 /** A sentence that only points at a source: "This can be found in [Source: doc_1].", "(See [Source: doc_2].)". */
 const pointerSentence =
-  /^\(?\s*(?:see|refer to|(?:this|that|it|the answer|the information|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed|based on(?:\s+(?:the\s+)?(?:information|details|text|data)(?:\s+(?:provided|given|stated|found))?)?)\s+in)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
+  /^\(?\s*(?:see|refer to|(?:(?:this|that|the)\s+(?:answer|information|data|details|value)|this|that|it|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed|based on(?:\s+(?:the\s+)?(?:information|details|text|data)(?:\s+(?:provided|given|stated|found))?)?)\s+in(?:\s+the\s+(?:provided\s+|given\s+)?(?:sources?|documents?|context|text|table|records?|data))?)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
 
 /** What {@link groundAnswer} did. */
 export interface GroundingOutcome {
@@ -96,6 +96,11 @@ export interface GroundingOutcome {
    * question lack (rule 4): cited again to the passage that holds them, or dropped (counted in `dropped` too).
    */
   unsupportedNames: number;
+  /**
+   * The callout held only sentences pointing at a source ("This information is provided in the
+   * source [Source: doc_1]."): the model says a source answers without stating the answer.
+   */
+  pointerOnly: boolean;
 }
 
 /** Options of {@link groundAnswer}. */
@@ -133,7 +138,7 @@ export async function groundAnswer(
   options: GroundingOptions,
 ): Promise<GroundingOutcome> {
   const { analyzer } = options;
-  if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0, unsupportedNames: 0 };
+  if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0, unsupportedNames: 0, pointerOnly: false };
   const units = evidence.units.filter((unit) => Object.hasOwn(context.sources, unit.entry.key));
   const idf = inverseDocumentFrequencies(units, analyzer);
   // Term weights as `rankEvidence` weighs a question's terms: idf (here over the context's passages)
@@ -219,7 +224,10 @@ export async function groundAnswer(
     return result;
   };
 
-  const callout = (await ground(sentencesOf(answer.callout_answer))).join(" ");
+  const calloutSentences = sentencesOf(answer.callout_answer);
+  const pointerOnly =
+    calloutSentences.length > 0 && calloutSentences.every((sentence) => pointerSentence.test(normaliseCitation(sentence)));
+  const callout = (await ground(calloutSentences)).join(" ");
   // Each item sentence by sentence, as the callout: an item may restate the callout and then point at its source.
   const lists = async (items: readonly string[]) => {
     const grounded: string[] = [];
@@ -236,7 +244,7 @@ export async function groundAnswer(
     info_list: await lists(answer.info_list),
     keywords: answer.keywords,
   };
-  return { answer: grounded, declined: false, attached, dropped, unsupportedNames };
+  return { answer: grounded, declined: false, attached, dropped, unsupportedNames, pointerOnly };
 }
 
 /**
