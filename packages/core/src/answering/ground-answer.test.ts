@@ -194,6 +194,10 @@ describe("groundAnswer", () => {
       callout_answer: "Unused vacation days expire on March 31. This information is provided in the source [Source: doc_1].",
     });
     expect(inTheSource.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
+    const namedDocument = await ground({
+      callout_answer: "Unused vacation days expire on March 31. This can be found in the leave_policy document [Source: doc_1].",
+    });
+    expect(namedDocument.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
   });
 
   it("drops repeats, restatements of the callout and decline sentences from the lists", async () => {

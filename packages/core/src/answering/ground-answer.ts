@@ -80,7 +80,7 @@ const trailingCitation =
   /,?\s*(?:as (?:stated|mentioned|noted|described|shown|explained|listed|given|found) in|according to|(?:see|per|from))\s+(\[\s*Source\s*:[^\]]*\])\s*([.!?]?)\s*$/i;
 /** A sentence that only points at a source: "This can be found in [Source: doc_1].", "(See [Source: doc_2].)". */
 const pointerSentence =
-  /^\(?\s*(?:see|refer to|(?:(?:this|that|the)\s+(?:answer|information|data|details|value)|this|that|it|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed|based on(?:\s+(?:the\s+)?(?:information|details|text|data)(?:\s+(?:provided|given|stated|found))?)?)\s+in(?:\s+the\s+(?:provided\s+|given\s+)?(?:sources?|documents?|context|text|table|records?|data))?)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/i;
+  /^\(?\s*(?:see|refer to|(?:(?:this|that|the)\s+(?:answer|information|data|details|value)|this|that|it|more (?:information|details)|details)\s+(?:can be|is|are|was|were)\s+(?:found|given|stated|mentioned|described|provided|available|listed|based on(?:\s+(?:the\s+)?(?:information|details|text|data)(?:\s+(?:provided|given|stated|found))?)?)\s+in(?:\s+the\s+(?:[\p{L}\p{N}_.-]+\s+){0,3}?(?:sources?|documents?|context|text|table|records?|data|file))?)\s*(\[\s*Source\s*:[^\]]*\])\s*\.?\s*\)?\s*$/iu;
 
 /** What {@link groundAnswer} did. */
 export interface GroundingOutcome {
