@@ -182,22 +182,15 @@ describe("groundAnswer", () => {
     expect(leading.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
     const trailing = await ground({ callout_answer: "Employees receive 25 vacation days per year, as stated in [Source: doc_1]." });
     expect(trailing.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");
-    const pointer = await ground({
-      callout_answer: "Unused vacation days expire on March 31. This can be found in [Source: doc_1].",
-    });
-    expect(pointer.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
-    const basedOn = await ground({
-      callout_answer: "Unused vacation days expire on March 31. This is based on the information provided in [Source: doc_1].",
-    });
-    expect(basedOn.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
-    const inTheSource = await ground({
-      callout_answer: "Unused vacation days expire on March 31. This information is provided in the source [Source: doc_1].",
-    });
-    expect(inTheSource.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
-    const namedDocument = await ground({
-      callout_answer: "Unused vacation days expire on March 31. This can be found in the leave_policy document [Source: doc_1].",
-    });
-    expect(namedDocument.answer.callout_answer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
+    for (const pointer of [
+      "This can be found in [Source: doc_1].",
+      "This is based on the information provided in [Source: doc_1].",
+      "This information is provided in the source [Source: doc_1].",
+      "This can be found in the leave_policy document [Source: doc_1].",
+    ]) {
+      const grounded = await ground({ callout_answer: `Unused vacation days expire on March 31. ${pointer}` });
+      expect(grounded.answer.callout_answer, pointer).toBe("Unused vacation days expire on March 31. [Source: doc_1]");
+    }
   });
 
   it("drops repeats, restatements of the callout and decline sentences from the lists", async () => {
