@@ -7,7 +7,14 @@
 import { type PredictResultShape, predictResultSchema } from "@docqa/core";
 import { formatList } from "@docqa/core/ingestion";
 import { maximumMetadataValues, metadataKeyPattern } from "@docqa/core/stores";
-import { questionTextSchema, type ResultWireOptions, resultWireOf, type ShownFields, type WireFieldOverride } from "@docqa/http";
+import {
+  questionTextSchema,
+  type ResultWire,
+  type ResultWireOptions,
+  resultWireOf,
+  type ShownFields,
+  type WireFieldOverride,
+} from "@docqa/http";
 import { z } from "@hono/zod-openapi";
 
 /** Largest `limit` of `POST /api/search`. */
@@ -116,7 +123,10 @@ export const chatResponseSettings = {
 } satisfies Omit<ResultWireOptions<PredictResultShape, "B", "camelCase", typeof setBOwnFields>, "result">;
 
 /** Set B's answer wire over `predictResultSchema` ({@link chatResponseSettings}); the chat route maps with it. */
-export const chatResponseWire = resultWireOf({ result: predictResultSchema, ...chatResponseSettings });
+export const chatResponseWire: ResultWire<PredictResultShape, "B", "camelCase", typeof setBOwnFields> = resultWireOf({
+  result: predictResultSchema,
+  ...chatResponseSettings,
+});
 
 /** Response of `POST /api/chat` (spec "Chat response"): {@link chatResponseWire}'s fields. */
 export const chatResponseSchema = z.object(chatResponseWire.shape).openapi("ChatResponse");

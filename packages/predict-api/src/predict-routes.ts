@@ -126,13 +126,16 @@ function principalFor(
   return { ...tokenPrincipal, userName: config.trustUserInfo ? named : tokenPrincipal.userName, realName };
 }
 
+/** The `/predict` body ({@link predictResponse}): what {@link predictResponseWire} derives, with `input`. */
+export type PredictResponseBody = ReturnType<typeof predictResponseWire.toWire>;
+
 /**
  * The `/predict` body for a service result: the spec's fields, then docqa's additions
  * (docs/http-api.md), derived from the result schema ({@link predictResponseWire}: the fields marked for
  * set A, snake_case) plus `input`, the query as received. Exported so that other clients of the
  * service (`docqa ask --file`) write exactly what set A answers.
  */
-export function predictResponse(result: PredictResult) {
+export function predictResponse(result: PredictResult): PredictResponseBody {
   return predictResponseWire.toWire(result, { input: result.originalQuery });
 }
 

@@ -6,6 +6,7 @@ import { documentIdPattern, type PredictResultShape, predictResultSchema } from 
 import {
   meaningfulTextPattern,
   questionTextSchema,
+  type ResultWire,
   type ResultWireOptions,
   resultWireOf,
   type ShownFields,
@@ -182,7 +183,10 @@ export const predictResponseSettings = {
 } satisfies Omit<ResultWireOptions<PredictResultShape, "A", "snake_case", { input: z.ZodString }>, "result">;
 
 /** Set A's answer wire over `predictResultSchema` ({@link predictResponseSettings}); `predictResponse` maps with it. */
-export const predictResponseWire = resultWireOf({ result: predictResultSchema, ...predictResponseSettings });
+export const predictResponseWire: ResultWire<PredictResultShape, "A", "snake_case", { input: z.ZodString }> = resultWireOf({
+  result: predictResultSchema,
+  ...predictResponseSettings,
+});
 
 /** Response of `POST /predict`: {@link predictResponseWire}'s fields. */
 export const predictResponseSchema = z.object(predictResponseWire.shape).openapi("PredictResponse");
