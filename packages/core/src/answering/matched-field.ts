@@ -18,8 +18,9 @@ import type { Evidence } from "./evidence.js";
  * is the record's name, else the row's cell that names it as `<field> = <value>`), when it
  * is a record's or table row's cell whose field the question names (`EvidenceUnit.fieldNamed`),
  * whose row's entity the question names (another cell of the row, `EvidenceUnit.subject`), and
- * which holds an attribute the question asks for (not `unnamedField`); undefined otherwise (prose, commands, or a cell the question does not pick
- * out by both its row and its field), and for a key outside `context`.
+ * which holds an attribute the question asks for (not `unnamedField`); undefined otherwise
+ * (prose, commands, or a cell the question does not pick out by both its row and its field), and
+ * for a key outside `context`.
  *
  * @example
  * matchedField(evidence, context); // "airline = Delta / Northwest*: fatalities_00_14 = 51 [Source: doc_1]"

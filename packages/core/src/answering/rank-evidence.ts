@@ -37,6 +37,7 @@ import { type AnswerUnit, answerUnits, holdsProse, type RecordCell, type RecordR
 import type { AnswerContext, ContextEntry } from "./build-context.js";
 import type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
 import {
+  type AnswerType,
   asksProcedure,
   constraintsOf,
   contradiction,
@@ -181,8 +182,20 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   });
   const counted = countedNoun(question);
   const focusTerms = [...new Set(analyze((questionFocus(question) ?? []).join(" ")))];
-  /** Per row: the question terms that one of its keys matches (the fields the question names). */
-  const rowFieldTerms = new Map<RecordRow, Set<string>>();
+  /**
+   * Per row, computed once: the question terms that one of its keys matches (the fields the
+   * question names), whether it names any, and whether the row holds prose ({@link holdsProse}).
+   */
+  const rowFacts = new Map<RecordRow, { fields: Set<string>; fieldNamed: boolean; prose: boolean }>();
+  const factsOf = (row: RecordRow) => {
+    let facts = rowFacts.get(row);
+    if (!facts) {
+      const fields = new Set(row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
+      facts = { fields, fieldNamed: questionTerms.some(({ term }) => fields.has(term)), prose: holdsProse(row) };
+      rowFacts.set(row, facts);
+    }
+    return facts;
+  };
   const evidenceUnits: EvidenceUnit[] = units.map((unit, index) => {
     const terms = ownTerms[index] as Set<string>;
     const passage = passages.get(unit.entry) as { terms: Set<string>; missing: number };
@@ -203,18 +216,15 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       // A question word that names one of the row's fields refers to a field, not to the entity: another
       // cell's value that contains it ("Hazel Eyes" for "eyes") does not state it for this cell.
       stated = new Set([...keyTerms, ...analyze(unit.row.name ?? "")]);
-      let fields = rowFieldTerms.get(unit.row);
-      if (!fields) {
-        fields = new Set(unit.row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
-        rowFieldTerms.set(unit.row, fields);
-      }
+      const row = factsOf(unit.row);
+      const { fields } = row;
       // An attribute value (not a table row's identifying first cell, unless the question names that
       // cell's value: then it is the question's entity, not its answer; a record is identified by its
       // name, not by a field) of a row of attribute values, while the question names none of the
       // row's fields: it asks for something the row does not hold.
       const identity = unit.row.tableRow && unit.cell === unit.row.cells[0];
       const attribute = !identity || analyze(unit.cell.value).some((term) => questionTermSet.has(term));
-      unnamedField = attribute && !holdsProse(unit.row) && !questionTerms.some(({ term }) => (fields as Set<string>).has(term));
+      unnamedField = attribute && !row.prose && !row.fieldNamed;
       const others = unit.row.cells.filter((cell) => cell !== unit.cell);
       let best = 0;
       for (const cell of others) {
@@ -231,17 +241,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     const answerTerms = analyze(answerPart);
     // A command names its task ("rustup update" for "How do I update with rustup?"): it is no echo.
     const echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionWordSet.has(term));
-    const offered =
-      unit.kind === "command"
-        ? procedure || expectedType === "code"
-        : procedure
-          ? false
-          : expectedType === null
-            ? null
-            : unit.kind === "code" && expectedType === "code"
-              ? true
-              : // A cell's value stands alone: its first word is no sentence opening, so a capital there names an entity.
-                offersAnswerType(unit.kind === "cell" ? `: ${answerPart}` : answerPart, question, expectedType) === true;
+    const offered = offeredType(unit, answerPart, question, expectedType, procedure);
     const wordsCount = unit.text.split(/\s+/).length;
     const negated = isNegated(unit.text);
     const features: UnitFeatures = {
@@ -305,6 +305,20 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     denseUsed,
     scorer: scorer.name,
   };
+}
+
+/**
+ * Whether `unit` offers the answer type the question asks for (`typeOffered` / `typeMissing`):
+ * a command offers a procedure or code; a code block offers code; otherwise its text (a cell's
+ * value) is read by {@link offersAnswerType}; null when the question asks for no type.
+ */
+function offeredType(unit: AnswerUnit, answerPart: string, question: string, expectedType: AnswerType, procedure: boolean): boolean | null {
+  if (unit.kind === "command") return procedure || expectedType === "code";
+  if (procedure) return false;
+  if (expectedType === null) return null;
+  if (unit.kind === "code" && expectedType === "code") return true;
+  // A cell's value stands alone: its first word is no sentence opening, so a capital there names an entity.
+  return offersAnswerType(unit.kind === "cell" ? `: ${answerPart}` : answerPart, question, expectedType) === true;
 }
 
 /** The units of the context; a RAPTOR summary's sentence that a retrieved chunk also holds is left out, so the chunk is cited. */
