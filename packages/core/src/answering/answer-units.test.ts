@@ -38,6 +38,17 @@ describe("answer units", () => {
     expect(units[0]?.row).toBe(units[2]?.row);
   });
 
+  it("mends a word that a PDF line break hyphenated, and keeps a reference mark with its sentence", () => {
+    const units = unitsOfEntry(
+      entry("Our dense retriever outperforms a strong Lucene-\nBM25 system by 9%-19% in terms of ef-\nficiency.[12] It is simple."),
+      0,
+    );
+    expect(units.map((unit) => unit.text)).toEqual([
+      "Our dense retriever outperforms a strong Lucene-BM25 system by 9%-19% in terms of efficiency.[12]",
+      "It is simple.",
+    ]);
+  });
+
   it("keeps a labelled line inside prose a sentence", () => {
     const units = unitsOfEntry(
       entry("The badge office opens at eight.\nNote: bring a photo ID when you collect the badge.\nIt closes at noon on Fridays."),

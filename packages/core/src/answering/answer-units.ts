@@ -18,7 +18,7 @@
  *
  * Units are built once per context and scored by `rankEvidence`.
  */
-import { segmentSentences, stripMarkup } from "../text/split-sentences.js";
+import { joinWrappedLines, segmentSentences, stripMarkup } from "../text/split-sentences.js";
 import type { AnswerContext, ContextEntry } from "./answer-context.js";
 
 /** What a unit is. */
@@ -198,14 +198,15 @@ export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
  * targets); fenced code and prompt lines are code; Markdown headings and heading-like lines are
  * headings; a line of several `; `-separated `key: value` cells is a table row, a Markdown pipe
  * table's rows are rows under its header; a single `key: value` line is a field; other lines are
- * prose, with wrapped lines of one paragraph joined.
+ * prose, with wrapped lines of one paragraph joined (a word hyphenated at a line break mended:
+ * {@link joinWrappedLines}).
  */
 export function parseBlocks(text: string): Block[] {
   const blocks: Block[] = [];
   const lines = text.split(/\r?\n/);
   let paragraph: string[] = [];
   const flush = () => {
-    if (paragraph.length > 0) blocks.push({ type: "prose", text: paragraph.join(" ").replace(/\s+/g, " ").trim() });
+    if (paragraph.length > 0) blocks.push({ type: "prose", text: joinWrappedLines(paragraph).replace(/\s+/g, " ").trim() });
     paragraph = [];
   };
   let code: { lines: string[]; shell: boolean } | undefined;

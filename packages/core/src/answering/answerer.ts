@@ -3,7 +3,7 @@
  * Implemented by the extractive answerer (no model) and by the language-model answerer.
  */
 
-import type { AbstentionCheck, AbstentionReason } from "./abstention.js";
+import type { AbstentionCheck, AbstentionReason, AnswerabilityDecision } from "./abstention.js";
 import type { Answer } from "./answer.js";
 import type { AnswerContext } from "./answer-context.js";
 import type { Evidence, TableEvidence } from "./evidence.js";
@@ -42,6 +42,13 @@ export interface AnswerRequest {
    * dense part of grounding a model's answer (`groundAnswer`); default none (lexical only).
    */
   embedPassages?: ((texts: string[]) => Promise<number[][]>) | undefined;
+  /**
+   * The pipeline's decision with every check, given when the request's own decision ran fewer
+   * because a model answers (`ABSTENTION_CHECKS=auto`; not when the setting names the checks): an extractive answer given in place of the
+   * model's (its output unusable) must pass what the extractive answerer's own answers pass, or
+   * the request abstains with this decision's reason. Default none.
+   */
+  fallbackDecision?: AnswerabilityDecision | undefined;
   signal?: AbortSignal | undefined;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { citedKeys, formatCitation, replaceCitations, stripCitations } from "./citations.js";
+import { citedKeys, formatCitation, markBareCitations, replaceCitations, stripCitations } from "./citations.js";
 
 describe("the citation grammar", () => {
   it("reads markers in any case and spacing, with several keys, in order of first appearance", () => {
@@ -17,5 +17,29 @@ describe("the citation grammar", () => {
       "Ten days [Source: doc_2].",
     );
     expect(stripCitations("Ten days [Source: doc_2] and more [Source: doc_1] .")).toBe("Ten days and more.");
+  });
+});
+
+describe("markBareCitations", () => {
+  const keys = ["doc_1", "doc_2", "doc_10"];
+  it.each([
+    [
+      "The project is UDHR in Unicode, which is described in document doc_1.",
+      "The project is UDHR in Unicode, which is described in [Source: doc_1].",
+    ],
+    ["Ten days [doc_2].", "Ten days [Source: doc_2]."],
+    ["Ten days (doc_1, doc_2).", "Ten days [Source: doc_1, doc_2]."],
+    ["Ten days (Source: doc_10).", "Ten days [Source: doc_10]."],
+    ["Ten days. Source: doc_1", "Ten days. [Source: doc_1]"],
+    ["See Doc_1 and doc_2 for details.", "See [Source: doc_1, doc_2] for details."],
+    ["According to the source doc_2, ten days.", "According to [Source: doc_2], ten days."],
+  ])("%s", (text, expected) => {
+    expect(markBareCitations(text, keys)).toBe(expected);
+  });
+
+  it("leaves markers, other keys and longer words alone", () => {
+    expect(markBareCitations("Ten days [Source: doc_1].", keys)).toBe("Ten days [Source: doc_1].");
+    expect(markBareCitations("Ten days (doc_3), see mydoc_1 or doc_1x.", keys)).toBe("Ten days (doc_3), see mydoc_1 or doc_1x.");
+    expect(markBareCitations("Ten days doc_1.", [])).toBe("Ten days doc_1.");
   });
 });

@@ -53,3 +53,48 @@ export function tidyAfterCitations(text: string): string {
 export function stripCitations(text: string): string {
   return tidyAfterCitations(replaceCitations(text, () => ""));
 }
+
+/**
+ * Rewrites the free forms in which a model names a context key into markers, so that a cited
+ * answer is recognised as one: `[doc_1]`, `(doc_1, doc_2)`, `(Source: doc_1)`, `Source: doc_1`,
+ * `document doc_1`, `the source doc_1` and a bare `doc_1` all become `[Source: doc_1]` (keys
+ * joined by commas, semicolons or "and" stay one marker). Only the given keys are rewritten, as
+ * whole words, and never inside an existing marker; any other text is unchanged.
+ *
+ * Small models write these forms often (Qwen2.5-Coder-1.5B: "… project, which is described in
+ * document doc_1."), although the prompt asks for `[Source: <key>]`.
+ *
+ * @param keys - the context's keys (`AnswerContext.sources`); none: `text` is returned unchanged.
+ * @example
+ * ```ts
+ * markBareCitations("Ten days, as described in document doc_2.", ["doc_1", "doc_2"]);
+ * // "Ten days, as described in [Source: doc_2]."
+ * ```
+ */
+export function markBareCitations(text: string, keys: readonly string[]): string {
+  if (keys.length === 0) return text;
+  const key = `(?:${[...keys]
+    .sort((a, b) => b.length - a.length)
+    .map((value) => value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+    .join("|")})`;
+  const list = `${key}(?:\\s*(?:,|;|\\band\\b|&)\\s*${key})*`;
+  const lead = "(?:(?:the\\s+)?(?:sources?|documents?|docs?|passages?)\\s*:?\\s*)?";
+  // One pass, so that a marker written for a bracketed form is not read again as a bare key.
+  const form = new RegExp(`[([]\\s*${lead}(${list})\\s*[)\\]]|(?<![\\p{L}\\p{N}_])${lead}(${list})(?![\\p{L}\\p{N}_])`, "giu");
+  const canonical = new Map(keys.map((value) => [value.toLowerCase(), value]));
+  const marker = (_match: string, bracketed: string | undefined, bare: string | undefined) =>
+    formatCitation(
+      (bracketed ?? bare ?? "")
+        .split(/\s*(?:,|;|\band\b|&)\s*/i)
+        .filter((value) => value !== "")
+        .map((value) => canonical.get(value.toLowerCase()) ?? value),
+    );
+  const parts: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(citationMarkerPattern())) {
+    parts.push(text.slice(last, match.index).replace(form, marker), match[0]);
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last).replace(form, marker));
+  return parts.join("");
+}

@@ -145,6 +145,18 @@ describe("createModelAnswerer", () => {
     expect(Object.keys(resolved.sources)).toEqual(["doc_1"]);
   });
 
+  it("reads a context key named in a free form as a citation of it", async () => {
+    const free = {
+      ...good,
+      callout_answer: "Employees receive 25 vacation days per year, as described in document doc_1.",
+      positive_list: [],
+    };
+    server.enqueueChat({ type: "output", text: JSON.stringify(free) });
+    const generated = await answerer().answer(request);
+    expect(generated.mode).toBe("model");
+    expect(generated.answer.callout_answer).toBe("Employees receive 25 vacation days per year, as described in [Source: doc_1].");
+  });
+
   it("falls back to the extractive answer when every citation is invented", async () => {
     const invented = { ...good, callout_answer: "Employees receive 40 days [Source: doc_7].", positive_list: [] };
     server.enqueueChat({ type: "output", text: JSON.stringify(invented) });
@@ -232,15 +244,44 @@ describe("createModelAnswerer", () => {
     });
   });
 
-  it("falls back to the extractive answer when the callout only points at a source", async () => {
+  it.each([
+    "This information is provided in the source [Source: doc_1].",
+    "This is based on the information provided in <sources>[Source: doc_1]>.",
+    "This is based on the information provided in <sources>doc_1>.",
+  ])("falls back to the extractive answer when the callout only points at a source: %s", async (callout) => {
     const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
-    server.enqueueChat({
-      type: "output",
-      text: JSON.stringify({ ...good, callout_answer: "This information is provided in the source [Source: doc_1]." }),
-    });
+    server.enqueueChat({ type: "output", text: JSON.stringify({ ...good, callout_answer: callout }) });
     const generated = await answerer().answer({ ...request, evidence });
     expect(generated).toMatchObject({ mode: "extractive-fallback", fallbackReason: "empty_answer", abstained: false });
     expect(generated.answer.callout_answer).toContain("25");
+  });
+
+  it("abstains instead of answering extractively when the fallback would fail the checks of an extractive answer", async () => {
+    const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
+    const fallbackDecision = {
+      answerable: false,
+      reason: "not_answerable" as const,
+      check: "answerability" as const,
+      signals: { relevance: 0.9, answerability: 0.1, features: null, models: "test" },
+    };
+    server.enqueueChat({ type: "output", text: "not JSON at all" });
+    const generated = await answerer().answer({ ...request, evidence, fallbackDecision });
+    expect(generated).toMatchObject({
+      mode: "extractive-fallback",
+      fallbackReason: "unparseable_output",
+      abstained: true,
+      abstentionReason: "not_answerable",
+      abstentionCheck: "answerability",
+      answer: emptyContextAnswer(),
+    });
+    server.enqueueChat({ type: "output", text: "not JSON at all" });
+    const answered = await answerer().answer({
+      ...request,
+      evidence,
+      fallbackDecision: { ...fallbackDecision, answerable: true, reason: null, check: null },
+    });
+    expect(answered).toMatchObject({ mode: "extractive-fallback", abstained: false });
+    expect(answered.answer.callout_answer).toContain("25 vacation days");
   });
 
   it("retries a 429 after its Retry-After, then succeeds", async () => {

@@ -21,10 +21,15 @@
  *   missing), or `stream_interrupted` (a streamed reply that broke off, by a cut connection or a
  *   timeout, after tokens were sent: it cannot be retried, and the client already has a 200
  *   response). The extractive answerer then answers from the same context; `model` still names
- *   the model that was called.
+ *   the model that was called. When the request carries the pipeline's decision with every check
+ *   (`fallbackDecision`) and it declines, the fallback is that abstention instead (its reason and
+ *   check), as the extractive answerer's own answer would have been.
  * - A thrown {@link DocqaError} `model_unavailable` when the model cannot be reached or keeps
  *   failing, `model_timeout` when it times out (see `callWithResilience`).
  *
+ * A context key named in a free form ("described in document doc_1", "[doc_1]") is read as a
+ * citation of it ({@link markBareCitations}), and the prompt's tags a model echoes
+ * (`<sources>[Source: doc_1]>`) are removed, before grounding and the citation check.
  * Citations to keys that were never in the context are left for `resolveCitations` to drop (the
  * service reports them as `droppedCitations`); a source is never invented.
  */
@@ -33,12 +38,12 @@ import { type ResiliencePolicy, resiliencePolicy } from "../chat-models/call-wit
 import { defaultStructuredOutputMethod, invokeStructured, type StructuredOutputMethod } from "../chat-models/invoke-structured.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { type Logger, silentLogger } from "../logging/logger.js";
-import { answerJsonSchema, answerMessages, PROMPT_VERSION } from "../prompts/prompts.js";
+import { answerJsonSchema, answerMessages, PROMPT_VERSION, withoutPromptTags } from "../prompts/prompts.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
 import type { Answerer } from "./answerer.js";
-import { citedKeys } from "./citations.js";
+import { citedKeys, markBareCitations } from "./citations.js";
 import type { AbstentionReason } from "./decide-answerable.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
 import { groundAnswer, isDecline } from "./ground-answer.js";
@@ -131,6 +136,17 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
       fallback_reason: reason,
       prompt_version: PROMPT_VERSION,
     });
+    const decision = request.fallbackDecision;
+    if (decision && !decision.answerable) {
+      // The extractive answer would not pass the checks its own answers pass: abstain instead.
+      return {
+        ...base(emptyContextAnswer(), attempts, repairs, true, decision.reason ?? "not_answerable"),
+        mode: "extractive-fallback",
+        abstentionCheck: decision.check,
+        fallbackReason: reason,
+        fallbackDetail: detail,
+      };
+    }
     const extracted = await fallback.answer({
       question: request.question,
       context: request.context,
@@ -205,7 +221,7 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
       abstentionCheck: "model_declined" as const,
     });
     if (isDecline(outcome.answer.callout_answer)) return declined();
-    let answer = outcome.answer;
+    let answer = tidyModelAnswer(outcome.answer, Object.keys(request.context.sources));
     let grounding: ModelGeneratedAnswer["grounding"] = null;
     if (request.evidence) {
       const grounded = await groundAnswer(answer, request.context, request.evidence, {
@@ -262,6 +278,21 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
     name,
     answer: (request) => generate(request),
     stream: (request) => streamAnswerEvents(request, generate),
+  };
+}
+
+/**
+ * The answer without the prompt's tags it echoed ({@link withoutPromptTags}) and with the free
+ * forms of citation ("document doc_1", "[doc_1]") written as markers ({@link markBareCitations}).
+ */
+function tidyModelAnswer(answer: Answer, keys: readonly string[]): Answer {
+  const mark = (text: string) => withoutPromptTags(markBareCitations(text, keys));
+  return {
+    ...answer,
+    callout_answer: mark(answer.callout_answer),
+    positive_list: answer.positive_list.map(mark),
+    negative_list: answer.negative_list.map(mark),
+    info_list: answer.info_list.map(mark),
   };
 }
 

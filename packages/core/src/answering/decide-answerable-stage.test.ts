@@ -5,8 +5,9 @@ import { runStages } from "../pipeline/run-stages.js";
 import type { Runtime } from "../pipeline/runtime.js";
 import { createTestRuntime, type TestRuntime } from "../testing/create-test-runtime.js";
 import { DeterministicEmbeddings } from "../testing/deterministic-embeddings.js";
-import type { Answerer } from "./answerer.js";
+import type { Answerer, AnswerRequest } from "./answerer.js";
 import { decideAnswerableStage, effectiveChecks } from "./decide-answerable.js";
+import { generateAnswer } from "./generate-answer.js";
 import { rankEvidenceStage } from "./rank-evidence.js";
 
 const ann = { userName: "ann@example.org", roles: [], groups: [] };
@@ -118,6 +119,12 @@ describe("decide-answerable stage", () => {
     expect((await decide(beforeModel, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({
       reason: "low_relevance",
     });
+    // The model is asked, and told the decision an extractive answer in place of its own would get.
+    const requests: AnswerRequest[] = [];
+    const recording: Answerer = { ...model, answer: async (request) => (requests.push(request), model.answer(request)) };
+    const state = await decide({ ...beforeModel, answerer: recording }, "How many vacation days do new employees get?");
+    await generateAnswer.run(state, { ...beforeModel, answerer: recording });
+    expect(requests[0]?.fallbackDecision).toMatchObject({ answerable: false, reason: "not_answerable", check: "answerability" });
     const off = withAnswering(bm25Only.runtime, { abstentionChecks: "off" });
     expect((await decide(off, "How do I bake sourdough bread with vacation yeast?")).answerability).toMatchObject({ answerable: true });
   });

@@ -154,22 +154,36 @@ export const decideAnswerableStage: Stage<PredictState> = {
   name: "decide-answerable",
   phase: "context",
   run(state, runtime) {
-    const config = runtime.config.answering;
-    const checks = effectiveChecks(runtime);
-    const evidence = state.evidence;
-    if (!evidence) throw new Error("decide-answerable runs after rank-evidence");
-    state.answerability = decideAnswerable(
-      evidence,
-      {
-        minRelevance: checks === "off" ? 0 : config.abstainMinRelevance,
-        minAnswerability: config.abstainMinAnswerability,
-        checkAnswer: checks === "all",
-        tableAnswer: state.tableAnswer?.answer,
-      },
-      runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined,
-    );
+    state.answerability = decideForRequest(state, runtime, effectiveChecks(runtime));
   },
 };
+
+/**
+ * The decision of {@link decideAnswerable} for a request's ranked evidence with the given checks
+ * and the configured thresholds: the stage's own decision, and (with `"all"`) the one an
+ * extractive answer given in place of a model's must pass (`AnswerRequest.fallbackDecision`).
+ *
+ * @throws {Error} when `rank-evidence` has not run.
+ */
+export function decideForRequest(
+  state: Pick<PredictState, "evidence" | "tableAnswer">,
+  runtime: Pick<Runtime, "config" | "embeddings">,
+  checks: "all" | "relevance" | "off",
+): AnswerabilityDecision {
+  const config = runtime.config.answering;
+  const evidence = state.evidence;
+  if (!evidence) throw new Error("decide-answerable runs after rank-evidence");
+  return decideAnswerable(
+    evidence,
+    {
+      minRelevance: checks === "off" ? 0 : config.abstainMinRelevance,
+      minAnswerability: config.abstainMinAnswerability,
+      checkAnswer: checks === "all",
+      tableAnswer: state.tableAnswer?.answer,
+    },
+    runtime.embeddings.status === "ready" ? runtime.embeddings.model.id : undefined,
+  );
+}
 
 /** `ABSTENTION_CHECKS` resolved: `auto` is `all` for the extractive answerer and `relevance` before a model. */
 export function effectiveChecks(runtime: Pick<Runtime, "config" | "answerer">): "all" | "relevance" | "off" {

@@ -14,6 +14,7 @@ import type { Stage } from "../pipeline/stage.js";
 import { condenseHistory } from "../prompts/prompts.js";
 import { emptyContextAnswer } from "./answer.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
+import { decideForRequest, effectiveChecks } from "./decide-answerable.js";
 import { passageEmbedder } from "./rank-evidence.js";
 import { streamModelAnswer } from "./stream-model-answer.js";
 
@@ -46,6 +47,11 @@ export const generateAnswer: Stage<PredictState> = {
       history: state.history.length > 0 ? condenseHistory(state.history) : undefined,
       subqueries: config.answering.subqueryReasoningEnabled && state.subqueries.length > 0 ? state.subqueries : undefined,
       embedPassages: passageEmbedder(runtime, state.orgId),
+      // ABSTENTION_CHECKS=auto ran only the relevance check before a model; its stand-in must pass them all.
+      fallbackDecision:
+        state.evidence && config.answering.abstentionChecks === "auto" && effectiveChecks(runtime) === "relevance"
+          ? decideForRequest(state, runtime, "all")
+          : undefined,
       signal: state.signal,
     };
     const onToken = state.request.onToken;

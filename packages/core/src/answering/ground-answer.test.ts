@@ -177,6 +177,20 @@ describe("groundAnswer", () => {
     expect(await ground("Ada Quill was born on June 14, 1951.")).toMatchObject({ attached: 0, dropped: 1 });
   });
 
+  it("keeps a quoted question inside its sentence", async () => {
+    const poems = oneDocumentContext("poems", "lines:\nWhere has the summer gone?\nThe swallows left at dawn.\nnumber: 12", "poems.json");
+    const question = 'Which poem begins with "Where has the summer gone?"';
+    const evidence = await rankEvidence(question, poems, { analyzer });
+    const outcome = await groundAnswer(
+      answer({ callout_answer: "The poem that begins with 'Where has the summer gone?' is poem 12 [Source: doc_1]." }),
+      poems,
+      evidence,
+      { analyzer, question },
+    );
+    expect(outcome.answer.callout_answer).toBe("The poem that begins with 'Where has the summer gone?' is poem 12 [Source: doc_1].");
+    expect(outcome.dropped).toBe(0);
+  });
+
   it("moves a leading citation behind its statement and gives a pointer sentence's citation to the sentence before it", async () => {
     const leading = await ground({ callout_answer: "According to [Source: doc_1], employees receive 25 vacation days per year." });
     expect(leading.answer.callout_answer).toBe("Employees receive 25 vacation days per year [Source: doc_1].");

@@ -383,11 +383,19 @@ function stripTrailingCitation(sentence: string): string {
   return sentence.replace(/\s*\[\s*Source\s*:[^\]]*\]\s*([.!?]?)\s*$/i, "$1");
 }
 
-/** Sentences of a callout (Unicode sentence segmentation); a citation after a full stop stays with its sentence. */
+/**
+ * Sentences of a callout (Unicode sentence segmentation); a citation after a full stop stays with
+ * its sentence, and so does a quoted question or exclamation inside it: UAX #29 ends a sentence
+ * after "?" or "!" whatever follows (rule SB11), so "The sonnet that begins 'Shall I compare thee
+ * to a summer's day?' is sonnet 18." would be two, the second starting in lower case.
+ */
 function sentencesOf(text: string): string[] {
   const sentences: string[] = [];
   for (const sentence of segmentSentences(text.trim())) {
-    if (/^\[\s*Source\s*:[^\]]*\]\s*\.?$/i.test(sentence) && sentences.length > 0) sentences[sentences.length - 1] += ` ${sentence}`;
+    const previous = sentences.at(-1);
+    const citation = /^\[\s*Source\s*:[^\]]*\]\s*\.?$/i.test(sentence);
+    const continuation = /^\p{Ll}/u.test(sentence) && previous !== undefined && /[?!]['"\u2019\u201d)]*\s*$/u.test(previous);
+    if (previous !== undefined && (citation || continuation)) sentences[sentences.length - 1] = `${previous.trimEnd()} ${sentence}`;
     else sentences.push(sentence);
   }
   return sentences;

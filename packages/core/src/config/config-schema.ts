@@ -230,7 +230,8 @@ const answeringSchema = z.object({
    * (`decideAnswerable`). `all`: relevance (`low_relevance`) and answer (`not_answerable`) checks;
    * `relevance`: only the relevance checks; `off`: none (only an empty context abstains);
    * `auto`: `all` for the extractive answerer, `relevance` when a model answers (the model reads
-   * the text and abstains itself).
+   * the text and abstains itself), and `all` for an extractive answer standing in for a model's
+   * unusable output.
    */
   abstentionChecks: setting("ABSTENTION_CHECKS", z.enum(["auto", "all", "relevance", "off"]).default("auto")),
   /**

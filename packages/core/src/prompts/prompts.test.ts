@@ -12,6 +12,7 @@ import {
   intentJsonSchema,
   intentMessages,
   PROMPT_VERSION,
+  withoutPromptTags,
 } from "./prompts.js";
 
 /**
@@ -101,5 +102,20 @@ describe("condenseHistory", () => {
 
   it("is empty without history", () => {
     expect(condenseHistory([])).toBe("");
+  });
+});
+
+describe("withoutPromptTags", () => {
+  it("removes the prompt's tags a model echoed and the brackets left beside a citation", () => {
+    expect(withoutPromptTags("This is based on the information provided in <sources>[Source: doc_1]>.")).toBe(
+      "This is based on the information provided in [Source: doc_1].",
+    );
+    expect(withoutPromptTags("<matched_field>Median: 48000</matched_field> [Source: doc_2]")).toBe("Median: 48000 [Source: doc_2]");
+  });
+
+  it("keeps other angle brackets", () => {
+    expect(withoutPromptTags("A `Vec<T>` holds values; 3 < 4 > 2 [Source: doc_1].")).toBe(
+      "A `Vec<T>` holds values; 3 < 4 > 2 [Source: doc_1].",
+    );
   });
 });

@@ -125,6 +125,24 @@ export interface AnswerPromptInput {
   matchedField?: string | undefined;
 }
 
+/** The tags that delimit the parts of the answer prompt's user message (`<sources>…</sources>`). */
+export const answerPromptTags = ["sources", "matched_field", "conversation"] as const;
+
+const echoedTag = new RegExp(`<\\s*/?\\s*(?:${answerPromptTags.join("|")})\\s*>`, "gi");
+
+/**
+ * `text` without the answer prompt's tags that a model echoed into its answer, and without a
+ * stray angle bracket left beside a citation: `in <sources>[Source: doc_1]>.` → `in [Source: doc_1].`.
+ * Other text, angle brackets included (`Vec<T>`), is unchanged.
+ */
+export function withoutPromptTags(text: string): string {
+  return text
+    .replace(echoedTag, "")
+    .replace(/<\s*(\[\s*Source\s*:[^\]]*\])/gi, "$1")
+    .replace(/(\[\s*Source\s*:[^\]]*\])\s*>/gi, "$1")
+    .replace(/[ \t]{2,}/g, " ");
+}
+
 const answerSystemPrompt = [
   "You are docqa, an assistant that answers questions about an organisation's documents.",
   "Rules:",

@@ -135,3 +135,26 @@ describe("segmentSentences", () => {
     ]);
   });
 });
+
+describe("PDF and encyclopedia text", () => {
+  it("mends a word hyphenated at a line break, and keeps a hyphen that belongs to the word", () => {
+    expect(splitSentences("Retrieval is practically implemented us-\ning dense representations alone.")).toEqual([
+      "Retrieval is practically implemented using dense representations alone.",
+    ]);
+    expect(splitSentences("It beats a strong Lucene-\nBM25 system and a well-\nknown baseline.")).toEqual([
+      "It beats a strong Lucene-BM25 system and a well-known baseline.",
+    ]);
+  });
+
+  it("keeps a reference mark with the sentence it ends", () => {
+    expect(segmentSentences("Walker paid £850,000 to secure Roberts.[43] His time at the club was long.")).toEqual([
+      "Walker paid £850,000 to secure Roberts.[43]",
+      "His time at the club was long.",
+    ]);
+    expect(segmentSentences("He scored twice.[12][13] Then he left. See [Note 4] below.")).toEqual([
+      "He scored twice.[12][13]",
+      "Then he left.",
+      "See [Note 4] below.",
+    ]);
+  });
+});

@@ -6,6 +6,7 @@
  */
 
 import { htmlToText } from "./html-to-text.js";
+import { isKnownWord } from "./word-frequency.js";
 
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 // Headings, list items, quotes, table rows, and `key: value` lines (rendered JSON records, front matter).
@@ -36,7 +37,7 @@ export function splitBlocks(text: string): string[] {
   const blocks: string[] = [];
   let current: string[] = [];
   const flush = () => {
-    if (current.length > 0) blocks.push(current.join(" "));
+    if (current.length > 0) blocks.push(joinWrappedLines(current));
     current = [];
   };
   let inCode = false;
@@ -76,6 +77,28 @@ export function splitBlocks(text: string): string[] {
 }
 
 /**
+ * Joins a paragraph's wrapped lines with spaces, mending a word that a line break hyphenated (PDF
+ * text keeps the typesetter's breaks: "ef-" / "ficient"). A hyphen at a line's end, after a
+ * letter, goes when the word it splits, joined, is a word of general English (SUBTLEX-US,
+ * {@link isKnownWord}: "efficient"); otherwise the hyphen is the word's own and the halves join
+ * without a space ("well-known", "Lucene-BM25").
+ */
+export function joinWrappedLines(lines: readonly string[]): string {
+  let text = "";
+  for (const line of lines) {
+    const broken = /(\p{L}+)-$/u.exec(text);
+    if (text === "") text = line;
+    else if (!broken || line === "") text = `${text} ${line}`;
+    else {
+      const next = /^\p{Ll}+/u.exec(line)?.[0];
+      const mended = next !== undefined && isKnownWord(`${broken[1]}${next}`);
+      text = mended ? `${text.slice(0, -1)}${line}` : `${text}${line}`;
+    }
+  }
+  return text;
+}
+
+/**
  * Titles and abbreviations that, followed by a period, almost never end an English sentence:
  * personal and military titles, saints and mounts, and reference abbreviations. The fixed-list
  * part of Punkt's abbreviation handling (Kiss and Strunk 2006, "Unsupervised Multilingual Sentence
@@ -107,8 +130,7 @@ function endsWithNonFinalAbbreviation(segment: string): boolean {
 export function segmentSentences(text: string): string[] {
   const sentences: string[] = [];
   let pending = "";
-  for (const { segment } of segmenter.segment(text)) {
-    const sentence = segment.replace(/\s+/g, " ").trim();
+  for (const sentence of withReferenceMarks([...segmenter.segment(text)].map(({ segment }) => segment.replace(/\s+/g, " ").trim()))) {
     if (sentence === "") continue;
     pending = pending === "" ? sentence : `${pending} ${sentence}`;
     if (!endsWithNonFinalAbbreviation(pending)) {
@@ -118,6 +140,27 @@ export function segmentSentences(text: string): string[] {
   }
   if (pending !== "") sentences.push(pending);
   return sentences;
+}
+
+/** A reference mark of an encyclopedia article, or a run of them: `[43]`, `[12][13]`, `[a]`. */
+const referenceMarks = /^\[(?:\d{1,3}|[a-z])\](?:\[(?:\d{1,3}|[a-z])\])*/;
+
+/**
+ * Segments with the reference marks after a sentence's full stop kept at its end: UAX #29 keeps
+ * the opening bracket with the sentence and starts the next with the rest ("Roberts.[" and
+ * "43] His time…").
+ */
+function withReferenceMarks(segments: string[]): string[] {
+  for (let index = 0; index + 1 < segments.length; index++) {
+    const current = segments[index] as string;
+    if (!current.endsWith("[")) continue;
+    const next = `[${segments[index + 1] as string}`;
+    const mark = referenceMarks.exec(next)?.[0];
+    if (mark === undefined) continue;
+    segments[index] = `${current.slice(0, -1)}${mark}`;
+    segments[index + 1] = next.slice(mark.length).trim();
+  }
+  return segments;
 }
 
 /** Splits `text` into trimmed, non-empty sentences with whitespace collapsed. */

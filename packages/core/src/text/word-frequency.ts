@@ -47,3 +47,8 @@ export function backgroundWeight(word: string): number {
   if (count === undefined) return 1;
   return Math.log(1 + total / (count + 1)) / Math.log(1 + total);
 }
+
+/** Whether SUBTLEX-US holds `word` (any case): a word of general English rather than a fragment, a name or a technical term. */
+export function isKnownWord(word: string): boolean {
+  return loadWordFrequencies().has(word.toLowerCase());
+}

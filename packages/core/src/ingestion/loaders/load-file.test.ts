@@ -136,6 +136,20 @@ describe("JSON", () => {
     });
   });
 
+  it("titles a record without a title or name by its position counted from 1, not by its id's index", async () => {
+    const poems = {
+      poems: [
+        { lines: ["First line"], number: 7 },
+        { lines: ["Second line"], number: 8 },
+      ],
+    };
+    const loaded = await loadFile({ name: "poems.json", bytes: bytes(JSON.stringify(poems)) }, options);
+    expect(loaded.documents.map((document) => [document.idSuffix, document.title])).toEqual([
+      ["#0", "poems, record 1"],
+      ["#1", "poems, record 2"],
+    ]);
+  });
+
   it("puts a string over 200 characters under its key, so that its sentences read as prose", async () => {
     const article = `${"The steam engine turned heat into work. ".repeat(5)}It changed industry.`;
     const loaded = await loadFile(

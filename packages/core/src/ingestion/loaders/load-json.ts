@@ -9,7 +9,9 @@
  *    strings over 200 characters on the lines under `key:`),
  *    except scalar values whose key looks like an identifier, link or
  *    date ({@link defaultJsonMetadataKeys}), which go to the record's metadata.
- * 3. Each record becomes its own document (`<file>#<index>`, titled by its `title` or `name`),
+ * 3. Each record becomes its own document (`<file>#<index>`, titled by its `title` or `name`, else
+ *    by its position counted from 1: `sonnets, record 18`; the id's `#<index>` counts from 0 and is
+ *    not shown, since a reader or a model takes it for a number the record states),
  *    or with `recordsAsDocuments: false` a section of one document. Lists of strings (lines of a
  *    poem, a list of terms) stay one document, one line per item.
  * 4. A JSON value without such a list becomes one document with its rendered lines.
@@ -72,7 +74,7 @@ export async function loadJson(file: FileInput, limits: LoaderLimits, options: J
       .filter((record) => record.lines.length > 0)
       .map((record) => ({
         idSuffix: `#${record.index}`,
-        title: record.name ? `${record.name} (${baseTitle})` : `${baseTitle} #${record.index}`,
+        title: record.name ? `${record.name} (${baseTitle})` : `${baseTitle}, record ${record.index + 1}`,
         metadata: { ...fileMetadata, ...record.metadata, record: record.index },
         sections: [{ text: record.lines.join("\n"), metadata: { record: record.index } }],
       }));
