@@ -386,8 +386,8 @@ function stripTrailingCitation(sentence: string): string {
 /**
  * Sentences of a callout (Unicode sentence segmentation); a citation after a full stop stays with
  * its sentence, and so does a quoted question or exclamation inside it: UAX #29 ends a sentence
- * after "?" or "!" whatever follows (rule SB11), so "The sonnet that begins 'Shall I compare thee
- * to a summer's day?' is sonnet 18." would be two, the second starting in lower case.
+ * after "?" or "!" whatever follows (rule SB11), so "The poem that begins 'Where has the summer
+ * gone?' is poem 12." would be two, the second starting in lower case.
  */
 function sentencesOf(text: string): string[] {
   const sentences: string[] = [];
