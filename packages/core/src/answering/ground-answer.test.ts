@@ -20,6 +20,9 @@ const answer = (fields: Partial<Answer>): Answer => ({
 /** A context of one document's one chunk, as retrieval gives it. */
 const oneDocumentContext = (docId: string, text: string, title: string) =>
   buildContext([{ chunk: testChunk(docId, title, text), score: 0.9 }], { maxDocChars: 4000, maxContextChars: 16000 });
+/** Grounds `callout` in `records` against the evidence ranked for `question`. */
+const groundIn = async (records: ReturnType<typeof oneDocumentContext>, question: string, callout: string) =>
+  groundAnswer(answer({ callout_answer: callout }), records, await rankEvidence(question, records, { analyzer }), { analyzer, question });
 const ground = async (fields: Partial<Answer>, embedPassages?: (texts: string[]) => Promise<number[][]>) =>
   groundAnswer(answer(fields), context, await rankEvidence(handbookQuestion, context, { analyzer }), { analyzer, embedPassages });
 
@@ -80,7 +83,10 @@ describe("groundAnswer", () => {
       answer({ callout_answer: "Ann Vale belonged to the Green Union party affiliation." }),
       records,
       evidence,
-      { analyzer, question },
+      {
+        analyzer,
+        question,
+      },
     );
     expect(outcome).toMatchObject({ attached: 1, dropped: 0 });
     expect(outcome.answer.callout_answer).toBe("Ann Vale belonged to the Green Union party affiliation. [Source: doc_1]");
@@ -179,14 +185,8 @@ describe("groundAnswer", () => {
 
   it("keeps a quoted question inside its sentence", async () => {
     const poems = oneDocumentContext("poems", "lines:\nWhere has the summer gone?\nThe swallows left at dawn.\nnumber: 12", "poems.json");
-    const question = 'Which poem begins with "Where has the summer gone?"';
-    const evidence = await rankEvidence(question, poems, { analyzer });
-    const outcome = await groundAnswer(
-      answer({ callout_answer: "The poem that begins with 'Where has the summer gone?' is poem 12 [Source: doc_1]." }),
-      poems,
-      evidence,
-      { analyzer, question },
-    );
+    const callout = "The poem that begins with 'Where has the summer gone?' is poem 12 [Source: doc_1].";
+    const outcome = await groundIn(poems, 'Which poem begins with "Where has the summer gone?"', callout);
     expect(outcome.answer.callout_answer).toBe("The poem that begins with 'Where has the summer gone?' is poem 12 [Source: doc_1].");
     expect(outcome.dropped).toBe(0);
   });
