@@ -64,6 +64,7 @@ export {
   fraction,
   integer,
   optionalInteger,
+  optionalString,
   type ScoreNormalization,
   type SettingMetadata,
   setting,

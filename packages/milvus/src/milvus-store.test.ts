@@ -37,13 +37,14 @@ describe("MilvusStore without a server", () => {
     const store = milvusStoreFromConfig(
       {
         stores: {
-          milvus: { uri: `http://127.0.0.1:${await closedPort()}`, token: undefined, collection: "docs_collection" },
+          collection: "docs_collection",
           timeoutMs: 2_000,
           vectorIndex: { hnswConnectivity: 16, hnswExpansionSearch: 64 },
         },
         retrieval: { bm25K1: 0.9, bm25B: 0.4 },
       } as DocqaConfig,
       silentLogger,
+      { uri: `http://127.0.0.1:${await closedPort()}`, token: undefined },
     );
     expect(store.name).toBe("milvus");
     expect(store.writes).toBe("staged");

@@ -18,7 +18,7 @@ import { ingestionSchema } from "./ingestion-section.js";
 import { flag, fraction, integer, nameList, optionalInteger, optionalString, setting } from "./setting-helpers.js";
 import { keywordStoreVariables, resolveStoreChoice, storesSchema } from "./stores-section.js";
 
-export { flag, fraction, integer, nameList, optionalInteger, type SettingMetadata, setting } from "./setting-helpers.js";
+export { flag, fraction, integer, nameList, optionalInteger, optionalString, type SettingMetadata, setting } from "./setting-helpers.js";
 
 /** The default transformers.js embedding model (768 dimensions, the spec's `EMBED_DIMENSION`). */
 export const defaultEmbeddingModel = "Xenova/bge-base-en-v1.5";
@@ -393,16 +393,6 @@ export const configSchema = sectionsSchema
         ...stores,
         vector,
         keyword,
-        milvus: { ...stores.milvus, uri: stores.milvus.uri ?? "http://localhost:19530" },
-        searchEngine: {
-          ...stores.searchEngine,
-          uri: stores.searchEngine.uri ?? "http://localhost:9200",
-          /** Which client speaks to `FULLTEXT_URI`: set by `KEYWORD_STORE=elasticsearch|opensearch`; with `auto`, the engine's `GET /` answer decides. */
-          engine: (stores.keyword === "elasticsearch" || stores.keyword === "opensearch" ? stores.keyword : "auto") as
-            | "auto"
-            | "elasticsearch"
-            | "opensearch",
-        },
       },
       embeddings: {
         ...config.embeddings,

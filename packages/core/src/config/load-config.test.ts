@@ -17,10 +17,13 @@ interface Row {
   companions?: Record<string, string>;
 }
 
-/** The spec's "Configuration defaults (set A)" table, with the camelCase field each variable feeds. */
+/**
+ * The spec's "Configuration defaults (set A)" table, with the camelCase field each variable feeds;
+ * the rows of the server backends' own settings (`VECTORDB_URI`, `FULLTEXT_URI`, `FULLTEXT_INDEX`)
+ * are checked in their packages (`milvus-store-from-config.test.ts`, `search-engine-index-from-config.test.ts`).
+ */
 const setA: Row[] = [
-  { variable: "VECTORDB_COLLECTION", field: (c) => c.stores.milvus.collection, defaultValue: "docs_collection", set: "kb", parsed: "kb" },
-  { variable: "FULLTEXT_INDEX", field: (c) => c.stores.searchEngine.index, defaultValue: "docs_bm25", set: "kb-text", parsed: "kb-text" },
+  { variable: "VECTORDB_COLLECTION", field: (c) => c.stores.collection, defaultValue: "docs_collection", set: "kb", parsed: "kb" },
   { variable: "RAG_LLM_PROVIDER", field: (c) => c.models.provider, defaultValue: "openai", set: "ollama", parsed: "ollama" },
   { variable: "RAG_LLM_TEMP", field: (c) => c.models.temperature, defaultValue: 0, set: "0.7", parsed: 0.7 },
   { variable: "RAG_LLM_TOP_P", field: (c) => c.models.topP, defaultValue: 0.2, set: "0.9", parsed: 0.9 },
@@ -65,22 +68,6 @@ const setA: Row[] = [
   { variable: "MAX_SESSION_TOKENS", field: (c) => c.memory.maxSessionTokens, defaultValue: 500, set: "1000", parsed: 1000 },
   { variable: "MAX_RETRIEVAL_THREADS", field: (c) => c.retrieval.maxRetrievalThreads, defaultValue: 10, set: "4", parsed: 4 },
   { variable: "MAX_INGESTION_THREADS", field: (c) => c.ingestion.maxIngestionThreads, defaultValue: 10, set: "2", parsed: 2 },
-  {
-    variable: "VECTORDB_URI",
-    field: (c) => c.stores.milvus.uri,
-    defaultValue: "http://localhost:19530",
-    set: "http://milvus:19530",
-    parsed: "http://milvus:19530",
-  },
-  {
-    variable: "FULLTEXT_URI",
-    field: (c) => c.stores.searchEngine.uri,
-    defaultValue: "http://localhost:9200",
-    set: "http://search:9200",
-    parsed: "http://search:9200",
-    // A full-text server alone cannot hold vectors: say so (tested below) or run BM25 only.
-    companions: { VECTOR_STORE: "none" },
-  },
 ];
 
 /** Runs `action`, expecting it to throw a DocqaError, and returns that error. */
@@ -166,7 +153,7 @@ describe("loadConfig parsing", () => {
     expect(config.retrieval.useReranker).toBe(false);
     expect(config.models.provider).toBe("openai");
     expect(config.stores.vector).toBe("embedded");
-    expect(config.stores.milvus.uri).toBe("http://localhost:19530");
+    expect(config.stores.backendVariables).toEqual({});
   });
 
   it("trims surrounding whitespace from values", () => {

@@ -3,59 +3,8 @@
  * are reached (see `docs/configuration.md`, "Stores").
  */
 import { z } from "zod";
-import { type StoreIndexKind, storeBackendNamed, storeBackendsHolding, storeNamesHolding } from "../stores/store-backend-packages.js";
-import { integer, optionalInteger, optionalString, setting, settingsOf } from "./setting-helpers.js";
-
-/** The Milvus settings (`stores.milvus`), read by `@docqa/milvus`'s store backend; `VECTORDB_COLLECTION` also names the embedded store's tables. */
-export const milvusSettingsSchema = z
-  .object({
-    /** `VECTORDB_URI`: Milvus address; when unset, `http://localhost:19530` (used only when the Milvus store is selected). */
-    uri: setting("VECTORDB_URI", optionalString()),
-    /** `VECTORDB_COLLECTION`, default `docs_collection`: base collection name; an organisation suffix is added. */
-    collection: setting(
-      "VECTORDB_COLLECTION",
-      z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
-        .default("docs_collection"),
-    ),
-    /** `VECTORDB_TOKEN`: Milvus token (`user:password` or an API key); default none. */
-    token: setting("VECTORDB_TOKEN", optionalString()),
-  })
-  .prefault({});
-
-/** The Elasticsearch/OpenSearch settings (`stores.searchEngine`), read by `@docqa/elasticsearch`'s store backend. */
-export const searchEngineSettingsSchema = z
-  .object({
-    /** `FULLTEXT_URI`: Elasticsearch/OpenSearch address; when unset, `http://localhost:9200` (used only when a full-text server is selected). */
-    uri: setting("FULLTEXT_URI", optionalString()),
-    /** `FULLTEXT_INDEX`, default `docs_bm25`: base full-text index name; an organisation suffix is added. */
-    index: setting(
-      "FULLTEXT_INDEX",
-      z
-        .string()
-        .regex(/^[a-z0-9_][a-z0-9_-]*$/, "lower-case letters, digits, '_' and '-'")
-        .default("docs_bm25"),
-    ),
-    /** `FULLTEXT_API_KEY`: Elasticsearch API key; default none. */
-    apiKey: setting("FULLTEXT_API_KEY", optionalString()),
-    /** `FULLTEXT_USERNAME`: basic-auth user; default none. */
-    username: setting("FULLTEXT_USERNAME", optionalString()),
-    /** `FULLTEXT_PASSWORD`: basic-auth password; default none. */
-    password: setting("FULLTEXT_PASSWORD", optionalString()),
-    /**
-     * `FULLTEXT_SHARDS`, default 1: primary shards of each new index (one organisation's chunks
-     * rarely need more; spread a large organisation over the nodes of a cluster with more).
-     */
-    shards: setting("FULLTEXT_SHARDS", integer(1, 1)),
-    /**
-     * `FULLTEXT_REPLICAS`: replica copies of each shard of new indexes; default the engine's (1).
-     * With at least one replica, a cluster that loses a node serves every query and keeps every
-     * acknowledged write (docs/deployment.md); on a single node, 0 keeps the cluster green.
-     */
-    replicas: setting("FULLTEXT_REPLICAS", optionalInteger(0)),
-  })
-  .prefault({});
+import { type StoreIndexKind, storeBackendsHolding, storeNamesHolding } from "../stores/store-backend-packages.js";
+import { integer, setting } from "./setting-helpers.js";
 
 /** Where documents are stored. */
 export const storesSchema = z.object({
@@ -101,17 +50,28 @@ export const storesSchema = z.object({
    * the sweeper removes it; longer than any write takes, so writes in progress are never touched.
    */
   sweepGraceSeconds: setting("SWEEP_GRACE_SECONDS", integer(3_600, 0)),
-  milvus: milvusSettingsSchema,
-  searchEngine: searchEngineSettingsSchema,
   /**
-   * The variables of the backends whose settings are their own (registered with a `prefix` in
-   * `storeBackendPackages`), by backend name, as `loadConfig` read them; each backend parses its
-   * own with its settings schema when `storesFromConfig` resolves it. Default none.
+   * `VECTORDB_COLLECTION`, default `docs_collection`: base name of each organisation's collections
+   * (a server store adds an organisation suffix) and of the embedded store's files.
+   */
+  collection: setting(
+    "VECTORDB_COLLECTION",
+    z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "letters, digits and underscores, not starting with a digit")
+      .default("docs_collection"),
+  ),
+  /**
+   * The variables of the server backends (each registered with its `prefix` in
+   * `storeBackendPackages`, for example `VECTORDB_` for Milvus), by backend name, as `loadConfig`
+   * read them; core reads none of them but the one that selects a backend (`auto`). Each backend
+   * parses its own with its settings schema when `storesFromConfig` resolves it. Default none.
    */
   backendVariables: z.record(z.string(), z.record(z.string(), z.string())).default({}),
   /**
-   * Settings given in code to the backends whose settings are their own, by backend name (for
-   * example `{ qdrant: { collection: "kb" } }`), applied over their variables; default none.
+   * Settings given in code to the server backends, by backend name (for example
+   * `{ milvus: { uri: "http://milvus:19530" } }`), applied over their variables; default none.
+   * In code, name the backend too (`vector: "milvus"`): `auto` looks at variables only.
    */
   backends: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   vectorIndex: z
@@ -136,26 +96,19 @@ export const storesSchema = z.object({
 /** The `stores` section as parsed, before `auto` is resolved. */
 export type StoresSection = z.output<typeof storesSchema>;
 
-/** Where each variable of the `stores` section sits in it (`VECTORDB_URI`: `milvus.uri`). */
-const storeSettingPaths = new Map(settingsOf(storesSchema).map(({ path, env }) => [env, path]));
-
 /**
  * The store a `VECTOR_STORE` (`kind` `vector`) or `KEYWORD_STORE` (`keyword`) choice stands for:
- * a backend's name for its alias (`opensearch`: `search-engine`), and for `auto` the first
- * backend holding `kind` (in the order of `storeBackendsHolding`) whose selecting variable is set
- * (not empty) in `stores`, or among the backend's own variables (`backendVariables`), else `embedded`. Other choices (`embedded`, `none`, a backend's name) stand for
- * themselves.
+ * for `auto`, the first backend holding `kind` (in the order of `storeBackendsHolding`) whose
+ * selecting variable is set (not empty) among its variables (`stores.backendVariables`), else
+ * `embedded`. Other choices (`embedded`, `none`, a backend's name or alias) stand for themselves:
+ * an alias is kept (`opensearch` tells the search-engine backend which engine it speaks to), and
+ * `storesFromConfig` finds its backend with `storeBackendNamed`.
  */
 export function resolveStoreChoice(kind: StoreIndexKind, choice: string, stores: StoresSection): string {
-  if (choice !== "auto") return storeBackendNamed(choice) ?? choice;
-  const isSet = (name: string, variable: string) => {
-    const path = storeSettingPaths.get(variable);
-    if (!path) return Boolean(stores.backendVariables[name]?.[variable]);
-    let value: unknown = stores;
-    for (const key of path) value = (value as Record<string, unknown> | undefined)?.[key];
-    return Boolean(value);
-  };
-  return storeBackendsHolding(kind).find(([name, location]) => isSet(name, location.variable))?.[0] ?? "embedded";
+  if (choice !== "auto") return choice;
+  return (
+    storeBackendsHolding(kind).find(([name, location]) => Boolean(stores.backendVariables[name]?.[location.variable]))?.[0] ?? "embedded"
+  );
 }
 
 /** The variables that select a server keyword store, for messages: `FULLTEXT_URI or VECTORDB_URI`. */

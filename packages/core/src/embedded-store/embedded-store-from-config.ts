@@ -25,7 +25,7 @@ export function embeddedStoreFromConfig(config: DocqaConfig, logger: Logger, opt
   return createEmbeddedStore({
     inMemoryIndexes: options.inMemoryIndexes,
     dataDir: config.stores.dataDir,
-    collection: config.stores.milvus.collection,
+    collection: config.stores.collection,
     bm25: { k1: config.retrieval.bm25K1, b: config.retrieval.bm25B },
     vectorIndex: {
       mode: config.stores.vectorIndex.mode,

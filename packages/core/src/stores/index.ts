@@ -12,7 +12,6 @@ export {
   principalAccessTokens,
   principalDenyToken,
 } from "../acl/access-tokens.js";
-export { milvusSettingsSchema, searchEngineSettingsSchema } from "../config/stores-section.js";
 export {
   decodeCursor,
   defaultPageSize,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../config/config-schema.js";
-import { loadConfig, settingsOf } from "../config/load-config.js";
+import { loadConfig, resolveConfig, settingsOf } from "../config/load-config.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import { storeBackendNamed, storeBackendPackages, storeBackendsHolding, storeNamesHolding } from "./store-backend-packages.js";
 
@@ -32,18 +32,19 @@ describe("the registry of store backends", () => {
   it("selects each backend by a variable the configuration reads or keeps for it (so that auto can see it)", () => {
     const variables = new Set(settingsOf(configSchema).map((location) => location.env));
     const unseen = Object.values(storeBackendPackages).filter(
-      (location) => !variables.has(location.variable) && !(location.prefix && location.variable.startsWith(location.prefix)),
+      (location) => !variables.has(location.variable) && !location.variable.startsWith(location.prefix),
     );
     expect(unseen).toEqual([]);
   });
 
-  it("resolves KEYWORD_STORE's aliases to the backend, and keeps the engine they name", () => {
+  it("keeps KEYWORD_STORE's alias as chosen (the engine it names), and resolves auto to a backend's name", () => {
     const config = loadConfig({ KEYWORD_STORE: "opensearch", VECTOR_STORE: "none", FULLTEXT_URI: "http://search:9200" });
-    expect([config.stores.vector, config.stores.keyword, config.stores.searchEngine.engine]).toEqual([
+    expect([config.stores.vector, config.stores.keyword, storeBackendNamed(config.stores.keyword)]).toEqual([
       "none",
-      "search-engine",
       "opensearch",
+      "search-engine",
     ]);
+    expect(resolveConfig({}, config).stores.keyword).toBe("opensearch");
     expect(loadConfig({ VECTORDB_URI: "http://milvus:19530", FULLTEXT_URI: "http://search:9200" }).stores).toMatchObject({
       vector: "milvus",
       keyword: "search-engine",

@@ -23,23 +23,23 @@ export interface StoreBackendLocation {
   /** Other names `VECTOR_STORE` / `KEYWORD_STORE` accept for it (`elasticsearch`, `opensearch`); default none. */
   aliases?: readonly string[];
   /**
-   * The prefix of the backend's own variables (for example `QDRANT_`), for a backend whose
-   * settings are its own: `loadConfig` keeps every variable that starts with it for the backend
-   * (`config.stores.backendVariables`), and `storesFromConfig` parses them with the backend's
-   * settings schema when it resolves the backend. Unset for the backends whose settings are
-   * sections of core's `stores` (`milvus`, `search-engine`).
+   * The prefix of the backend's variables (for example `QDRANT_`): `loadConfig` keeps every
+   * variable that starts with it for the backend (`config.stores.backendVariables`), and
+   * `storesFromConfig` parses them with the backend's settings schema when it resolves the
+   * backend. Core reads none of them but {@link StoreBackendLocation.variable}.
    */
-  prefix?: string;
+  prefix: string;
 }
 
 /** The server backends by name: Milvus (`VECTORDB_URI`), and Elasticsearch or OpenSearch (`FULLTEXT_URI`). */
 export const storeBackendPackages: Readonly<Record<string, StoreBackendLocation>> = {
-  milvus: { package: "@docqa/milvus", variable: "VECTORDB_URI", indexes: ["vector", "keyword"] },
+  milvus: { package: "@docqa/milvus", variable: "VECTORDB_URI", indexes: ["vector", "keyword"], prefix: "VECTORDB_" },
   "search-engine": {
     package: "@docqa/elasticsearch",
     variable: "FULLTEXT_URI",
     indexes: ["keyword"],
     aliases: ["elasticsearch", "opensearch"],
+    prefix: "FULLTEXT_",
   },
 };
 
@@ -65,13 +65,12 @@ export function storeBackendNamed(name: string): string | undefined {
 }
 
 /**
- * The variables of `environment` that belong to backends registered with a `prefix`, by backend
- * name (trimmed; empty values count as unset), as `loadConfig` keeps them.
+ * The variables of `environment` that belong to each backend (those starting with its `prefix`),
+ * by backend name (trimmed; empty values count as unset), as `loadConfig` keeps them.
  */
 export function storeBackendVariables(environment: Readonly<Record<string, string | undefined>>): Record<string, Record<string, string>> {
   const variables: Record<string, Record<string, string>> = {};
   for (const [name, { prefix }] of Object.entries(storeBackendPackages)) {
-    if (!prefix) continue;
     for (const [variable, raw] of Object.entries(environment)) {
       const value = raw?.trim();
       if (variable.startsWith(prefix) && value) (variables[name] ??= {})[variable] = value;

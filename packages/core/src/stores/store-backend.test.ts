@@ -12,7 +12,7 @@ describe("store backends by name", () => {
       }),
     );
     expect(loaded).toEqual([
-      { name: "milvus", backendName: "milvus", variables: ["VECTORDB_URI", "VECTORDB_COLLECTION", "VECTORDB_TOKEN"] },
+      { name: "milvus", backendName: "milvus", variables: ["VECTORDB_URI", "VECTORDB_TOKEN"] },
       {
         name: "search-engine",
         backendName: "search-engine",

@@ -8,7 +8,6 @@
 import type { z } from "zod";
 import type { DocqaConfig } from "../config/config-schema.js";
 import { loadSettings } from "../config/load-config.js";
-import { storesSchema } from "../config/stores-section.js";
 import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import { storeBackendPackages } from "./store-backend-packages.js";
@@ -40,14 +39,16 @@ export type ServerKeywordStore = KeywordIndex & StagedIndex & StagedRegistry;
  * ```
  */
 export interface StoreBackend<Settings = unknown> {
-  /** The name the resolved `VECTOR_STORE` or `KEYWORD_STORE` selects it by (`config.stores.vector`, `config.stores.keyword`). */
+  /**
+   * The name it is registered by in `storeBackendPackages`. `config.stores.vector` and
+   * `config.stores.keyword` hold that name or one of its aliases (the name the user chose).
+   */
   name: string;
   /**
    * The settings the backend reads, marked with `setting()` (their variables: `settingsOf(settings)`,
-   * their TSDoc the documentation of each). A backend registered with a `prefix` owns them: they
-   * are parsed when the backend is resolved (`storeBackendSettings`). Milvus's and the search
-   * engine's are sections of core's `stores` (`stores.milvus`, `stores.searchEngine`), parsed by
-   * `configSchema`.
+   * their TSDoc the documentation of each), every variable starting with the backend's registered
+   * `prefix`. The backend owns them: they are parsed when the backend is resolved
+   * (`storeBackendSettings`), not by core's `configSchema`.
    */
   settings: z.ZodType<Settings>;
   /**
@@ -61,18 +62,15 @@ export interface StoreBackend<Settings = unknown> {
 }
 
 /**
- * The settings of the backend `backend` (registered as `name`) in `config`: a section of core's
- * `stores` when its schema is one (`stores.milvus` for Milvus), else its own settings parsed with
- * its schema from its variables (`config.stores.backendVariables[name]`) and the settings given
- * in code (`config.stores.backends[name]`), which win.
+ * The settings of the backend `backend` (registered as `name`) in `config`, parsed with its
+ * schema from its variables (`config.stores.backendVariables[name]`) and the settings given in
+ * code (`config.stores.backends[name]`), which win.
  *
  * @throws {DocqaError} `config_invalid` naming each offending variable and its problem, for
  *   example `QDRANT_URL="qdrant": Invalid URL`; `storesFromConfig` runs this when a service
  *   starts (`service.ready()`), before it serves.
  */
 export function storeBackendSettings<Settings>(name: string, backend: StoreBackend<Settings>, config: DocqaConfig): Settings {
-  const section = Object.entries(storesSchema.shape).find(([, schema]) => (schema as z.ZodType) === backend.settings)?.[0];
-  if (section) return config.stores[section as keyof DocqaConfig["stores"]] as Settings;
   return loadSettings(backend.settings, config.stores.backendVariables[name] ?? {}, config.stores.backends[name] ?? {});
 }
 

@@ -15,6 +15,7 @@ import { DocqaError } from "../errors/docqa-error.js";
 import type { Logger } from "../logging/logger.js";
 import { type DocumentStores, stagedDocumentStores, transactionalDocumentStores } from "./document-stores.js";
 import { loadStoreBackend, type ServerKeywordStore, type ServerVectorStore, storeBackendSettings } from "./store-backend.js";
+import { storeBackendNamed } from "./store-backend-packages.js";
 import type { VectorIndex } from "./vector-index.js";
 
 /** Whether `config` selects the embedded store (for both indexes). */
@@ -24,8 +25,9 @@ export function usesEmbeddedStore(config: DocqaConfig): boolean {
 
 /**
  * Creates the stores `config` selects: the embedded store, or the server backends named by
- * `config.stores.vector` and `config.stores.keyword` (one store when both name the same
- * backend), looked up with `loadStoreBackend`. Server clients connect lazily, so this does not
+ * `config.stores.vector` and `config.stores.keyword` (a name or an alias; one store when both
+ * name the same backend), looked up with `loadStoreBackend`, each given its own settings
+ * (`storeBackendSettings`). Server clients connect lazily, so this does not
  * fail when a server is down.
  *
  * @param options.inMemoryIndexes - for the embedded store: false opens it for writing only
@@ -42,17 +44,19 @@ export async function storesFromConfig(
     return transactionalDocumentStores(embeddedStoreFromConfig(config, logger, options));
   }
   const created = new Map<string, ServerKeywordStore & Partial<VectorIndex>>();
-  for (const name of [config.stores.vector, config.stores.keyword]) {
+  const backendOf = (choice: string) => storeBackendNamed(choice) ?? choice;
+  for (const choice of [config.stores.vector, config.stores.keyword]) {
+    const name = backendOf(choice);
     if (name === "none" || name === "embedded" || created.has(name)) continue;
     const backend = await loadStoreBackend(name);
     created.set(name, backend.create(config, logger, storeBackendSettings(name, backend, config)));
   }
-  const keyword = created.get(config.stores.keyword);
+  const keyword = created.get(backendOf(config.stores.keyword));
   if (!keyword) {
     throw new DocqaError("config_invalid", `no keyword store for KEYWORD_STORE=${config.stores.keyword}`, { component: "config" });
   }
   return stagedDocumentStores({
-    vector: created.get(config.stores.vector) as ServerVectorStore | undefined,
+    vector: created.get(backendOf(config.stores.vector)) as ServerVectorStore | undefined,
     keyword,
     registry: keyword,
     logger,
