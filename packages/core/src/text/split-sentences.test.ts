@@ -126,6 +126,16 @@ describe("segmentSentences", () => {
     expect(segmentSentences("Use a tool, e.g. Git. It helps.")).toEqual(["Use a tool, e.g. Git.", "It helps."]);
   });
 
+  it("keeps an initialism with the name it starts or ends, and ends the sentence before a word that opens one", () => {
+    expect(segmentSentences("He joined the Harbour Town F.C. Hall of Fame in 1999. The U.S. Navy sailed.")).toEqual([
+      "He joined the Harbour Town F.C. Hall of Fame in 1999.",
+      "The U.S. Navy sailed.",
+    ]);
+    expect(
+      segmentSentences("The museum opened in Washington, D.C. The building was new. She went to the U.S. In 1990 she came back."),
+    ).toEqual(["The museum opened in Washington, D.C.", "The building was new.", "She went to the U.S.", "In 1990 she came back."]);
+  });
+
   it("still ends a sentence at a word that only looks like an abbreviation, and at one that often ends a sentence", () => {
     expect(segmentSentences("The plan was set. Then it failed. It moved to the U.S. Later it grew.")).toEqual([
       "The plan was set.",

@@ -123,17 +123,59 @@ function endsWithNonFinalAbbreviation(segment: string): boolean {
 }
 
 /**
+ * Closed-class words, which start sentences and rarely stand inside a name: determiners,
+ * pronouns, prepositions, conjunctions, wh-words, auxiliaries and sentence adverbs (the Penn
+ * Treebank's DT, PDT, PRP, PRP$, IN, CC, WDT, WP, WP$, WRB, EX and MD classes, with the adverbs
+ * that most often open an English sentence).
+ */
+const closedClassWords = new Set(
+  (
+    "a an the this that these those each every some any all both many most several no another such " +
+    "i he she it we you they me him her us them my his its our your their " +
+    "in on at of for from with by to into onto after before during since until under over between among through about against without within upon across behind beyond near " +
+    "and but or nor so yet because although though while when where if unless whereas as " +
+    "what which who whom whose why how there " +
+    "is was were are be been being will would can could should may might must shall do does did has have had " +
+    "however also then thus therefore meanwhile later today now here still instead moreover furthermore"
+  ).split(" "),
+);
+
+/** An initialism's last word before its period: single letters with periods ("U.S", "F.C", "D.C"). */
+const initialism = /^(?:[A-Za-z]\.)+[A-Za-z]$/;
+
+/**
+ * Whether a segment that ends with an initialism ("the U.S.", "Norwich City F.C.") continues in
+ * `next`: it does when `next` starts with a capitalised word that is not a closed-class word
+ * ("U.S. Army", "F.C. Hall of Fame"), and a sentence starts there when that word is one ("… in
+ * Washington, D.C. The museum …"). A simplified form of the orthographic heuristic of Punkt
+ * (Kiss and Strunk 2006, section 4: an abbreviation followed by a word that is not a likely
+ * sentence start is not a boundary), which UAX #29 lacks: `Intl.Segmenter` breaks after every
+ * "U.S." followed by a capital.
+ */
+function initialismContinues(segment: string, next: string): boolean {
+  const word = lastWordBeforePeriod.exec(segment)?.[1];
+  if (word === undefined || !initialism.test(word)) return false;
+  const first = /^\p{Lu}[\p{L}'’-]*/u.exec(next)?.[0];
+  return first !== undefined && !closedClassWords.has(first.toLowerCase());
+}
+
+/**
  * Sentences of one block of prose: `Intl.Segmenter` (UAX #29), then a segment that ends with a
  * title, an abbreviation or an initial (see {@link nonFinalAbbreviations}) joined to the next
- * ("St. Augustine", "J. R. R. Tolkien", "Dr. Jones"). Trimmed, whitespace collapsed, no empty ones.
+ * ("St. Augustine", "J. R. R. Tolkien", "Dr. Jones"), and one that ends with an initialism joined
+ * to a next that continues a name ({@link initialismContinues}: "F.C. Hall of Fame"). Trimmed,
+ * whitespace collapsed, no empty ones.
  */
 export function segmentSentences(text: string): string[] {
   const sentences: string[] = [];
+  const segments = withReferenceMarks([...segmenter.segment(text)].map(({ segment }) => segment.replace(/\s+/g, " ").trim())).filter(
+    (segment) => segment !== "",
+  );
   let pending = "";
-  for (const sentence of withReferenceMarks([...segmenter.segment(text)].map(({ segment }) => segment.replace(/\s+/g, " ").trim()))) {
-    if (sentence === "") continue;
+  for (const [index, sentence] of segments.entries()) {
     pending = pending === "" ? sentence : `${pending} ${sentence}`;
-    if (!endsWithNonFinalAbbreviation(pending)) {
+    const next = segments[index + 1];
+    if (!endsWithNonFinalAbbreviation(pending) && (next === undefined || !initialismContinues(pending, next))) {
       sentences.push(pending);
       pending = "";
     }

@@ -6,6 +6,7 @@ import { DocqaError } from "../../errors/docqa-error.js";
 import { decodeText } from "./decode-text.js";
 import { stripExtension } from "./load-pdf.js";
 import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import { repairMojibake } from "./repair-mojibake.js";
 
 /**
  * Loads a `.txt` file.
@@ -22,7 +23,10 @@ export async function loadPlainText(file: FileInput, limits: LoaderLimits): Prom
   return { documents: [{ idSuffix: "", title: stripExtension(file.name), metadata: { encoding }, sections }], warnings };
 }
 
-/** Decodes a text file and applies the empty and size checks shared by the text formats. */
+/**
+ * Decodes a text file, applies the empty and size checks shared by the text formats, and repairs
+ * mojibake (`repairMojibake`, with a warning naming how many lines changed).
+ */
 export function decodeChecked(file: FileInput, limits: LoaderLimits): { text: string; encoding: string; warnings: string[] } {
   const decoded = decodeText(file.bytes, file.name);
   const text = decoded.text.replace(/\r\n?/g, "\n").replaceAll("\u0000", "");
@@ -36,7 +40,16 @@ export function decodeChecked(file: FileInput, limits: LoaderLimits): { text: st
       },
     );
   }
-  return { ...decoded, text };
+  const repaired = repairMojibake(text);
+  if (repaired.repairedLines === 0) return { ...decoded, text };
+  return {
+    ...decoded,
+    text: repaired.text,
+    warnings: [
+      ...decoded.warnings,
+      `${file.name}: mojibake repaired on ${repaired.repairedLines} line${repaired.repairedLines === 1 ? "" : "s"} (UTF-8 text that had been decoded as Windows-1252 or Latin-1)`,
+    ],
+  };
 }
 
 /** The `.txt` loader, registered in `file-loaders.ts`. */
