@@ -1,5 +1,5 @@
-import { loadConfig, resolveConfig } from "@docqa/core";
-import { storeBackendSettings } from "@docqa/core/stores";
+import { loadConfig, resolveConfig, silentLogger } from "@docqa/core";
+import { storeBackendSettings, storesFromConfig } from "@docqa/core/stores";
 import { describe, expect, it } from "vitest";
 import { searchEngineOf, storeBackend } from "./search-engine-index-from-config.js";
 
@@ -37,5 +37,14 @@ describe("the search-engine backend's own settings", () => {
     expect(searchEngineOf(chosen)).toBe("opensearch");
     expect(searchEngineOf(resolveConfig({ retrieval: { bm25TopK: 20 } }, chosen))).toBe("opensearch");
     expect(searchEngineOf(loadConfig({ VECTOR_STORE: "none", FULLTEXT_URI: "http://search:9200" }))).toBe("auto");
+  });
+
+  it("is what storesFromConfig creates for the keyword index, speaking to the engine chosen, without connecting", async () => {
+    const stores = await storesFromConfig(
+      loadConfig({ VECTOR_STORE: "none", KEYWORD_STORE: "opensearch", FULLTEXT_URI: "http://127.0.0.1:9", FULLTEXT_INDEX: "kb-text" }),
+      silentLogger,
+    );
+    expect([stores.vector, stores.keyword.name]).toEqual([undefined, "opensearch"]);
+    await stores.close?.();
   });
 });
