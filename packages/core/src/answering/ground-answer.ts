@@ -169,7 +169,7 @@ export async function groundAnswer(
   const repeats = (terms: ReadonlySet<string>) => kept.some((other) => jaccard(terms, other) >= repeatSimilarity);
   const ground = async (sentences: string[]): Promise<string[]> => {
     const result: string[] = [];
-    const texts = sentences.map(normaliseCitation);
+    const texts = sentences.map(normalizeCitation);
     // Pointer sentences give their citation to the sentence before them.
     for (let index = 0; index < texts.length; index++) {
       const pointer = pointerSentence.exec(texts[index] as string);
@@ -226,7 +226,7 @@ export async function groundAnswer(
 
   const calloutSentences = sentencesOf(answer.callout_answer);
   const pointerOnly =
-    calloutSentences.length > 0 && calloutSentences.every((sentence) => pointerSentence.test(normaliseCitation(sentence)));
+    calloutSentences.length > 0 && calloutSentences.every((sentence) => pointerSentence.test(normalizeCitation(sentence)));
   const callout = (await ground(calloutSentences)).join(" ");
   // Each item sentence by sentence, as the callout: an item may restate the callout and then point at its source.
   const lists = async (items: readonly string[]) => {
@@ -369,7 +369,7 @@ function writtenApart(word: string, text: string): boolean {
 }
 
 /** "According to [Source: doc_5], X" → "X [Source: doc_5]". */
-function normaliseCitation(sentence: string): string {
+function normalizeCitation(sentence: string): string {
   const trailing = trailingCitation.exec(sentence);
   if (trailing) return `${sentence.slice(0, trailing.index).trim()} ${trailing[1]}${trailing[2]}`;
   const match = leadingCitation.exec(sentence);

@@ -4,7 +4,7 @@
  *
  * | # | Stage | Does |
  * |---|---|---|
- * | 1 | `normalise` | normalises and checks the question |
+ * | 1 | `normalize` | normalises and checks the question |
  * | 2 | `conversation` | continues or creates the thread and loads its history |
  * | 3 | `rewrite-follow-up` | rewrites a follow-up into a standalone query |
  * | 4 | `plan` | the question, plus sub-queries of a compound question |
@@ -40,7 +40,7 @@ import { planQueries, planQuery } from "../query-planning/decompose-question.js"
 import { expandSummaries } from "../raptor/expand-summaries.js";
 import { countMatches } from "../retrieval/count-matches.js";
 import { filterAccess } from "../retrieval/filter-readable.js";
-import { normaliseQuestion } from "../retrieval/normalize-query.js";
+import { normalizeQuestion } from "../retrieval/normalize-query.js";
 import { rerankCandidates } from "../retrieval/rerank-results.js";
 import { retrieveCandidates } from "../retrieval/search-candidates.js";
 import { selectTopK } from "../retrieval/select-top-k.js";
@@ -49,7 +49,7 @@ import type { Stage } from "./stage.js";
 
 /** The stages of `predict`, in order. */
 export const defaultPredictStages: readonly Stage<PredictState>[] = Object.freeze([
-  normaliseQuestion,
+  normalizeQuestion,
   loadConversation,
   rewriteFollowUpStage,
   planQueries,
@@ -70,7 +70,7 @@ export const defaultPredictStages: readonly Stage<PredictState>[] = Object.freez
 
 /** The stages of `search`, in order. */
 export const defaultSearchStages: readonly Stage<RetrievalState>[] = Object.freeze([
-  normaliseQuestion,
+  normalizeQuestion,
   planQuery,
   retrieveCandidates,
   filterAccess,

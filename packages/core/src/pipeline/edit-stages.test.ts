@@ -11,7 +11,7 @@ const extra: Stage<PredictState> = { name: "extra", run() {} };
 describe("stage list edits", () => {
   it("lists the default predict stages in the spec's processing order", () => {
     expect(names(defaultPredictStages)).toEqual([
-      "normalise",
+      "normalize",
       "conversation",
       "rewrite-follow-up",
       "plan",

@@ -19,7 +19,7 @@ export { planQueries, planQuery } from "../query-planning/decompose-question.js"
 export { expandSummaries, leavesPerSummary } from "../raptor/expand-summaries.js";
 export { type DiversifySettings, diversifyResults, maximalMarginalRelevance } from "../retrieval/diversify-results.js";
 export { filterAccess } from "../retrieval/filter-readable.js";
-export { checkedQuery, normaliseQuestion } from "../retrieval/normalize-query.js";
+export { checkedQuery, normalizeQuestion } from "../retrieval/normalize-query.js";
 export { rerankCandidates } from "../retrieval/rerank-results.js";
 export { maximumDeepenings, retrieveCandidates } from "../retrieval/search-candidates.js";
 export { mergeResults, selectTopK } from "../retrieval/select-top-k.js";

@@ -59,7 +59,7 @@ export interface RetrievalState {
   readonly signal: AbortSignal | undefined;
   /** The question as received. */
   readonly input: string;
-  /** The normalised question (`normalise`). */
+  /** The normalised question (`normalize`). */
   question: string;
   /** The query retrieval uses: the question, or a follow-up rewritten to stand alone (`rewrite-follow-up`). */
   query: string;

@@ -36,13 +36,13 @@ export function checkedQuery(text: string, maxChars: number): string {
 }
 
 /**
- * Stage `normalise` (spec `POST /predict` step 3): the question is normalised (Unicode NFKC,
+ * Stage `normalize` (spec `POST /predict` step 3): the question is normalised (Unicode NFKC,
  * whitespace collapsed, control characters removed; see `normalizeQuery`) and checked.
  *
  * Writes `question` and `query` (the question, until a follow-up is rewritten).
  */
-export const normaliseQuestion: Stage<RetrievalState> = {
-  name: "normalise",
+export const normalizeQuestion: Stage<RetrievalState> = {
+  name: "normalize",
   phase: "request",
   run(state, runtime) {
     state.question = checkedQuery(state.input, runtime.config.retrieval.maxQueryChars);
