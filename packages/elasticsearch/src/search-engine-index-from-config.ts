@@ -70,7 +70,7 @@ export function searchEngineOf(config: DocqaConfig): "auto" | "elasticsearch" | 
 export function searchEngineIndexFromConfig(
   config: DocqaConfig,
   logger: Logger,
-  settings: SearchEngineSettings = storeBackendSettings("search-engine", storeBackend, config),
+  settings: SearchEngineSettings = storeBackendSettings(storeBackend.name, storeBackend, config),
 ): ServerKeywordStore & SearchEngineIndex {
   return createSearchEngineIndex({
     node: settings.uri,

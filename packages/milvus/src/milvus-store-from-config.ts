@@ -41,7 +41,7 @@ export type MilvusSettings = z.output<typeof milvusSettingsSchema>;
 export function milvusStoreFromConfig(
   config: DocqaConfig,
   logger: Logger,
-  settings: MilvusSettings = storeBackendSettings("milvus", storeBackend, config),
+  settings: MilvusSettings = storeBackendSettings(storeBackend.name, storeBackend, config),
 ): ServerVectorStore & MilvusStore {
   return createMilvusStore({
     address: settings.uri,
