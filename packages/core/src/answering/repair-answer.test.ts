@@ -124,4 +124,54 @@ describe("repairAnswer", () => {
     repairAnswer(input);
     expect(input).toEqual(copy);
   });
+  describe("an output cut before its end", () => {
+    const full = JSON.stringify({ ...answer, positive_list: ["Accrues monthly [Source: doc_1]", "Carries over [Source: doc_1]"] });
+    const cutAt = (marker: string) => full.slice(0, full.indexOf(marker) + marker.length);
+
+    it("keeps the fields and list items that closed, and drops the item the cut fell inside", () => {
+      expect(repairAnswer(cutAt("Carries o"))).toEqual({
+        ok: true,
+        answer: { ...answer, positive_list: ["Accrues monthly [Source: doc_1]"], negative_list: [], keywords: [] },
+        repairs: ["truncated_output", "missing_fields"],
+      });
+    });
+
+    it("keeps every string when the cut falls between tokens", () => {
+      for (const marker of [
+        '"positive_list":',
+        '"positive_list":[',
+        '"Accrues monthly [Source: doc_1]"',
+        '"Accrues monthly [Source: doc_1]",',
+      ]) {
+        const outcome = repairAnswer(cutAt(marker));
+        expect(outcome.ok && outcome.answer.callout_answer).toBe(answer.callout_answer);
+        expect(outcome.repairs).toContain("truncated_output");
+      }
+    });
+
+    it("drops a field whose name was cut", () => {
+      const outcome = repairAnswer(cutAt('"positive_li'));
+      expect(outcome).toMatchObject({ ok: true, answer: { callout_answer: answer.callout_answer, positive_list: [] } });
+    });
+
+    it("does not keep a callout that was cut, nor one cut inside an escape", () => {
+      for (const text of [cutAt("Ten da"), '{"callout_answer": "Ten days\\', '{"callout_answer": "Ten \\u00']) {
+        expect(repairAnswer(text)).toMatchObject({ ok: false, reason: "unparseable_output" });
+      }
+    });
+
+    it("salvages a fenced or introduced output, and drops the repeated items of a looping list", () => {
+      const looping = `\`\`\`json\n{"callout_answer": "Ten days [Source: doc_1]", "keywords": ["leave", "Leave", "leave ", "leave", "lea`;
+      expect(repairAnswer(`Here it is: ${looping}`)).toEqual({
+        ok: true,
+        answer: { callout_answer: "Ten days [Source: doc_1]", positive_list: [], negative_list: [], info_list: [], keywords: ["leave"] },
+        repairs: ["truncated_output", "missing_fields"],
+      });
+    });
+
+    it("still reports text without an object in it as unparseable", () => {
+      expect(repairAnswer("I could not find it {")).toMatchObject({ ok: false, reason: "unparseable_output" });
+      expect(repairAnswer('["a", "b')).toMatchObject({ ok: false, reason: "unparseable_output" });
+    });
+  });
 });

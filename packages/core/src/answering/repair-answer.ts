@@ -9,17 +9,27 @@
  * 3. JSON inside a markdown fence (```` ```json … ``` ````): `markdown_fence`;
  * 4. prose around one JSON object (from the first `{` to the last `}`): `embedded_object`;
  * 5. an object wrapped in one key (`{"answer": {…}}`) or in a one-element array: `unwrapped`;
- * 6. the whole answer JSON written inside `callout_answer`: `nested_answer`.
+ * 6. the whole answer JSON written inside `callout_answer`: `nested_answer`;
+ * 7. an object cut before its end (a stream stopped because the output looped, or a reply cut at
+ *    the token limit): `truncated_output`. The text from the first `{` is parsed as a partial
+ *    JSON object (`parsePartialJson` of `@langchain/core`, which closes what is open) and the
+ *    string the cut fell inside is dropped, since its end is missing: a list item that was being
+ *    written goes, the items before it stay; a callout that was being written goes, and with it the
+ *    whole output (`unparseable_output`). Where the cut fell inside a string is found by parsing
+ *    the text once more with a private-use marker character appended: the string that holds the
+ *    marker is the one that was cut.
  *
  * Then the fields are normalised: a missing or null list becomes `[]` (`missing_fields`); a
  * string where a list is expected becomes a one-item list, numbers become strings, and
  * non-string list items are dropped (`coerced_fields`); strings are trimmed and empty items
- * dropped. Unknown fields are ignored.
+ * dropped, and a list item equal to an earlier one (ignoring case and spacing) is dropped, since a
+ * model that loops repeats items. Unknown fields are ignored.
  *
  * Not repairable (the answerer then falls back to the extractive answer): no output at all
  * (`empty_output`), output with no JSON object in it (`unparseable_output`), and an empty
  * `callout_answer` (`empty_answer`): a callout is required, since it is the answer.
  */
+import { parsePartialJson } from "@langchain/core/output_parsers";
 import type { Answer } from "./answer.js";
 
 /** A repair {@link repairAnswer} applied. */
@@ -29,6 +39,7 @@ export type AnswerRepair =
   | "embedded_object"
   | "unwrapped"
   | "nested_answer"
+  | "truncated_output"
   | "missing_fields"
   | "coerced_fields";
 
@@ -130,9 +141,46 @@ function decodeObject(output: unknown, note: (repair: AnswerRepair) => void): De
       note("embedded_object");
       return { ok: true, value: embedded.value };
     }
+    const truncated = start >= 0 ? parseTruncatedObject(text.slice(start)) : undefined;
+    if (truncated) {
+      note("truncated_output");
+      return { ok: true, value: truncated };
+    }
     return { ok: false, reason: "unparseable_output", detail: `the model's output is not JSON: ${preview(text)}` };
   }
   return { ok: false, reason: "unparseable_output", detail: "the model's output is JSON encoded too many times" };
+}
+
+/** Appended to a cut output to find the string the cut fell inside (a private-use character: no model writes it). */
+const cutMarker = "\uE000";
+
+/**
+ * The object of a JSON text cut before its end, without the string the cut fell inside; undefined
+ * when the text is not the start of one object.
+ */
+function parseTruncatedObject(text: string): Record<string, unknown> | undefined {
+  // An escape sequence cut short (`\`, `\u00`) would swallow the marker: it is removed first.
+  const cutEscape = /(\\+)(u[0-9a-fA-F]{0,3})?$/.exec(text);
+  const body = cutEscape?.[1] && cutEscape[1].length % 2 === 1 ? text.slice(0, cutEscape.index + cutEscape[1].length - 1) : text;
+  const marked: unknown = parsePartialJson(body + cutMarker);
+  // The cut fell between tokens (after a comma or a colon), where the marker is not valid: every string is whole.
+  const object: unknown = isRecord(marked) ? withoutCutStrings(marked) : parsePartialJson(body);
+  return isRecord(object) && Object.keys(object).length > 0 ? object : undefined;
+}
+
+/** `value` without the strings holding {@link cutMarker}: list items and object fields alike. */
+function withoutCutStrings(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((item) => !isCut(item)).map(withoutCutStrings);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, item]) => !key.includes(cutMarker) && !isCut(item))
+      .map(([key, item]) => [key, withoutCutStrings(item)]),
+  );
+}
+
+function isCut(value: unknown): boolean {
+  return typeof value === "string" && value.includes(cutMarker);
 }
 
 /** `{"answer": {...}}` and similar single-key wrappers around the answer object. */
@@ -176,12 +224,19 @@ function listOf(value: unknown, note: (repair: AnswerRepair) => void): string[] 
     return [];
   }
   const items: string[] = [];
+  const seen = new Set<string>();
+  const add = (item: string) => {
+    const key = item.toLowerCase().replace(/\s+/g, " ");
+    if (item === "" || seen.has(key)) return;
+    seen.add(key);
+    items.push(item);
+  };
   for (const item of value) {
     if (typeof item === "string") {
-      if (item.trim() !== "") items.push(item.trim());
+      add(item.trim());
     } else if (typeof item === "number" || typeof item === "boolean") {
       note("coerced_fields");
-      items.push(String(item));
+      add(String(item));
     } else {
       note("coerced_fields");
     }
