@@ -9,7 +9,8 @@
 #
 #   scripts/models/build-llama-addon.sh        # about 8 minutes of 2 cores the first time, under nice
 #
-# The build is cached per machine, keyed by the node-llama-cpp version and the CPU's feature flags,
+# The build is cached per machine, keyed by the node-llama-cpp version, the CPU's feature flags and
+# docqa's compiler flags (scripts/models/llama-cpu-options.sh: no AMX),
 # under ${DOCQA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docqa}/node-llama-cpp/, and copied into
 # node_modules after each `npm ci`; a second run takes a second. Idempotent. If the build fails
 # (no cmake or C++ compiler), it says so and exits 0: the prebuilt binary still serves.
@@ -25,7 +26,11 @@ if [ ! -f "$package/package.json" ]; then
   exit 1
 fi
 version=$(node -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")).version)' "$package/package.json")
-flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12 || echo unknown)
+# Compiler flags for this CPU (AMX left out: scripts/models/llama-cpu-options.sh says why); CMake
+# takes CFLAGS/CXXFLAGS from the environment at configure time.
+cpu_flags=$(scripts/models/llama-cpu-options.sh)
+export CFLAGS="$cpu_flags ${CFLAGS:-}" CXXFLAGS="$cpu_flags ${CXXFLAGS:-}"
+flags=$( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || echo unknown; echo "$cpu_flags") | sha256sum | cut -c1-12)
 cache_root="${DOCQA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docqa}"
 cache="$cache_root/node-llama-cpp/$version-$(uname -m)-$flags"
 local_builds="$package/llama/localBuilds"

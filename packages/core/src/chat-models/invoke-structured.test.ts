@@ -177,6 +177,15 @@ describe("a looping output (server providers)", () => {
     expect(result.parseError).toMatch(/repeated itself/);
   });
 
+  it("keeps the text streamed so far when a reply stops at the token limit before its JSON ends", async () => {
+    const model = modelFor(false);
+    const cut = '{"subqueries":["vacation days","travel exp';
+    server.enqueueChat({ type: "output", text: cut, chunkSize: 4, finishReason: "length" });
+    const result = await call(model, { method: "jsonSchema" });
+    // The raw text reaches the caller's repair (`repairAnswer` salvages a cut object).
+    expect(result.candidates).toEqual([cut]);
+  });
+
   it("leaves a repeated quotation alone: a span occurring three times is no loop", async () => {
     const model = modelFor(false);
     const sentence = "Travel expenses are reimbursed within thirty days of the claim.";
