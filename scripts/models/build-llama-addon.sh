@@ -26,11 +26,14 @@ if [ ! -f "$package/package.json" ]; then
   exit 1
 fi
 version=$(node -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(process.argv[1], "utf8")).version)' "$package/package.json")
-# Compiler flags for this CPU (AMX left out: scripts/models/llama-cpu-options.sh says why); CMake
-# takes CFLAGS/CXXFLAGS from the environment at configure time.
+# Compiler flags for this CPU (AMX left out: scripts/models/llama-cpu-options.sh says why). They go
+# into CC and CXX, which CMake reads as the compiler followed by arguments given to every compile:
+# cmake-js sets CMAKE_CXX_FLAGS itself, so CXXFLAGS from the environment would be lost.
 cpu_flags=$(scripts/models/llama-cpu-options.sh)
-export CFLAGS="$cpu_flags ${CFLAGS:-}" CXXFLAGS="$cpu_flags ${CXXFLAGS:-}"
-flags=$( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || echo unknown; echo "$cpu_flags") | sha256sum | cut -c1-12)
+if [ -n "$cpu_flags" ]; then
+  export CC="${CC:-gcc} $cpu_flags" CXX="${CXX:-g++} $cpu_flags"
+fi
+flags=$( (grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || echo unknown; echo "${CC:-} ${CXX:-}") | sha256sum | cut -c1-12)
 cache_root="${DOCQA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/docqa}"
 cache="$cache_root/node-llama-cpp/$version-$(uname -m)-$flags"
 local_builds="$package/llama/localBuilds"
