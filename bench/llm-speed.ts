@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { createRagService, resolveConfig } from "@docqa/core";
+import { chatModelFromConfig, createRagService, resolveConfig } from "@docqa/core";
 import {
   answerJsonSchema,
   answerMessages,
@@ -236,8 +236,59 @@ export async function benchmarkLlmSpeed(): Promise<BenchmarkRow[]> {
   }
 
   rows.push(...(await servicePredict(modelPath)));
+  const served = await serverGeneration(baseline);
+  if (served) rows.push(served);
   console.log(`llm: load average after: ${load()}`);
   return rows;
+}
+
+/**
+ * docqa's openai provider on `llama-server` (`DOCQA_TEST_LLAMA_SERVER_URL`, from
+ * `scripts/services/start-llama-server.sh` and `source scripts/services/env.sh`; skipped without
+ * it): free text of 128 tokens streamed through the chat model `chatModelFromConfig` builds, tokens/s
+ * after the first streamed piece (pieces counted; the server streams one token a piece), against
+ * llama-bench's tg128 of the same run. The server must run the same model file with 2 threads.
+ */
+async function serverGeneration(baseline: LlamaBenchFigures): Promise<BenchmarkRow | undefined> {
+  const url = process.env.DOCQA_TEST_LLAMA_SERVER_URL;
+  if (!url) {
+    console.log(
+      "llm: llama-server row skipped (no DOCQA_TEST_LLAMA_SERVER_URL: start-llama-server.sh, then source scripts/services/env.sh)",
+    );
+    return undefined;
+  }
+  const config = resolveConfig({
+    models: {
+      provider: "openai",
+      hostedBaseUrl: `${url}/v1`,
+      hostedApiKey: "none",
+      generatorModel: "qwen2.5-coder-1.5b-instruct",
+    },
+  });
+  const choice = await chatModelFromConfig(config);
+  if (choice.status !== "ready") throw new Error(`llama-server chat model not ready: ${JSON.stringify(choice)}`);
+  // 128 tokens like tg128 (the provider itself sets no limit: the Answer's own length bounds it).
+  Object.assign(choice.model, { maxTokens: 128 });
+  const rates: number[] = [];
+  for (let index = 0; index < repetitions + 1; index++) {
+    const started = performance.now();
+    let first: number | undefined;
+    let pieces = 0;
+    const stream = await choice.model.stream([["user", `Write a long essay about the history of lighthouses, part ${index + 1}.`]]);
+    for await (const chunk of stream) {
+      if (typeof chunk.content !== "string" || chunk.content === "") continue;
+      pieces++;
+      first ??= performance.now();
+    }
+    const elapsed = (performance.now() - (first ?? started)) / 1000;
+    if (index > 0 && pieces > 1) rates.push((pieces - 1) / elapsed);
+  }
+  return comparedRow(
+    "llm generation (2 threads)",
+    "tok/s",
+    { label: "docqa openai provider on llama-server, free text, 128 tokens", value: median(rates) },
+    { label: "llama-bench tg128", value: baseline.generationTokensPerSecond },
+  );
 }
 
 /** A generation-speed row: the median tokens/s of `generations` against llama-bench's tg128. */
