@@ -28,17 +28,18 @@ url="redis://127.0.0.1:${port}"
 
 # 1. Install redis-server (and redis-cli, from the redis-tools dependency) if missing.
 #    Plain `apt-get install` first (fast when the package lists are already there);
-#    `apt-get update` only when that fails (fresh images often ship without package lists).
+#    `apt-get update` only when that fails (fresh images often ship without package lists). Both wait
+#    up to 10 minutes for the dpkg lock (DPkg::Lock::Timeout): .ci/run installs Chromium at the same time.
 #    In containers policy-rc.d stops the package from starting a system redis; on a host where it does
 #    start one on 6379, step 3 below refuses to reuse it silently only if it is not Redis.
 if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
   docqa_log "redis-server not found; installing Debian package redis-server"
   if ! docqa_as_root env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends redis-server; then
+    apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends redis-server; then
     docqa_log "apt-get install failed; running apt-get update and retrying"
-    docqa_as_root env DEBIAN_FRONTEND=noninteractive apt-get update
+    docqa_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update
     docqa_as_root env DEBIAN_FRONTEND=noninteractive \
-      apt-get install -y --no-install-recommends redis-server
+      apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends redis-server
   fi
 fi
 
