@@ -170,7 +170,7 @@ export async function benchmarkLlmSpeed(): Promise<BenchmarkRow[]> {
       });
       if (index > 0) freeText.push(generation);
     }
-    rows.push(generationRow("docqa in process, free text, 128 tokens", freeText, baseline));
+    rows.push(generationRow("docqa in process, free text, 128 tokens", freeText.map(generationRate), baseline));
 
     // The Answer JSON under its grammar, one call at a time: generation speed and first-token overhead.
     const answers: LocalGeneration[] = [];
@@ -179,7 +179,7 @@ export async function benchmarkLlmSpeed(): Promise<BenchmarkRow[]> {
       answers.push(await runtime.generate({ messages, jsonSchema: answerJsonSchema, maxTokens: 512, temperature: 0 }));
     }
     const measured = answers.slice(1);
-    rows.push(generationRow("docqa in process, Answer JSON with its grammar", measured, baseline));
+    rows.push(generationRow("docqa in process, Answer JSON with its grammar", measured.map(generationRate), baseline));
     answersMeasured.push(...measured);
     rows.push(firstTokenRow(measured, modelPath, promptMs));
 
@@ -283,20 +283,15 @@ async function serverGeneration(baseline: LlamaBenchFigures): Promise<BenchmarkR
     const elapsed = (performance.now() - (first ?? started)) / 1000;
     if (index > 0 && pieces > 1) rates.push((pieces - 1) / elapsed);
   }
-  return comparedRow(
-    "llm generation (2 threads)",
-    "tok/s",
-    { label: "docqa openai provider on llama-server, free text, 128 tokens", value: median(rates) },
-    { label: "llama-bench tg128", value: baseline.generationTokensPerSecond },
-  );
+  return generationRow("docqa openai provider on llama-server, free text, 128 tokens", rates, baseline);
 }
 
-/** A generation-speed row: the median tokens/s of `generations` against llama-bench's tg128. */
-function generationRow(label: string, generations: LocalGeneration[], baseline: LlamaBenchFigures): BenchmarkRow {
+/** A generation-speed row: the median of `rates` (tokens/s) against llama-bench's tg128. */
+function generationRow(label: string, rates: number[], baseline: LlamaBenchFigures): BenchmarkRow {
   return comparedRow(
     "llm generation (2 threads)",
     "tok/s",
-    { label, value: median(generations.map(generationRate)) },
+    { label, value: median(rates) },
     { label: "llama-bench tg128", value: baseline.generationTokensPerSecond },
   );
 }

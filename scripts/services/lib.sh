@@ -34,6 +34,17 @@ docqa_as_root() {
   fi
 }
 
+# Install Debian packages as root: `apt-get install` first (fast when the package lists are there),
+# `apt-get update` and the install again only when that fails (fresh images often ship without
+# package lists). Both wait up to 10 minutes for the dpkg lock (DPkg::Lock::Timeout): .ci/run
+# installs Chromium while the services scripts install theirs.
+docqa_apt_install() {
+  local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600)
+  docqa_as_root "${apt[@]}" install -y --no-install-recommends "$@" && return 0
+  docqa_log "apt-get install failed; running apt-get update and retrying"
+  docqa_as_root "${apt[@]}" update && docqa_as_root "${apt[@]}" install -y --no-install-recommends "$@"
+}
+
 # Current Unix time in seconds.
 docqa_now() {
   date +%s

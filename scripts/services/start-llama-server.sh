@@ -86,9 +86,7 @@ build_llama_cpp() {
   fi
   if ! command -v cmake >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
     docqa_log "cmake or g++ not found; installing Debian packages cmake and g++"
-    docqa_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends cmake g++ make ||
-      { docqa_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update &&
-        docqa_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends cmake g++ make; }
+    docqa_apt_install cmake g++ make
   fi
   rm -rf "$work"
   mkdir -p "$work"

@@ -27,20 +27,13 @@ port="$(docqa_service_port "${DOCQA_REDIS_PORT:-}" "$pidfile" "$pattern")"
 url="redis://127.0.0.1:${port}"
 
 # 1. Install redis-server (and redis-cli, from the redis-tools dependency) if missing.
-#    Plain `apt-get install` first (fast when the package lists are already there);
-#    `apt-get update` only when that fails (fresh images often ship without package lists). Both wait
-#    up to 10 minutes for the dpkg lock (DPkg::Lock::Timeout): .ci/run installs Chromium at the same time.
+#    With docqa_apt_install (lib.sh): `apt-get update` only when the plain install fails, waiting for
+#    the dpkg lock that .ci/run's Chromium install may hold.
 #    In containers policy-rc.d stops the package from starting a system redis; on a host where it does
 #    start one on 6379, step 3 below refuses to reuse it silently only if it is not Redis.
 if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
   docqa_log "redis-server not found; installing Debian package redis-server"
-  if ! docqa_as_root env DEBIAN_FRONTEND=noninteractive \
-    apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends redis-server; then
-    docqa_log "apt-get install failed; running apt-get update and retrying"
-    docqa_as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update
-    docqa_as_root env DEBIAN_FRONTEND=noninteractive \
-      apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends redis-server
-  fi
+  docqa_apt_install redis-server
 fi
 
 # Health check: PING must answer PONG.
