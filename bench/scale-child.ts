@@ -97,8 +97,15 @@ function configFor(corpus: ScaleCorpus, dataDir: string, weights: { vector: numb
     USE_RAPTOR: "false",
     SWEEP_INTERVAL_SECONDS: "0",
     JWT_SECRET: secret,
+    ...hnswEnvironment(),
     ...(target === "cluster" ? clusterEnvironment() : {}),
   });
+}
+
+/** `HNSW_CONNECTIVITY` and `HNSW_EXPANSION_SEARCH` of the benchmark's own environment, passed on to the stores. */
+function hnswEnvironment(): Record<string, string> {
+  const names = ["HNSW_CONNECTIVITY", "HNSW_EXPANSION_SEARCH"];
+  return Object.fromEntries(names.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
 }
 
 function result(value: unknown): void {
@@ -156,7 +163,14 @@ async function serve(corpus: ScaleCorpus): Promise<void> {
   const dataDir = target === "embedded" ? (location as string) : mkdtempSync(join(tmpdir(), "docqa-scale-"));
   const opened = performance.now();
   let stores: DocumentStores | ReturnType<typeof createEmbeddedStore>;
-  const embedded = target === "embedded" ? createEmbeddedStore({ dataDir, vectorIndex: { mode: "auto" } }) : undefined;
+  const { hnswConnectivity, hnswExpansionSearch } = configFor(corpus, dataDir, { vector: 0.5, bm25: 0.5 }).stores.vectorIndex;
+  const embedded =
+    target === "embedded"
+      ? createEmbeddedStore({
+          dataDir,
+          vectorIndex: { mode: "auto", hnsw: { connectivity: hnswConnectivity, expansionSearch: hnswExpansionSearch } },
+        })
+      : undefined;
   if (embedded) stores = embedded;
   else stores = await storesFromConfig(configFor(corpus, dataDir, { vector: 0.5, bm25: 0.5 }), silentLogger);
   const vectorIndex = embedded ?? (stores as DocumentStores).vector;

@@ -17,8 +17,9 @@
  * `embedded,cluster`; the cluster needs `scripts/services/start-opensearch-cluster.sh`, Milvus
  * from `scripts/services/start-all.sh` and `source scripts/services/env.sh`),
  * `BENCH_SCALE_QUERIES` (timed requests per route and mode, default 300), `BENCH_SCALE_DIR`
- * (where the embedded store's data goes, default the system's temporary directory). Results are
- * also written to `bench/results/scale.json`.
+ * (where the embedded store's data goes, default the system's temporary directory), and
+ * `HNSW_CONNECTIVITY` and `HNSW_EXPANSION_SEARCH` as for docqa (the embedded store's and Milvus's
+ * graphs; the rows name the ef used). Results are also written to `bench/results/scale.json`.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -192,7 +193,8 @@ function rowsOf(figures: ScaleFigures, baseline: ScaleFigures | undefined): Benc
     values.push([`${name} p50 ms`, timing.p50, baseline?.serve.latency[name]?.p50]);
     values.push([`${name} p99 ms`, timing.p99, baseline?.serve.latency[name]?.p99]);
   }
-  const configuration = `${figures.target}, ${figures.chunks.toLocaleString("en")} chunks (load ingest ${figures.ingest.load.join("→")}, serve ${figures.serve.load.join("→")})`;
+  const ef = process.env.HNSW_EXPANSION_SEARCH ?? "64 (default)";
+  const configuration = `${figures.target}, ${figures.chunks.toLocaleString("en")} chunks, HNSW ef ${ef} (load ingest ${figures.ingest.load.join("→")}, serve ${figures.serve.load.join("→")})`;
   return values.map(([name, value, base]) => ({
     benchmark: "scale",
     configuration: `${configuration}: ${name}`,
