@@ -241,6 +241,7 @@ function record(question, condition, answers, everyItem) {
     questionNegated: evidence?.questionNegated ? 1 : 0,
     denseUsed: evidence?.denseUsed ? 1 : 0,
     tableScore: captured.table?.answer.score ?? 0,
+    tableExplained: captured.table?.answer.explained ?? 0,
     tableLabel: condition === "in" && captured.table !== undefined && holds(captured.table.answer.explanation, answers, everyItem) ? 1 : 0,
     features: unitFeatureNames,
     units,

@@ -63,6 +63,7 @@ RELEVANCE_FEATURES = [
     "missingLocal",
     "denseMax",
     "tableScore",
+    "tableExplained",
 ]
 
 # Regularisation strength of every fit: scikit-learn's default (C = 1), no tuning.
@@ -169,6 +170,7 @@ def question_features(question, scorer):
         "bestCommand": best["command"],
         "denseMax": dense if question["denseUsed"] else 0.0,
         "tableScore": question.get("tableScore", 0.0),
+        "tableExplained": question.get("tableExplained", 0.0),
     }
     return features, unit
 

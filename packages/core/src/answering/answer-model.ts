@@ -111,6 +111,8 @@ export const answerabilityFeatureNames = [
   "denseMax",
   /** The score of the answer computed over a whole table (`tableEvidence`); 0 when there is none. */
   "tableScore",
+  /** The share of the question the table answer's plan accounts for (`TableAnswer.explained`); 0 when there is none. */
+  "tableExplained",
 ] as const;
 
 /** An answerability feature's name. */

@@ -50,6 +50,17 @@ describe("decideAnswerable", () => {
     expect(decideAnswerable(evidence, { models, minRelevance: 0.2 })).toMatchObject({ reason: "not_answerable", check: "answerability" });
   });
 
+  it("reads the table answer's score and the share of the question it explains as features", async () => {
+    const evidence = await evidenceFor("How many lanterns were sold in 2002?", "Year: 2002; Lanterns sold: 14");
+    const features = (explained: number) => answerabilityFeatures(evidence, { score: 0.4, explained });
+    expect(features(0.75)).toMatchObject({ tableScore: 0.4, tableExplained: 0.75 });
+    expect(answerabilityFeatures(evidence)).toMatchObject({ tableScore: 0, tableExplained: 0 });
+    // The fitted relevance model: a plan that accounts for more of the question makes the context more relevant.
+    const relevance = (explained: number) =>
+      decideAnswerable(evidence, { tableAnswer: { score: 0.4, explained, restatesCondition: false } }).signals.relevance ?? 0;
+    expect(relevance(0.9)).toBeGreaterThan(relevance(0.1));
+  });
+
   it("leaves the answerability check to a chat model", async () => {
     const evidence = await evidenceFor("When does the canteen open?", "The canteen opens at noon.");
     const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.1, 0.5) };
@@ -65,7 +76,7 @@ describe("decideAnswerable", () => {
     expect(unnamed.units[0]?.unnamedField).toBe(true);
     expect(decideAnswerable(unnamed, { models })).toMatchObject({ answerable: false, reason: "not_answerable", check: "answerability" });
     expect(decideAnswerable(unnamed, { models, checkAnswer: false })).toMatchObject({ answerable: true });
-    const tableAnswer = (restatesCondition: boolean) => ({ score: 0.5, restatesCondition });
+    const tableAnswer = (restatesCondition: boolean) => ({ score: 0.5, explained: 0.5, restatesCondition });
     expect(decideAnswerable(unnamed, { models, tableAnswer: tableAnswer(false) })).toMatchObject({ answerable: true });
     expect(decideAnswerable(unnamed, { models, tableAnswer: tableAnswer(true) })).toMatchObject({ answerable: false });
     const named = await evidenceFor("Who is the mayor of Brindle Hollow?", record);

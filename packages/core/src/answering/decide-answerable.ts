@@ -56,18 +56,22 @@ export interface AbstentionSettings {
   models?: Pick<FittedConfiguration, "relevance" | "answerability"> | undefined;
   /**
    * The answer computed over a whole table (`tableEvidence`), when there is one: its score is a
-   * signal of both models (default 0 without one); a table answer that does not merely restate its
-   * condition ({@link TableAnswer.restatesCondition}) found its field by the question's answer type
-   * or operation ("where…" → the venue, "how many…" → a count), so the field check is left to it.
+   * signal of both models, the share of the question it explains ({@link TableAnswer.explained})
+   * one of the relevance model (both 0 without one); a table answer that does not merely restate
+   * its condition ({@link TableAnswer.restatesCondition}) found its field by the question's answer
+   * type or operation ("where…" → the venue, "how many…" → a count), so the field check is left to it.
    */
-  tableAnswer?: Pick<TableAnswer, "score" | "restatesCondition"> | undefined;
+  tableAnswer?: Pick<TableAnswer, "score" | "explained" | "restatesCondition"> | undefined;
 }
 
 /**
  * The question-level features of `evidence` ({@link answerabilityFeatureNames}); null for an
  * empty context.
  */
-export function answerabilityFeatures(evidence: Evidence, tableScore = 0): AnswerabilityFeatures | null {
+export function answerabilityFeatures(
+  evidence: Evidence,
+  tableAnswer?: Pick<TableAnswer, "score" | "explained"> | undefined,
+): AnswerabilityFeatures | null {
   const [best, second] = evidence.units;
   if (!best) return null;
   const denseValues = evidence.units.map((unit) => unit.dense).filter((value): value is number => value !== null);
@@ -91,7 +95,8 @@ export function answerabilityFeatures(evidence: Evidence, tableScore = 0): Answe
     bestCell: best.features.cell,
     bestCommand: best.features.command,
     denseMax: denseValues.length > 0 ? Math.max(0, ...denseValues) : 0,
-    tableScore,
+    tableScore: tableAnswer?.score ?? 0,
+    tableExplained: tableAnswer?.explained ?? 0,
   };
 }
 
@@ -107,7 +112,7 @@ export function decideAnswerable(
   embeddingModel?: string | undefined,
 ): AnswerabilityDecision {
   const fitted = settings.models ?? (evidence.denseUsed ? modelsFor(embeddingModel) : lexicalModels);
-  const features = answerabilityFeatures(evidence, settings.tableAnswer?.score ?? 0);
+  const features = answerabilityFeatures(evidence, settings.tableAnswer);
   const models = `${fitted.relevance.name}+${fitted.answerability.name}`;
   if (!features) {
     return {

@@ -114,6 +114,15 @@ describe("answerFromTable", () => {
     expect(answer).toMatchObject({ text: "14.0", operation: "lookup", rows: [1], restatesCondition: false });
   });
 
+  it("reports the share of the question its plan explains: high for a question about the table, low for one about something else", () => {
+    const about = answerFromTable("what were the lantern sales in 2002?", sales);
+    expect(about?.explained).toBeGreaterThanOrEqual(0.6);
+    // Asked of the wrong table: only the year is found in it, the rest of the question is not.
+    const elsewhere = answerFromTable("how many goals did the harbour club score in 2002?", sales);
+    expect(elsewhere?.explained ?? 0).toBeLessThan(0.4);
+    expect(elsewhere?.explained ?? 0).toBeLessThan(about?.explained ?? 0);
+  });
+
   it("says when a lookup only restates the cell the question named", () => {
     const carriers: Table = {
       header: ["Carrier", "Seats per week", "Incidents"],

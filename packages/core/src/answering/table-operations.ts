@@ -54,6 +54,13 @@ export interface TableAnswer {
   /** Calibrated probability that the answer is right, in [0, 1]. */
   score: number;
   /**
+   * Share of the question's content terms that the answer's plan accounts for, in [0, 1]: terms
+   * inside the spans of its conditions and terms naming its answer or measure column (the
+   * candidate feature `question:explained`). A question asked of another table leaves most of its
+   * words unexplained, so this is a relevance signal independent of how the plan was ranked.
+   */
+  explained: number;
+  /**
    * True for a lookup whose conditions are all on the answer's own column ("airline where airline ~
    * canada: Air Canada" for "What is the population of Canada?"): the answer is the cell the question
    * named, which says nothing of the field the question asks for; `decideAnswerable` then checks
@@ -194,5 +201,6 @@ export function answerFromTable(question: string, table: Table, options: TableAn
       plan.conditions.length > 0 &&
       plan.conditions.every((condition) => condition.column === plan.answerColumn),
     score: calibrate(candidate.logit, best.probability, (model as TableOperationsModel).calibration),
+    explained: candidate.features["question:explained"] ?? 0,
   };
 }
