@@ -27,7 +27,7 @@ import type { MilvusTextAnalysis } from "./milvus-text-analysis.js";
 
 /** What the searches of a {@link MilvusSearch} use. */
 export interface MilvusSearchSettings {
-  /** HNSW `ef` at search time (at least the limit); `hnsw.expansionSearch` of the store, default 64. */
+  /** HNSW `ef` at search time (at least the limit); `hnsw.expansionSearch` of the store, default 128. */
   expansionSearch: number;
   /** Whether this store serves BM25 (`keywordIndex` setting). */
   keywordIndex: boolean;

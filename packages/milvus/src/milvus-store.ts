@@ -24,6 +24,7 @@ import {
   type DocumentQuery,
   type DocumentRecord,
   type DocumentVersion,
+  defaultHnswExpansionSearch,
   type EmbeddingModelInfo,
   type HybridIndex,
   type HybridSearchRequest,
@@ -75,7 +76,8 @@ export interface MilvusStoreSettings {
   bm25?: Bm25IndexParameters | undefined;
   /**
    * HNSW parameters: graph degree M (`HNSW_CONNECTIVITY`, default 16), efConstruction (default
-   * 200) for new collections, and the search list size ef (`HNSW_EXPANSION_SEARCH`, default 64;
+   * 200) for new collections, and the search list size ef (`HNSW_EXPANSION_SEARCH`, default
+   * `defaultHnswExpansionSearch` of `@docqa/core/stores`, 128;
    * raised to top-k when smaller).
    */
   hnsw?: (HnswBuildParameters & { expansionSearch: number }) | undefined;
@@ -165,7 +167,7 @@ export class MilvusStore implements ServerVectorStore, SweepableIndex, Reindexab
     const timeoutMs = settings.timeoutMs ?? 10_000;
     const schemaTimeoutMs = settings.schemaTimeoutMs ?? Math.max(60_000, timeoutMs);
     const bm25: Bm25IndexParameters = settings.bm25 ?? { k1: 0.9, b: 0.4 };
-    this.hnsw = settings.hnsw ?? { connectivity: 16, construction: 200, expansionSearch: 64 };
+    this.hnsw = settings.hnsw ?? { connectivity: 16, construction: 200, expansionSearch: defaultHnswExpansionSearch };
     this.analyzer = settings.analyzer ?? createEnglishAnalyzer();
     this.batchSize = settings.batchSize ?? 500;
     this.keywordIndex = settings.keywordIndex ?? true;

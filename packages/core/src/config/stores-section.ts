@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { type StoreIndexKind, storeBackendsHolding, storeNamesHolding } from "../stores/store-backend-packages.js";
+import { defaultHnswExpansionSearch } from "../stores/vector-index.js";
 import { integer, setting } from "./setting-helpers.js";
 
 /** Where documents are stored. */
@@ -87,8 +88,8 @@ export const storesSchema = z.object({
       hnswMinVectors: setting("HNSW_MIN_VECTORS", integer(20_000, 0)),
       /** `HNSW_CONNECTIVITY`, default 16: graph degree M. */
       hnswConnectivity: setting("HNSW_CONNECTIVITY", integer(16, 2)),
-      /** `HNSW_EXPANSION_SEARCH`, default 64: candidate list size ef at search time. */
-      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", integer(64, 1)),
+      /** `HNSW_EXPANSION_SEARCH`, default 128 ({@link defaultHnswExpansionSearch}): candidate list size ef at search time. */
+      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", integer(defaultHnswExpansionSearch, 1)),
     })
     .prefault({}),
 });

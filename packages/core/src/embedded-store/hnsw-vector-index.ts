@@ -13,7 +13,7 @@ export interface HnswSettings {
   connectivity: number;
   /** Candidate list size while building, efConstruction; default 128. */
   expansionAdd: number;
-  /** Candidate list size while searching, ef (`HNSW_EXPANSION_SEARCH`); default 64. */
+  /** Candidate list size while searching, ef (`HNSW_EXPANSION_SEARCH`); default `defaultHnswExpansionSearch` (128). */
   expansionSearch: number;
 }
 

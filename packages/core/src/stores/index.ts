@@ -117,4 +117,4 @@ export type {
   VectorIndex,
   WriteOptions,
 } from "./vector-index.js";
-export { isHybridIndex, sameModel } from "./vector-index.js";
+export { defaultHnswExpansionSearch, isHybridIndex, sameModel } from "./vector-index.js";

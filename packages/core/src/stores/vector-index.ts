@@ -18,6 +18,15 @@ export interface EmbeddingModelInfo {
   dimension: number;
 }
 
+/**
+ * Default HNSW search list size ef (`HNSW_EXPANSION_SEARCH`) of the embedded store's graph and of
+ * Milvus collections. Chosen by `BENCH_ONLY=scale npm run bench` (2026-11-28, 100,000 chunks of the
+ * scale corpus, 384 dimensions, M = 16): recall@10 against exact search 0.918 at ef 64 and 0.963 at
+ * 128, `/api/search` vector p50 4.2 ms and 3.4 ms (no cost measurable over the request's own);
+ * see docs/deployment.md, "Where one machine stops".
+ */
+export const defaultHnswExpansionSearch = 128;
+
 /** Whether two embedding models are the same: equal id and dimension. */
 export function sameModel(left: EmbeddingModelInfo, right: EmbeddingModelInfo): boolean {
   return left.id === right.id && left.dimension === right.dimension;
