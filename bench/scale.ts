@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { defaultHnswExpansionSearch } from "@docqa/core/stores";
 import type { BenchmarkRow } from "./statistics.ts";
 
 /** The figures of one target at one size. */
@@ -193,7 +194,7 @@ function rowsOf(figures: ScaleFigures, baseline: ScaleFigures | undefined): Benc
     values.push([`${name} p50 ms`, timing.p50, baseline?.serve.latency[name]?.p50]);
     values.push([`${name} p99 ms`, timing.p99, baseline?.serve.latency[name]?.p99]);
   }
-  const ef = process.env.HNSW_EXPANSION_SEARCH ?? "64 (default)";
+  const ef = process.env.HNSW_EXPANSION_SEARCH ?? `${defaultHnswExpansionSearch} (default)`;
   const configuration = `${figures.target}, ${figures.chunks.toLocaleString("en")} chunks, HNSW ef ${ef} (load ingest ${figures.ingest.load.join("→")}, serve ${figures.serve.load.join("→")})`;
   return values.map(([name, value, base]) => ({
     benchmark: "scale",
