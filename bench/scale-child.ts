@@ -163,7 +163,8 @@ async function serve(corpus: ScaleCorpus): Promise<void> {
   const dataDir = target === "embedded" ? (location as string) : mkdtempSync(join(tmpdir(), "docqa-scale-"));
   const opened = performance.now();
   let stores: DocumentStores | ReturnType<typeof createEmbeddedStore>;
-  const { hnswConnectivity, hnswExpansionSearch } = configFor(corpus, dataDir, { vector: 0.5, bm25: 0.5 }).stores.vectorIndex;
+  const hybridConfig = configFor(corpus, dataDir, { vector: 0.5, bm25: 0.5 });
+  const { hnswConnectivity, hnswExpansionSearch } = hybridConfig.stores.vectorIndex;
   const embedded =
     target === "embedded"
       ? createEmbeddedStore({
@@ -172,7 +173,7 @@ async function serve(corpus: ScaleCorpus): Promise<void> {
         })
       : undefined;
   if (embedded) stores = embedded;
-  else stores = await storesFromConfig(configFor(corpus, dataDir, { vector: 0.5, bm25: 0.5 }), silentLogger);
+  else stores = await storesFromConfig(hybridConfig, silentLogger);
   const vectorIndex = embedded ?? (stores as DocumentStores).vector;
   const keywordIndex = embedded ?? (stores as DocumentStores).keyword;
   if (!vectorIndex) throw new Error("no vector index");
