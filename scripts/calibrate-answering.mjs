@@ -37,8 +37,8 @@ const { values } = parseArgs({
   },
 });
 
-/** scikit-learn and numpy versions of the fit (PyPI). */
-const pythonPackages = ["scikit-learn==1.7.2", "numpy==2.3.4"];
+/** scikit-learn, numpy and SciPy versions of the fit (PyPI; SciPy solves the unit scorer's conditional logit). */
+const pythonPackages = ["scikit-learn==1.7.2", "numpy==2.3.4", "scipy==1.17.1"];
 const venv = join(root, ".tools/calibration-venv");
 const python = join(venv, "bin/python");
 const modelsRoot = resolve(root, "../shared/data/models");
@@ -134,7 +134,8 @@ const date = new Date().toISOString().slice(0, 10);
 const next = {
   source:
     `npm run calibrate:answering (scripts/calibrate-answering.mjs), last run ${date}: logistic regression ` +
-    `(scikit-learn ${pythonPackages[0].split("==")[1]}, L2, C = 1) on the calibration splits only (SQuAD 2.0 dev calibration; ` +
+    `(scikit-learn ${pythonPackages[0].split("==")[1]}, L2, C = 1; the unit scorer a conditional logit over each question's units, ` +
+    "SciPy L-BFGS-B, then Platt-scaled) on the calibration splits only (SQuAD 2.0 dev calibration; " +
     "WikiTableQuestions-150 tuning half; out-of-corpus variants of both); thresholds by the rules in " +
     "scripts/calibration/fit_answering.py. figures.report: squad-test and wtq-report, never fitted on. " +
     "goldInCallout: the best unit holds a gold answer, of answerable questions, after abstention. Do not edit by hand.",

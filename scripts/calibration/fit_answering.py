@@ -3,9 +3,10 @@
 Reads JSON Lines written by dump-features.mjs and fits, with scikit-learn's L2-regularised
 logistic regression (lbfgs):
 
-1. the unit scorer: P(unit holds a gold answer | its features), on the units of every question
-   whose context holds a gold answer (table questions: lookups only, see AGGREGATION_CUES), each
-   question weighing the same (its units share its weight);
+1. the unit scorer: which of a question's units holds a gold answer (a conditional logit over
+   its units, Platt-scaled to a probability; see fit_scorer), on every question whose context
+   holds a gold answer (table questions: lookups only, see AGGREGATION_CUES), each question
+   weighing the same;
 2. the relevance model: P(the question's source is in the index), on each question asked with
    its source in the index (1) and without it (0, out of corpus), the two sets weighing the same;
 3. the answerability model: P(the question is answerable | its source is in the index), on the
@@ -23,6 +24,7 @@ import math
 import re
 
 import numpy as np
+from scipy.optimize import minimize
 from sklearn.linear_model import LogisticRegression
 
 ANSWERABILITY_FEATURES = [
@@ -112,6 +114,19 @@ def fit(rows, labels, weights, names, name):
 
 
 def fit_scorer(questions, name):
+    """The unit scorer: a conditional logit over each question's units, then Platt scaling.
+
+    The scorer's job is to rank the units of one question, so its weights are fitted on the
+    choice among them (McFadden's conditional logit, 1974: each question contributes
+    -log(sum of exp(score) over its units holding a gold answer / sum over all its units), each
+    question weighing the same, L2 penalty 1 / (2 C) on the weights as scikit-learn's). A
+    feature constant within a question (a unit's kind where every unit is a table cell, as in
+    WikiTableQuestions) then teaches nothing: per-unit logistic regression had read it as a base
+    rate (a question with 200 cells has a lower share of gold units than one with 25 sentences)
+    and pushed every record field below prose. The scores are then mapped to probabilities by
+    Platt scaling (Platt, 1999: a one-feature logistic regression of the label on the score, over
+    the same units and weights), which keeps the ranking and gives `bestScore` its meaning.
+    """
     names = questions[0]["features"]
     per_set = {}
     for question in questions:
@@ -119,19 +134,40 @@ def fit_scorer(questions, name):
             continue
         if any(unit["label"] for unit in question["units"]):
             per_set.setdefault(question["set"], []).append(question)
-    rows, labels, weights = [], [], []
+    groups = []
     for members in per_set.values():
         for question in members:
-            share = 1.0 / len(question["units"])
-            for unit in question["units"]:
-                if unit.get("echo"):
-                    continue
-                rows.append(unit["f"])
-                labels.append(unit["label"])
-                weights.append(share)
-    total = sum(weights)
-    weights = [weight * len(weights) / total for weight in weights]
-    model = fit(rows, labels, weights, names, name)
+            units = [unit for unit in question["units"] if not unit.get("echo")]
+            if any(unit["label"] for unit in units):
+                groups.append((np.array([unit["f"] for unit in units], dtype=float), np.array([unit["label"] for unit in units], dtype=bool)))
+    dimensions = len(names)
+
+    def objective(weights):
+        loss = 0.5 * float(weights @ weights) / C
+        gradient = weights / C
+        for rows, labels in groups:
+            scores = rows @ weights
+            top = scores.max()
+            every = np.exp(scores - top)
+            gold = every * labels
+            loss -= math.log(gold.sum()) - math.log(every.sum())
+            gradient -= (gold / gold.sum()) @ rows - (every / every.sum()) @ rows
+        return loss, gradient
+
+    solution = minimize(objective, np.zeros(dimensions), jac=True, method="L-BFGS-B", options={"maxiter": 5000})
+    weights = solution.x
+    # Platt scaling over the same units, each question's units sharing its weight.
+    scores = np.concatenate([rows @ weights for rows, _ in groups]).reshape(-1, 1)
+    labels = np.concatenate([labels for _, labels in groups]).astype(int)
+    shares = np.concatenate([np.full(len(rows), 1.0 / len(rows)) for rows, _ in groups])
+    platt = LogisticRegression(C=C, max_iter=5000)
+    platt.fit(scores, labels, sample_weight=shares * len(shares) / shares.sum())
+    slope = float(platt.coef_[0][0])
+    model = {
+        "name": name,
+        "intercept": round(float(platt.intercept_[0]), 4),
+        "weights": {feature: round(slope * float(weight), 4) for feature, weight in zip(names, weights)},
+    }
     return model, {key: len(value) for key, value in per_set.items()}
 
 

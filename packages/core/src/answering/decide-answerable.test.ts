@@ -84,6 +84,28 @@ describe("decideAnswerable", () => {
     expect(decideAnswerable(named, { models })).toMatchObject({ answerable: true });
   });
 
+  it("declines a record's field when the question names another record of the context, which lacks that field", async () => {
+    const hollow = "name: Brindle Hollow; county: Westmere; elevation: 212 m";
+    const marsh = "name: Marsh End; county: Westmere; founded: 1790";
+    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
+    // A scorer that ranks by the field named alone puts Brindle Hollow's elevation first.
+    const byField: LogisticModel = { name: "field", intercept: -2, weights: { focusKey: 4 } };
+    const context = buildContext(
+      [hollow, marsh].map((text, index) => ({ chunk: chunk(`doc${index}`, text), score: 1 })),
+      { maxDocChars: 4000, maxContextChars: 16_000 },
+    );
+    const elsewhere = await rankEvidence("What is the elevation of Marsh End?", context, { analyzer, scorer: byField });
+    expect(elsewhere.units[0]?.cell).toEqual({ key: "elevation", value: "212 m" });
+    expect(elsewhere.entityElsewhere).toBe(true);
+    expect(decideAnswerable(elsewhere, { models })).toMatchObject({ answerable: false, reason: "not_answerable", check: "answerability" });
+    const own = await rankEvidence("What is the elevation of Brindle Hollow?", context, { analyzer, scorer: byField });
+    expect(own.units[0]?.cell).toEqual({ key: "elevation", value: "212 m" });
+    expect(own.entityElsewhere).toBe(false);
+    expect(decideAnswerable(own, { models })).toMatchObject({ answerable: true });
+    // A question naming no entity at all ("What is the elevation?") is left to the fitted models.
+    expect((await evidenceFor("What is the elevation?", hollow, marsh)).entityElsewhere).toBe(false);
+  });
+
   it("leaves a record holding prose to the fitted models, whichever fields the question names", async () => {
     const record = "title: Brindle Hollow; text: Brindle Hollow lies on the Westmere. Its mill was built in 1821.";
     const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };

@@ -138,6 +138,12 @@ export function decideAnswerable(
   if (settings.checkAnswer !== false && fieldCheck && best?.unnamedField === true) {
     return { answerable: false, reason: "not_answerable", check: "answerability", signals };
   }
+  // A record's cell whose row names none of the question's entity, while another row names it:
+  // the field asked for is that row's, and it has none ("the melting point of mendelevium"
+  // answered by Curium's).
+  if (settings.checkAnswer !== false && fieldCheck && best?.kind === "cell" && evidence.entityElsewhere) {
+    return { answerable: false, reason: "not_answerable", check: "answerability", signals };
+  }
   return { answerable: true, reason: null, check: null, signals };
 }
 

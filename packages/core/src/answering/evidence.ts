@@ -49,6 +49,7 @@ export interface EvidenceUnit extends AnswerUnit {
    * related form: "born" of `birthday`, "2000 to 2014" of `fatalities_00_14`); false for other units.
    */
   fieldNamed: boolean;
+
   /** P(the unit holds the answer) under the fitted model, in (0, 1). */
   score: number;
 }
@@ -91,6 +92,14 @@ export interface Evidence {
   contradicted: boolean;
   /** Whether the best unit states the question with a content word replaced by another (`substitution`, question-cues.ts). */
   substituted: boolean;
+  /**
+   * Whether the best unit is a cell of a row (a table row or a record) that states none of the
+   * question's words other than its field names, while another row of the context does: the
+   * question is about that row's entity, and the best row only shares the field ("the melting point
+   * of mendelevium" answered by `Curium: melting_point 1340.15` when the Mendelevium record has no
+   * melting point). `decideAnswerable` declines it, as it declines a field the row lacks.
+   */
+  entityElsewhere: boolean;
   /** Whether the dense signal was computed. */
   denseUsed: boolean;
   /** The scorer that ranked the units. */

@@ -186,12 +186,18 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
    * Per row, computed once: the question terms that one of its keys matches (the fields the
    * question names), whether it names any, and whether the row holds prose ({@link holdsProse}).
    */
-  const rowFacts = new Map<RecordRow, { fields: Set<string>; fieldNamed: boolean; prose: boolean }>();
+  const rowFacts = new Map<RecordRow, { fields: Set<string>; fieldNamed: boolean; prose: boolean; entity: Set<string> }>();
   const factsOf = (row: RecordRow) => {
     let facts = rowFacts.get(row);
     if (!facts) {
       const fields = new Set(row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
-      facts = { fields, fieldNamed: questionTerms.some(({ term }) => fields.has(term)), prose: holdsProse(row) };
+      // The question's words the row states as values (its entity), its field names left out.
+      const entity = new Set(
+        analyze([row.name ?? "", ...row.cells.map((cell) => cell.value)].join(" ")).filter(
+          (term) => questionTermSet.has(term) && !fields.has(term),
+        ),
+      );
+      facts = { fields, fieldNamed: questionTerms.some(({ term }) => fields.has(term)), prose: holdsProse(row), entity };
       rowFacts.set(row, facts);
     }
     return facts;
@@ -302,9 +308,24 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     ),
     contradicted: statement && contradiction(question, best.text) !== undefined,
     substituted: statement && substitution(question, best.text, analyze) !== undefined,
+    entityElsewhere: best?.row !== undefined && entityElsewhere(best.row, evidenceUnits, factsOf),
     denseUsed,
     scorer: scorer.name,
   };
+}
+
+/**
+ * {@link Evidence.entityElsewhere}: `best` states none of the question's words but its field
+ * names, and another row of the context states one that is not a field name of `best`.
+ */
+function entityElsewhere(
+  best: RecordRow,
+  units: readonly EvidenceUnit[],
+  factsOf: (row: RecordRow) => { fields: Set<string>; entity: Set<string> },
+): boolean {
+  const { fields, entity } = factsOf(best);
+  if (entity.size > 0) return false;
+  return units.some(({ row }) => row !== undefined && row !== best && [...factsOf(row).entity].some((term) => !fields.has(term)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { keyWords, keyYears } from "./record-keys.js";
+import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { keyTermsOf, keyWords, keyYears } from "./record-keys.js";
 
 describe("keyYears", () => {
   it("reads standalone two-digit numbers of a key by the POSIX %y pivot, and nothing else", () => {
@@ -16,5 +17,21 @@ describe("keyWords", () => {
     expect(keyWords("wine_servings")).toBe("wine servings");
     expect(keyWords("person.birthDate")).toBe("person birth Date");
     expect(keyWords("HTTPServer")).toBe("HTTP Server");
+  });
+});
+
+describe("keyTermsOf", () => {
+  const analyzer = createEnglishAnalyzer();
+  const analyze = (text: string) => analyzer.analyze(text);
+  const termsOf = (question: string) => [...new Set(analyze(question))].map((term) => ({ term, word: term, weight: 1 }));
+  it("reads a key word written without separators as the two question words it joins", () => {
+    const question = termsOf("What is the win percentage of Fudge Ripple?");
+    const terms = keyTermsOf("winpercent", question, analyze);
+    expect(terms.has("win") && terms.has("percentag")).toBe(true);
+    expect(keyTermsOf("sugarpercent", question, analyze).has("win")).toBe(false);
+  });
+  it("splits no word where the question names only one of its parts", () => {
+    const question = termsOf("What date is the candidate's interview?");
+    expect(keyTermsOf("candidate", question, analyze).has("date")).toBe(false);
   });
 });

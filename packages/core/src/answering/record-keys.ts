@@ -28,7 +28,41 @@ export function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], 
     // The word itself, or a form WordNet relates to it that stemming does not ("born" → "birth" in `birthday`).
     if (matches(term) || (forms.get(term) ?? []).some((formTerm) => terms.has(formTerm) || matches(formTerm))) terms.add(term);
   }
+  for (const part of compoundParts(words.split(/\s+/), questionTerms)) terms.add(part);
   return terms;
+}
+
+/** Shortest part of a compound key word ({@link compoundParts}): three letters ("win" in `winpercent`). */
+const minimumCompoundPart = 3;
+
+/**
+ * The question terms that a key word written without separators joins ("win percentage" in
+ * `winpercent`, "zip code" in `zipcode`): a word that splits into two parts of three letters or
+ * more, each a question term or a prefix of one (or beginning with one, four letters or more).
+ * Both parts must be question words, and the word itself not one, so a word is split only where the
+ * question reads it so: `candidate` is not "date" for a question about a candidate.
+ */
+function compoundParts(words: readonly string[], questionTerms: readonly WeightedTerm[]): string[] {
+  const termMatching = (part: string) =>
+    questionTerms.find(
+      ({ term }) =>
+        term === part ||
+        (part.length >= minimumPrefixLength && term.length >= minimumPrefixLength && (term.startsWith(part) || part.startsWith(term))),
+    )?.term;
+  const parts: string[] = [];
+  for (const word of words) {
+    // A word the question itself says ("candidate") is no compound of the question's words.
+    if (word.length < 2 * minimumCompoundPart || !/^\p{Ll}+$/u.test(word) || termMatching(word) !== undefined) continue;
+    for (let cut = minimumCompoundPart; cut <= word.length - minimumCompoundPart; cut++) {
+      const left = termMatching(word.slice(0, cut));
+      const right = left === undefined ? undefined : termMatching(word.slice(cut));
+      if (left !== undefined && right !== undefined && left !== right) {
+        parts.push(left, right);
+        break;
+      }
+    }
+  }
+  return parts;
 }
 
 /** Per question (its terms array): each term's related forms ({@link relatedForms}), analysed, computed once. */

@@ -62,6 +62,12 @@ export const dataSetRoles: Readonly<Record<string, Readonly<Record<string, DataS
       note: "24 questions over ../shared/data/documents (six formats) and 10 it cannot answer, written on 2026-11-28 by someone who saw neither docqa's code nor its other sets; read once to check one abstention rule",
     },
   },
+  "shared-documents-blind2.jsonl": {
+    all: {
+      role: "reporting",
+      note: "20 questions over ../shared/data/documents (six formats) and 10 it cannot answer, written on 2026-11-29 by a second writer who saw neither docqa's code nor its other sets; its failures were read once (the entity check of decide-answerable came from one)",
+    },
+  },
   "out-of-corpus-heldout.jsonl": {
     all: { role: "reporting", note: "held out: never used to choose a setting" },
   },
