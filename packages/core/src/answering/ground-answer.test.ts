@@ -174,6 +174,18 @@ describe("groundAnswer", () => {
     ).toMatchObject({ attached: 0, dropped: 1 });
   });
 
+  it("supports a sentence that restates the question with a record's value by its document's title and compound field names", async () => {
+    const records = oneDocumentContext("sweets", "competitorname: Fudge Ripple\nsugarpercent: .3\nwinpercent: 64.5", "sweets_ranking.csv");
+    const question = "What is Fudge Ripple's win percentage in the sweets ranking?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const ground = (callout_answer: string) => groundAnswer(answer({ callout_answer }), records, evidence, { analyzer, question });
+    expect(await ground("Fudge Ripple's win percentage in the sweets ranking is 64.5%.")).toMatchObject({ attached: 1, dropped: 0 });
+    // Attached by its words, then dropped by its number, which the record does not hold.
+    const wrong = await ground("Fudge Ripple's win percentage in the sweets ranking is 71.2%.");
+    expect(wrong).toMatchObject({ dropped: 1, unsupportedNames: 1 });
+    expect(wrong.answer.callout_answer).toBe("");
+  });
+
   it("reads a record's ISO date as the date an answer spells out, month by name", async () => {
     const records = oneDocumentContext("people", "name: Ada Quill\nbirthday: 1951-07-14\ncity: Brackwater", "people.json");
     const question = "When was Ada Quill born?";

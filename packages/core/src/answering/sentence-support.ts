@@ -3,13 +3,13 @@
  * idf- and background-weighted share of the sentence's content terms that the unit states
  * ({@link lexicalSupport}), lexical overlap being one of the automatic attribution measures of
  * Rashkin et al., 2023, "Measuring Attribution in Natural Language Generation Models", section 5.
- * A unit's terms include its heading, lead-in and, for a cell, its row, with the month names of
- * the ISO 8601 dates it stores ({@link unitTerms}).
+ * A unit's terms include its document's title, its heading, lead-in and, for a cell, its row, with
+ * the month names of the ISO 8601 dates it stores ({@link unitTerms}).
  */
 import { cosineSimilarity } from "../embeddings/cosine-similarity.js";
 import type { Analyzer } from "../text/analyzer.js";
-import type { EvidenceUnit } from "./evidence.js";
-import { keyWords } from "./record-keys.js";
+import type { EvidenceUnit, WeightedTerm } from "./evidence.js";
+import { keyTermsOf, keyWords } from "./record-keys.js";
 
 /**
  * Share of a sentence's content weight one context unit must state for the sentence to count as
@@ -23,12 +23,16 @@ export const minimumSupport = 0.5;
  * every cell of a record carries its row's names and values, so counted per unit the record's own
  * words would weigh least in the sentences that state them.
  */
-export function inverseDocumentFrequencies(units: readonly EvidenceUnit[], analyzer: Analyzer): (term: string) => number {
+export function inverseDocumentFrequencies(
+  units: readonly EvidenceUnit[],
+  analyzer: Analyzer,
+  questionTerms: readonly WeightedTerm[] = [],
+): (term: string) => number {
   const passages = new Map<string, Set<string>>();
   for (const unit of units) {
     let terms = passages.get(unit.entry.key);
     if (!terms) passages.set(unit.entry.key, (terms = new Set()));
-    for (const term of unitTerms(unit, analyzer)) terms.add(term);
+    for (const term of unitTerms(unit, analyzer, questionTerms)) terms.add(term);
   }
   const frequencies = new Map<string, number>();
   for (const terms of passages.values()) for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
@@ -59,15 +63,25 @@ export function termsWithMonths(text: string, analyzer: Analyzer): string[] {
 }
 
 const termCache = new WeakMap<EvidenceUnit, ReadonlySet<string>>();
-/** A unit's terms with its heading's and, for a cell, its row's. */
-export function unitTerms(unit: EvidenceUnit, analyzer: Analyzer): ReadonlySet<string> {
+/**
+ * A unit's terms with its document's title, its heading's and, for a cell, its row's: each field
+ * name read as `rankEvidence` reads it, its words (`ShareWomen` → "Share Women") and, given the
+ * question's terms, the question words it names by prefix, related form or as a compound
+ * ({@link keyTermsOf}: `winpercent` states "win percentage" for a question that says so). A
+ * unit belongs to one request's evidence, so its terms are computed once, with the first
+ * `questionTerms` given.
+ */
+export function unitTerms(unit: EvidenceUnit, analyzer: Analyzer, questionTerms: readonly WeightedTerm[] = []): ReadonlySet<string> {
   let terms = termCache.get(unit);
   if (!terms) {
-    const parts = [unit.text, unit.heading ?? "", unit.leadIn ?? ""];
-    // A field name's words as `rankEvidence` reads them (`ShareWomen` → "Share Women").
+    const parts = [unit.entry.chunk.title, unit.text, unit.heading ?? "", unit.leadIn ?? ""];
     if (unit.row) parts.push(unit.row.name ?? "", ...unit.row.cells.map((cell) => `${keyWords(cell.key)} ${cell.value}`));
     const text = parts.join(" ");
-    terms = new Set(termsWithMonths(text, analyzer));
+    const found = new Set(termsWithMonths(text, analyzer));
+    const analyze = (value: string) => analyzer.analyze(value);
+    if (unit.row && questionTerms.length > 0)
+      for (const cell of unit.row.cells) for (const term of keyTermsOf(cell.key, questionTerms, analyze)) found.add(term);
+    terms = found;
     termCache.set(unit, terms);
   }
   return terms;
