@@ -121,7 +121,13 @@ describe("decide-answerable stage", () => {
     });
     // The model is asked, and told the decision an extractive answer in place of its own would get.
     const requests: AnswerRequest[] = [];
-    const recording: Answerer = { ...model, answer: async (request) => (requests.push(request), model.answer(request)) };
+    const recording: Answerer = {
+      ...model,
+      answer: async (request) => {
+        requests.push(request);
+        return model.answer(request);
+      },
+    };
     const state = await decide({ ...beforeModel, answerer: recording }, "How many vacation days do new employees get?");
     await generateAnswer.run(state, { ...beforeModel, answerer: recording });
     expect(requests[0]?.fallbackDecision).toMatchObject({ answerable: false, reason: "not_answerable", check: "answerability" });
