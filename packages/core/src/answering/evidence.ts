@@ -97,8 +97,7 @@ export interface Evidence {
    * question's words other than its field names, while another row of the context does: the
    * question is about that row's entity, and the best row only shares the field ("the melting point
    * of mendelevium" answered by `Curium: melting_point 1340.15` when the Mendelevium record has no
-   * melting point). `decideAnswerable` declines it, as it declines a field the row lacks. A row
-   * holding prose is not checked, as for {@link unnamedField}.
+   * melting point). `decideAnswerable` declines it, as it declines a field the row lacks.
    */
   entityElsewhere: boolean;
   /** Whether the dense signal was computed. */

@@ -315,18 +315,17 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
 }
 
 /**
- * {@link Evidence.entityElsewhere}: `best` holds no prose ({@link holdsProse}) and states none of
- * the question's words but its field names, and another row of the context states one that is
- * not a field name of `best`.
+ * {@link Evidence.entityElsewhere}: `best` states none of the question's words but its field
+ * names, and another row of the context states one that is not a field name of `best`.
  */
 function entityElsewhere(
   best: RecordRow,
   units: readonly EvidenceUnit[],
-  factsOf: (row: RecordRow) => { fields: Set<string>; entity: Set<string>; prose: boolean },
+  factsOf: (row: RecordRow) => { fields: Set<string>; entity: Set<string> },
 ): boolean {
-  const { fields, entity, prose } = factsOf(best);
-  // A row holding prose answers by what its text says, as for the field check (`unnamedField`).
-  if (prose || entity.size > 0) return false;
+  const { fields, entity } = factsOf(best);
+  // A row holding prose states the question's words in its text, so it is its own entity here.
+  if (entity.size > 0) return false;
   return units.some(({ row }) => row !== undefined && row !== best && [...factsOf(row).entity].some((term) => !fields.has(term)));
 }
 
