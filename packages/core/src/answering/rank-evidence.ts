@@ -184,7 +184,9 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const focusTerms = [...new Set(analyze((questionFocus(question) ?? []).join(" ")))];
   /**
    * Per row, computed once: the question terms that one of its keys matches (the fields the
-   * question names), whether it names any, and whether the row holds prose ({@link holdsProse}).
+   * question names), whether it names any, whether the row holds prose ({@link holdsProse}), and
+   * the question terms its name and values state, field names left out (its entity, read by
+   * {@link entityElsewhere}).
    */
   const rowFacts = new Map<RecordRow, { fields: Set<string>; fieldNamed: boolean; prose: boolean; entity: Set<string> }>();
   const factsOf = (row: RecordRow) => {
