@@ -140,10 +140,8 @@ export async function groundAnswer(
   const { analyzer } = options;
   if (isDecline(answer.callout_answer)) return { answer, declined: true, attached: 0, dropped: 0, unsupportedNames: 0, pointerOnly: false };
   const units = evidence.units.filter((unit) => Object.hasOwn(context.sources, unit.entry.key));
-  const questionTerms = new Set(analyzer.analyze(options.question ?? ""));
-  // The question's terms as record keys are matched against them (`keyTermsOf`): each its own word, equal weights.
-  const questionWeightedTerms = [...questionTerms].map((term) => ({ term, word: term, weight: 1 }));
-  const idf = inverseDocumentFrequencies(units, analyzer, questionWeightedTerms);
+  // Record keys are read against the question's terms as `rankEvidence` read them (`keyTermsOf`).
+  const idf = inverseDocumentFrequencies(units, analyzer, evidence.questionTerms);
   // Term weights as `rankEvidence` weighs a question's terms: idf (here over the context's passages)
   // times the word's background weight in general English, so that a common word the passages do
   // not use ("belonged") does not outweigh the names and values they state.
@@ -163,7 +161,7 @@ export async function groundAnswer(
   };
   const records = new Set(units.filter((unit) => unit.kind === "cell").map((unit) => unit.entry.key));
   const names = nameCheck(context, analyzer, options.question ?? "", records);
-
+  const questionTerms = new Set(analyzer.analyze(options.question ?? ""));
   let attached = 0;
   let dropped = 0;
   let unsupportedNames = 0;
@@ -197,7 +195,7 @@ export async function groundAnswer(
         const support = bestSupport(
           words.size > 0 ? words : terms,
           units,
-          (unit) => unitTerms(unit, analyzer, questionWeightedTerms),
+          (unit) => unitTerms(unit, analyzer, evidence.questionTerms),
           weight,
           vectors ? { sentence: vectors.sentences[index] as number[], units: vectors.units } : undefined,
           // The question's words and function words ("has", "does") frame a sentence; they claim nothing.

@@ -19,9 +19,7 @@ export function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], 
   const words = keyWords(key).toLowerCase();
   const terms = new Set(analyze(keyTermText(key)));
   const pieces = [...terms, ...words.split(/\s+/)];
-  const matches = (term: string) =>
-    term.length >= minimumPrefixLength &&
-    pieces.some((piece) => piece.length >= minimumPrefixLength && (piece.startsWith(term) || term.startsWith(piece)));
+  const matches = (term: string) => pieces.some((piece) => sharePrefix(piece, term));
   const forms = relatedTermsOf(questionTerms, analyze);
   for (const { term } of questionTerms) {
     if (terms.has(term)) continue;
@@ -30,6 +28,11 @@ export function keyTermsOf(key: string, questionTerms: readonly WeightedTerm[], 
   }
   for (const part of compoundParts(words.split(/\s+/), questionTerms)) terms.add(part);
   return terms;
+}
+
+/** Whether one of two words begins the other, both of {@link minimumPrefixLength} letters or more. */
+function sharePrefix(left: string, right: string): boolean {
+  return left.length >= minimumPrefixLength && right.length >= minimumPrefixLength && (left.startsWith(right) || right.startsWith(left));
 }
 
 /** Shortest part of a compound key word ({@link compoundParts}): three letters ("win" in `winpercent`). */
@@ -43,12 +46,7 @@ const minimumCompoundPart = 3;
  * question reads it so: `candidate` is not "date" for a question about a candidate.
  */
 function compoundParts(words: readonly string[], questionTerms: readonly WeightedTerm[]): string[] {
-  const termMatching = (part: string) =>
-    questionTerms.find(
-      ({ term }) =>
-        term === part ||
-        (part.length >= minimumPrefixLength && term.length >= minimumPrefixLength && (term.startsWith(part) || part.startsWith(term))),
-    )?.term;
+  const termMatching = (part: string) => questionTerms.find(({ term }) => term === part || sharePrefix(part, term))?.term;
   const parts: string[] = [];
   for (const word of words) {
     // A word the question itself says ("candidate") is no compound of the question's words.
