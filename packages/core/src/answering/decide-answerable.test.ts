@@ -79,6 +79,10 @@ describe("decideAnswerable", () => {
     const tableAnswer = (restatesCondition: boolean) => ({ score: 0.5, explained: 0.5, restatesCondition });
     expect(decideAnswerable(unnamed, { models, tableAnswer: tableAnswer(false) })).toMatchObject({ answerable: true });
     expect(decideAnswerable(unnamed, { models, tableAnswer: tableAnswer(true) })).toMatchObject({ answerable: false });
+    // A table answer the best cell outscores is not the answer given: the field check applies.
+    expect(decideAnswerable(unnamed, { models, tableAnswer: { score: 0.001, explained: 0.5, restatesCondition: false } })).toMatchObject({
+      answerable: false,
+    });
     const named = await evidenceFor("Who is the mayor of Brindle Hollow?", record);
     expect(named.units[0]?.cell).toEqual({ key: "mayor", value: "Ada Quill" });
     expect(decideAnswerable(named, { models })).toMatchObject({ answerable: true });
@@ -124,6 +128,32 @@ describe("decideAnswerable", () => {
     const named = await evidenceFor("What is the population of Star Chart?", rows);
     expect(named.units[0]?.unnamedField).toBe(true);
     expect(decideAnswerable(named, { models })).toMatchObject({ answerable: false, reason: "not_answerable" });
+  });
+
+  it("declines a how-many question whose counted noun the row states nowhere, though the question names one of its fields", async () => {
+    const record = "name: Crumble Bar; bar: 1; chocolate: 1; sugar_percent: 0.55";
+    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
+    const uncounted = await evidenceFor("How many calories are in a Crumble bar?", record);
+    expect(uncounted.units[0]?.kind).toBe("cell");
+    expect(uncounted.units[0]?.unnamedField).toBe(true);
+    expect(decideAnswerable(uncounted, { models })).toMatchObject({ answerable: false, reason: "not_answerable" });
+    // The counted noun named by a field, or stated as a value beside the count, is a count the row holds.
+    const counted = await evidenceFor("How many calories are in a Crumble bar?", "name: Crumble Bar; bar: 1; calories: 210");
+    expect(counted.units[0]?.cell).toEqual({ key: "calories", value: "210" });
+    expect(decideAnswerable(counted, { models })).toMatchObject({ answerable: true });
+    const stated = await evidenceFor(
+      "How many calories are in a Crumble bar?",
+      "name: Crumble Bar; bar: 1; nutrient: calories; amount: 210",
+    );
+    expect(stated.units[0]?.unnamedField).toBe(false);
+  });
+
+  it("reads a value written as one token (a URL slug, an identifier) as no prose, whatever its dots", async () => {
+    const record = "name: Ada Quill (Earth-9); urlslug: /Ada_Q._Quill_(Earth-9); hair: Red Hair; appearances: 3";
+    const models = { relevance: constant("r", 0.9, 0.5), answerability: constant("a", 0.9, 0.5) };
+    const evidence = await evidenceFor("When was Ada Quill born?", record);
+    expect(evidence.units[0]?.unnamedField).toBe(true);
+    expect(decideAnswerable(evidence, { models })).toMatchObject({ answerable: false, reason: "not_answerable" });
   });
 
   it("reports both probabilities and the models that decided", async () => {

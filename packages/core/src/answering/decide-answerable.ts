@@ -59,7 +59,8 @@ export interface AbstentionSettings {
    * signal of both models, the share of the question it explains ({@link TableAnswer.explained})
    * one of the relevance model (both 0 without one); a table answer that does not merely restate
    * its condition ({@link TableAnswer.restatesCondition}) found its field by the question's answer
-   * type or operation ("where…" → the venue, "how many…" → a count), so the field check is left to it.
+   * type or operation ("where…" → the venue, "how many…" → a count), so when it is the answer given
+   * (its score above the best unit's) the field check is left to it.
    */
   tableAnswer?: Pick<TableAnswer, "score" | "explained" | "restatesCondition"> | undefined;
 }
@@ -134,7 +135,10 @@ export function decideAnswerable(
   // A record's cell, when the question names none of the record's fields: the question asks about
   // the record's entity something it does not hold ("How tall was…?" of a record without a height).
   const [best] = evidence.units;
-  const fieldCheck = settings.tableAnswer === undefined || settings.tableAnswer.restatesCondition;
+  // Left to a table answer that is the answer given (it outscores the best unit, as the extractive
+  // answerer chooses) and does not merely restate its condition.
+  const table = settings.tableAnswer;
+  const fieldCheck = table === undefined || table.restatesCondition || table.score <= (best?.score ?? 0);
   if (settings.checkAnswer !== false && fieldCheck && best?.unnamedField === true) {
     return { answerable: false, reason: "not_answerable", check: "answerability", signals };
   }

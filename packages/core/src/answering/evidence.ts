@@ -39,7 +39,8 @@ export interface EvidenceUnit extends AnswerUnit {
    * {@link holdsProse}) when the question names none of the row's fields (by a key's words, a
    * prefix or a related form): the question asks about the row's entity something none of its
    * fields holds ("How tall was…?" of a record without a height), which `decideAnswerable`
-   * declines. A table row's first cell identifies it, so it is an attribute only when the question names
+   * declines. So is a cell of a row that states the counted noun of a "how many" question nowhere,
+   * in no key and no value ("How many calories…?" of a row with a `bar` field). A table row's first cell identifies it, so it is an attribute only when the question names
    * its value ("What is the population of Canada?" of the row `airline: Air Canada`); otherwise it
    * answers a question that picks the row by another field ("Name a site that only offers biology").
    */

@@ -186,6 +186,19 @@ describe("groundAnswer", () => {
     expect(wrong.answer.callout_answer).toBe("");
   });
 
+  it("drops a record's number stated of a field it is not the value of, unless the field's name is no English word", async () => {
+    const records = oneDocumentContext("elements", "name: Brindlite\natomic_weight: 173\ndensity: 6.9\nndex: 42", "elements.json");
+    const question = "What is the melting point of brindlite?";
+    const evidence = await rankEvidence(question, records, { analyzer });
+    const ground = (callout_answer: string) => groundAnswer(answer({ callout_answer }), records, evidence, { analyzer, question });
+    const misattributed = await ground("The melting point of brindlite is 173.00 K [Source: doc_1].");
+    expect(misattributed).toMatchObject({ dropped: 1, unsupportedNames: 1 });
+    expect(misattributed.answer.callout_answer).toBe("");
+    for (const callout of ["The atomic weight of brindlite is 173 [Source: doc_1].", "Brindlite's index number is 42 [Source: doc_1]."]) {
+      expect(await ground(callout)).toMatchObject({ dropped: 0, unsupportedNames: 0, answer: { callout_answer: callout } });
+    }
+  });
+
   it("reads a record's ISO date as the date an answer spells out, month by name", async () => {
     const records = oneDocumentContext("people", "name: Ada Quill\nbirthday: 1951-07-14\ncity: Brackwater", "people.json");
     const question = "When was Ada Quill born?";

@@ -38,6 +38,12 @@
  *    cites instead the context passage that holds all of them and at least {@link minimumSupport}
  *    of its content, or is dropped. Small models copy an entity from a neighbouring passage into an
  *    answer otherwise worded from the cited one; lexical overlap alone keeps those sentences.
+ *    A number of a record (a cell's value) is stated of the field it is the value of: a sentence
+ *    citing records that states a number the question lacks must name (as `rankEvidence` reads
+ *    keys: a key's words, prefix, related word or compound, {@link keyTermsOf}) the key of a cell
+ *    that holds it, or is dropped ("The melting point of mendelevium is 258 K" citing
+ *    `atomic_weight: 258`; {@link misattributedNumber}). Keys that are no English words (`ndex`,
+ *    `lvl_100_exp`) cannot be read, and a number they hold is left alone.
  * 5. Repetition: a sentence or list item that repeats an earlier one (Jaccard similarity of their
  *    content terms at least {@link repeatSimilarity}) is dropped; lists hold no restatement of the
  *    callout and no decline sentence.
@@ -48,12 +54,15 @@
 import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { segmentSentences } from "../text/split-sentences.js";
-import { backgroundWeight } from "../text/word-frequency.js";
+import { backgroundWeight, isKnownWord } from "../text/word-frequency.js";
 import { type Answer, noInformationSentence, type Source } from "./answer.js";
+import type { RecordRow } from "./answer-units.js";
 import type { AnswerContext } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
 import { constraintsOf, type QuestionConstraint } from "./question-cues.js";
-import type { Evidence, EvidenceUnit } from "./rank-evidence.js";
+import type { Evidence, EvidenceUnit, WeightedTerm } from "./rank-evidence.js";
+import { keyTermsOf, keyWords } from "./record-keys.js";
+import { withRelatedTerms } from "./related-terms.js";
 import { bestSupport, inverseDocumentFrequencies, lexicalSupport, minimumSupport, termsWithMonths, unitTerms } from "./sentence-support.js";
 
 /** Jaccard similarity of content terms from which a sentence repeats another (near-duplicates differ by a word or two). */
@@ -161,6 +170,10 @@ export async function groundAnswer(
   };
   const records = new Set(units.filter((unit) => unit.kind === "cell").map((unit) => unit.entry.key));
   const names = nameCheck(context, analyzer, options.question ?? "", records);
+  const questionNumbers = numbersIn(options.question ?? "").map(({ value }) => value);
+  const rowsOf = (keys: readonly string[]) => [
+    ...new Set(units.filter((unit) => unit.row !== undefined && keys.includes(unit.entry.key)).map((unit) => unit.row as RecordRow)),
+  ];
   const questionTerms = new Set(analyzer.analyze(options.question ?? ""));
   let attached = 0;
   let dropped = 0;
@@ -207,6 +220,12 @@ export async function groundAnswer(
         }
         cited = `${text.replace(/\s+$/, "")} ${formatCitation([support.unit.entry.key])}`;
         attached++;
+      }
+      if (misattributedNumber(cited, rowsOf, questionNumbers, analyzer)) {
+        // A record's number stated of a field it is not the value of: no other passage holds that claim.
+        unsupportedNames++;
+        dropped++;
+        continue;
       }
       if (names.missing(cited)) {
         unsupportedNames++;
@@ -326,6 +345,55 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string,
   };
 }
 
+/**
+ * Whether `sentence` states a number of the records it cites (the rows `rowsOf` gives for its
+ * cited keys) without naming the field of any cell that holds it (rule 4, for records): the number
+ * is not in the question, some cell's value holds it ({@link statesValue}), each such cell's key
+ * is made of English words, and the sentence names none of those keys.
+ */
+export function misattributedNumber(
+  sentence: string,
+  rowsOf: (keys: readonly string[]) => readonly RecordRow[],
+  questionNumbers: readonly number[],
+  analyzer: Analyzer,
+): boolean {
+  const rows = rowsOf(citedKeys(sentence));
+  if (rows.length === 0) return false;
+  const text = stripCitations(sentence);
+  const analyze = (value: string) => analyzer.analyze(value);
+  const words: WeightedTerm[] = [];
+  for (const word of text.toLowerCase().match(/[\p{L}\p{M}]+/gu) ?? []) {
+    for (const term of analyze(word)) words.push({ term, word, weight: 1 });
+  }
+  const sentenceTerms = new Set(words.map(({ term }) => term));
+  // Keys read in the sentence's other words too, as `rankEvidence` reads them in the question's (`price` for "costs").
+  const readKey = withRelatedTerms(new Map(words.map(({ term, word }) => [term, word])), analyze);
+  const cells = rows.flatMap((row) => row.cells);
+  for (const number of numbersIn(text)) {
+    if (questionNumbers.some((value) => statesValue(number, value))) continue;
+    const holders = cells.filter((cell) => numbersIn(cell.value).some(({ value }) => statesValue(number, value)));
+    if (holders.length === 0) continue;
+    const readable = (key: string) =>
+      keyWords(key)
+        .split(/\s+/)
+        .every((word) => word === "" || /^\d+$/.test(word) || isKnownWord(word));
+    if (!holders.every((cell) => readable(cell.key))) continue;
+    const named = holders.some((cell) => [...keyTermsOf(cell.key, words, readKey)].some((term) => sentenceTerms.has(term)));
+    if (!named) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `number` (as a sentence writes it) states `value`, at the precision it is written with:
+ * an integer only exactly ("18" is not 18.4), decimals at their precision ("2.82" for 2.8163), a
+ * percentage of a fraction ("10.19%" for 0.101851852).
+ */
+function statesValue(number: { value: number; decimals: number; percent: boolean }, value: number): boolean {
+  const round = (raw: number) => (number.decimals === 0 ? raw : Number(raw.toFixed(number.decimals)));
+  return round(value) === number.value || (number.percent && value < 1 && round(value * 100) === number.value);
+}
+
 /** A number as text writes it: digits with thousands separators and a decimal part ("20,000", "18.00", "0.1018"). */
 const numberPattern = /(?<![\p{L}\p{N}.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\p{L}\p{N}])(\s*(?:%|percent\b))?/giu;
 
@@ -349,12 +417,8 @@ function numbersIn(text: string): { index: number; length: number; value: number
 function withoutStatedNumbers(sentence: string, stated: readonly number[]): string {
   let result = sentence;
   for (const number of numbersIn(sentence).reverse()) {
-    // An integer states a value only exactly; decimals state it at their precision.
-    const round = (value: number) => (number.decimals === 0 ? value : Number(value.toFixed(number.decimals)));
-    const same = stated.some(
-      (value) => round(value) === number.value || (number.percent && value < 1 && round(value * 100) === number.value),
-    );
-    if (same) result = `${result.slice(0, number.index)}${result.slice(number.index + number.length)}`;
+    if (stated.some((value) => statesValue(number, value)))
+      result = `${result.slice(0, number.index)}${result.slice(number.index + number.length)}`;
   }
   return result;
 }

@@ -82,6 +82,20 @@ describe("rankEvidence", () => {
     expect(died.units[0]?.cell?.key).toBe("death_date");
   });
 
+  it("reads a record's field and values in the question's other words: a noun synonym, a pertainym", async () => {
+    const context = contextOf(chunk("shop-1", "sku: GRD-7; name: Copper Kettle; price: 42; in_stock: true", "catalogue"));
+    const plain = await rankEvidence("How much does the copper kettle weigh?", context, { analyzer });
+    const evidence = await rankEvidence("How much does the copper kettle cost?", context, { analyzer });
+    expect(evidence.units[0]?.cell?.key).toBe("price");
+    expect(evidence.units[0]?.fieldNamed).toBe(true);
+    expect(evidence.units[0]?.features.coverage).toBeGreaterThan(plain.units[0]?.features.coverage ?? 1);
+    const role = contextOf(chunk("terms-1", "name: Ada Quill; office: President; start: 1921-06-01", "offices"));
+    const presidential = await rankEvidence("When did Ada Quill's presidential term start?", role, { analyzer });
+    expect(presidential.questionTerms.find(({ word }) => word === "presidential")).toBeDefined();
+    expect(presidential.units[0]?.cell?.key).toBe("start");
+    expect(presidential.units[0]?.features.coverage).toBeGreaterThan(0.6);
+  });
+
   it("never answers with a cell that only repeats the question", async () => {
     const context = contextOf(chunk("boats", "Yacht: Blue Heron; Skipper: Ann Lee; Time: 3:06:02", "regatta"));
     const evidence = await rankEvidence("Who was the skipper of Blue Heron?", context, { analyzer });

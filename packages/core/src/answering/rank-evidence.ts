@@ -50,6 +50,7 @@ import {
   substitution,
 } from "./question-cues.js";
 import { keyTermsOf, keyTermText, keyWords } from "./record-keys.js";
+import { withRelatedTerms } from "./related-terms.js";
 
 export type { Evidence, EvidenceUnit, WeightedTerm } from "./evidence.js";
 
@@ -115,8 +116,13 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const procedure = asksProcedure(question);
   const questionNegated = isNegated(question);
   const units = collectUnits(context);
-  const ownTerms = units.map((unit) => new Set(analyze(ownText(unit))));
   const words = contentWords(question, analyzer);
+  // The context's text is read with the question terms its words state in other forms
+  // ("President" for "presidential"); a record's fields and values with their synonyms too ("price"
+  // for "cost"): field names are chosen words, where prose says the same thing many ways.
+  const analyzeProse = withRelatedTerms(words, analyze, { synonyms: false });
+  const analyzeText = withRelatedTerms(words, analyze);
+  const ownTerms = units.map((unit) => new Set((unit.kind === "cell" ? analyzeText : analyzeProse)(ownText(unit))));
   const collectionSize = Math.max(units.length, minimumCollectionSize);
   const questionTerms: WeightedTerm[] = [...words].map(([term, word]) => {
     let documentFrequency = 0;
@@ -149,7 +155,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     let passage = passages.get(unit.entry);
     if (!passage) {
       const section = typeof unit.entry.chunk.metadata.section === "string" ? unit.entry.chunk.metadata.section : "";
-      passage = { terms: new Set(analyze(`${unit.entry.chunk.title} ${section}`)), missing: 0 };
+      passage = { terms: new Set(analyzeProse(`${unit.entry.chunk.title} ${section}`)), missing: 0 };
       passages.set(unit.entry, passage);
     }
     for (const term of ownTerms[index] as Set<string>) passage.terms.add(term);
@@ -181,6 +187,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     neighbours.set(unit, window);
   });
   const counted = countedNoun(question);
+  /** The analysed counted noun of a "how many" question ("calories"), if any. */
+  const countedTerm = counted === undefined ? undefined : analyze(counted)[0];
   const focusTerms = [...new Set(analyze((questionFocus(question) ?? []).join(" ")))];
   /**
    * Per row, computed once: the question terms that one of its keys matches (the fields the
@@ -192,10 +200,10 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
   const factsOf = (row: RecordRow) => {
     let facts = rowFacts.get(row);
     if (!facts) {
-      const fields = new Set(row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyze)]));
+      const fields = new Set(row.cells.flatMap((cell) => [...keyTermsOf(cell.key, questionTerms, analyzeText)]));
       // The question's words the row states as values (its entity), its field names left out.
       const entity = new Set(
-        analyze([row.name ?? "", ...row.cells.map((cell) => cell.value)].join(" ")).filter(
+        analyzeText([row.name ?? "", ...row.cells.map((cell) => cell.value)].join(" ")).filter(
           (term) => questionTermSet.has(term) && !fields.has(term),
         ),
       );
@@ -217,13 +225,13 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     if (unit.kind === "cell" && unit.row && unit.cell) {
       answerPart = unit.cell.value;
       keyUnmatched = analyze(keyWords(unit.cell.key)).filter((term) => !questionTermSet.has(term)).length;
-      const keyTerms = keyTermsOf(unit.cell.key, questionTerms, analyze);
+      const keyTerms = keyTermsOf(unit.cell.key, questionTerms, analyzeText);
       if (focusTerms.length > 0) focusKey = focusTerms.filter((term) => keyTerms.has(term)).length / focusTerms.length;
       fieldNamed = questionTerms.some(({ term }) => keyTerms.has(term));
       // What a cell states as an answer: its field (key) of its entity (the row's other values, the record's name).
       // A question word that names one of the row's fields refers to a field, not to the entity: another
       // cell's value that contains it ("Hazel Eyes" for "eyes") does not state it for this cell.
-      stated = new Set([...keyTerms, ...analyze(unit.row.name ?? "")]);
+      stated = new Set([...keyTerms, ...analyzeText(unit.row.name ?? "")]);
       const row = factsOf(unit.row);
       const { fields } = row;
       // An attribute value (not a table row's identifying first cell, unless the question names that
@@ -231,12 +239,16 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       // name, not by a field) of a row of attribute values, while the question names none of the
       // row's fields: it asks for something the row does not hold.
       const identity = unit.row.tableRow && unit.cell === unit.row.cells[0];
-      const attribute = !identity || analyze(unit.cell.value).some((term) => questionTermSet.has(term));
-      unnamedField = attribute && !row.prose && !row.fieldNamed;
+      const attribute = !identity || analyzeText(unit.cell.value).some((term) => questionTermSet.has(term));
+      // A "how many" question's counted noun that the row states nowhere (no key, no value names
+      // it): the row holds no count of it ("How many calories…?" of a row whose field `bar` the
+      // question's "bar" names).
+      const countAbsent = countedTerm !== undefined && !row.fields.has(countedTerm) && !row.entity.has(countedTerm);
+      unnamedField = attribute && !row.prose && (!row.fieldNamed || countAbsent);
       const others = unit.row.cells.filter((cell) => cell !== unit.cell);
       let best = 0;
       for (const cell of others) {
-        const valueTerms = analyze(cell.value);
+        const valueTerms = analyzeText(cell.value);
         for (const term of valueTerms) if (!fields.has(term)) stated.add(term);
         // The entity: the row's other cell that the question names best.
         const cellCoverage = coverageOf(valueTerms);
@@ -245,7 +257,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     }
     const coverage = coverageOf(stated);
     const local = new Set(stated);
-    for (const term of analyze(unit.heading ?? "")) local.add(term);
+    for (const term of analyzeProse(unit.heading ?? "")) local.add(term);
     const answerTerms = analyze(answerPart);
     // A command names its task ("rustup update" for "How do I update with rustup?"): it is no echo.
     const echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionWordSet.has(term));
