@@ -345,11 +345,13 @@ export class IndexCatchUp {
     // here, the rebuild that follows the switch holds it.
     if (row.embedding && indexes.model && row.embedding.byteLength === indexes.model.dimension * Float32Array.BYTES_PER_ELEMENT) {
       indexes.vectors ??= new ExactVectorIndex(indexes.model.dimension);
-      indexes.vectors.set(
-        slot,
-        new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength)),
-        staged,
-      );
+      const embedding = row.embedding;
+      // A view when the blob is aligned (SQLite gives each its own buffer), else a copy; `set` copies it in.
+      const vector =
+        embedding.byteOffset % Float32Array.BYTES_PER_ELEMENT === 0
+          ? new Float32Array(embedding.buffer, embedding.byteOffset, indexes.model.dimension)
+          : new Float32Array(embedding.buffer.slice(embedding.byteOffset, embedding.byteOffset + embedding.byteLength));
+      indexes.vectors.set(slot, vector, staged);
       if (mode === "live") this.hnsw.added(slot);
     }
     return slot;
