@@ -57,6 +57,12 @@ const hnswCheckBatch = 20_000;
  * keeps, so that the snapshot a crash leaves can always be brought up to date from the log.
  */
 const snapshotEveryChanges = 5_000;
+/**
+ * Share of a saved graph's vectors removed or replaced since it was built from scratch beyond
+ * which it is rebuilt instead of loaded (the same share of dead slots makes the in-memory indexes
+ * reload): removed vectors stay in the graph as nodes searches pass through.
+ */
+const snapshotMaximumRemovedShare = 0.3;
 
 /** A snapshot being brought up to date with the slots, while the graph loaded from it is not searched yet. */
 interface Reconciliation {
@@ -100,6 +106,8 @@ export class HnswBuilder {
   /** The change of the log the last save (or the loaded snapshot) covers. */
   private savedChange = 0;
   private saving: Promise<void> | undefined;
+  /** Vectors removed from (or replaced in) the graph since it was built from scratch. */
+  private removedSinceBuild = 0;
 
   /** @param snapshots - where the graph is saved and loaded from; none: never saved. */
   constructor(
@@ -168,6 +176,7 @@ export class HnswBuilder {
     this.keyOfSlot = new Float64Array(0);
     this.reconciliation = undefined;
     this.dirty = true;
+    this.removedSinceBuild = 0;
     const step = () => {
       if (generation !== this.hnswGeneration || !this.source.isOpen()) return;
       if (this.buildStep(graph)) setImmediate(step);
@@ -199,6 +208,7 @@ export class HnswBuilder {
     if (this.slotOfKey.get(key) !== slot) return;
     this.slotOfKey.delete(key);
     this.hnsw.remove(key);
+    this.removedSinceBuild++;
     this.dirty = true;
   }
 
@@ -231,7 +241,7 @@ export class HnswBuilder {
     const coverage = this.source.coverage();
     if (this.snapshots && graph && this.hnswReady && this.dirty && !this.saving && coverage) {
       try {
-        this.snapshots.writeNow(graph, this.keys(), coverage);
+        this.snapshots.writeNow(graph, this.keys(), coverage, this.removedSinceBuild);
       } catch (error) {
         this.logger.warn(`could not save the HNSW graph: ${(error as Error).message}`, { component: "embedded-store" });
       }
@@ -258,7 +268,18 @@ export class HnswBuilder {
           saved.dimension === current.dimension &&
           saved.connectivity === current.connectivity,
       );
-      if (!snapshot || generation !== this.hnswGeneration || !this.source.isOpen()) return;
+      if (!snapshot || generation !== this.hnswGeneration || !this.source.isOpen()) {
+        this.logger.info("no saved HNSW graph matches the database: building it", { component: "embedded-store" });
+        return;
+      }
+      if (snapshot.removedSinceBuild > snapshotMaximumRemovedShare * Math.max(1, snapshot.keys.length)) {
+        this.logger.info("the saved HNSW graph has had too many vectors removed: rebuilding it", {
+          component: "embedded-store",
+          removedSinceBuild: snapshot.removedSinceBuild,
+          vectors: snapshot.keys.length,
+        });
+        return;
+      }
       // Checked again after the asynchronous read: the indexes may have been replaced meanwhile.
       const now = this.source.coverage();
       const changed = this.source.changedSince(snapshot.coverage.change);
@@ -267,6 +288,7 @@ export class HnswBuilder {
       graph.load(snapshot.graphPath);
       this.reconciliation = { keys: snapshot.keys, changed, slotsAtLoad: this.source.slotCount() };
       this.savedChange = snapshot.coverage.change;
+      this.removedSinceBuild = snapshot.removedSinceBuild;
       this.dirty = false;
       this.logger.info("HNSW vector index loaded from its snapshot", {
         component: "embedded-store",
@@ -289,6 +311,7 @@ export class HnswBuilder {
     this.hnsw = fresh;
     this.reconciliation = undefined;
     this.dirty = true;
+    this.removedSinceBuild = 0;
     const step = () => {
       if (generation !== this.hnswGeneration || !this.source.isOpen()) return;
       if (this.buildStep(fresh)) setImmediate(step);
@@ -330,6 +353,7 @@ export class HnswBuilder {
       for (const key of reconciliation.keys) {
         if (!this.slotOfKey.has(key)) {
           graph.remove(key);
+          this.removedSinceBuild++;
           this.dirty = true;
         }
       }
@@ -349,7 +373,7 @@ export class HnswBuilder {
     const owner = this.slotOfKey.get(key);
     if (owner !== undefined && owner < this.keyOfSlot.length) this.keyOfSlot[owner] = -1;
     // A key the loaded snapshot may hold, or another slot's (a row id SQLite gave again).
-    if (owner !== undefined || this.reconciliation) graph.remove(key);
+    if ((owner !== undefined || this.reconciliation) && graph.remove(key) > 0) this.removedSinceBuild++;
     graph.add([key], vector);
     this.map(slot, key);
     this.dirty = true;
@@ -380,7 +404,7 @@ export class HnswBuilder {
     this.savedChange = coverage.change;
     const started = performance.now();
     this.saving = this.snapshots
-      .write(graph, keys, coverage)
+      .write(graph, keys, coverage, this.removedSinceBuild)
       .then(() => {
         this.logger.info("HNSW vector index saved", {
           component: "embedded-store",

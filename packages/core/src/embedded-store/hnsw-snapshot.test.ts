@@ -164,6 +164,8 @@ describe("saved HNSW graph", () => {
     expect(messages).toContain("HNSW vector index saved");
     // 200 - 2 removed + 2 new; d3 replaced in place. The saved graph itself holds no removed row.
     expect(readSnapshotHeader(path)?.vectors).toBe(200);
+    // d77, d199 (whose row id n1 took: replaced) and d3's old row.
+    expect(readSnapshotHeader(path)?.removedSinceBuild).toBe(3);
     const saved = new HnswVectorIndex(dimension, hnsw);
     saved.load(`${path}.hnsw-${readSnapshotHeader(path)?.name}.usearch`);
     expect(saved.size).toBe(200);
@@ -224,6 +226,20 @@ describe("saved HNSW graph", () => {
     expect(messages).not.toContain("HNSW vector index loaded from its snapshot");
     expect(messages).toContain("HNSW vector index saved");
     expect(readSnapshotHeader(path)?.name).not.toBe(name);
+    expect(answers(reopened, queries)).toEqual(before);
+  });
+
+  it("is rebuilt instead of loaded once too many of its vectors were removed since it was built", async () => {
+    const { path, before } = await savedStore(200);
+    expect(readSnapshotHeader(path)?.removedSinceBuild).toBe(0);
+    const header = readSnapshotHeader(path) as Record<string, unknown>;
+    writeFileSync(`${path}.hnsw.json`, JSON.stringify({ ...header, removedSinceBuild: 61 }));
+    const { logger, messages } = recordingLogger();
+    const reopened = open(path, { logger });
+    await untilReady(reopened);
+    expect(messages).toContain("the saved HNSW graph has had too many vectors removed: rebuilding it");
+    expect(messages).not.toContain("HNSW vector index loaded from its snapshot");
+    expect(readSnapshotHeader(path)?.removedSinceBuild).toBe(0);
     expect(answers(reopened, queries)).toEqual(before);
   });
 

@@ -68,6 +68,8 @@ interface HnswSnapshotHeader extends HnswSnapshotCoverage {
   name: string;
   /** Keys (vectors) in the graph. */
   vectors: number;
+  /** Vectors removed from the graph (or replaced) since it was built from scratch; see {@link HnswSnapshot.removedSinceBuild}. */
+  removedSinceBuild: number;
   graphBytes: number;
   graphCrc32: number;
   keysBytes: number;
@@ -81,6 +83,12 @@ export interface HnswSnapshot {
   graphPath: string;
   /** The row ids in the graph, ascending. */
   keys: Float64Array;
+  /**
+   * Vectors removed from the graph (or replaced) since it was built from scratch: a removed vector
+   * stays in an HNSW graph as a node that searches pass through, so past a share of the graph a
+   * rebuild is due.
+   */
+  removedSinceBuild: number;
 }
 
 /** The snapshot files of one organisation, by the path of its SQLite file. */
@@ -115,7 +123,7 @@ export class HnswSnapshotFiles {
     const bytes = await readFile(keysPath);
     if (bytes.byteLength !== header.vectors * Float64Array.BYTES_PER_ELEMENT) return undefined;
     const keys = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-    return { coverage: coverageOf(header), graphPath, keys };
+    return { coverage: coverageOf(header), graphPath, keys, removedSinceBuild: Number(header.removedSinceBuild) || 0 };
   }
 
   /**
@@ -123,10 +131,11 @@ export class HnswSnapshotFiles {
    * graph is written in one blocking call (usearch's `save`, about the file's size in memory
    * copies); checking, syncing and renaming then run asynchronously.
    */
-  async write(graph: HnswVectorIndex, keys: Float64Array, coverage: HnswSnapshotCoverage): Promise<void> {
+  async write(graph: HnswVectorIndex, keys: Float64Array, coverage: HnswSnapshotCoverage, removedSinceBuild = 0): Promise<void> {
     const { name, graphTemporary, keysTemporary } = this.writeData(graph, keys);
     try {
-      const header = headerOf(name, keys.length, coverage, await fileCrc32(graphTemporary), await fileCrc32(keysTemporary));
+      const sums = { graph: await fileCrc32(graphTemporary), keys: await fileCrc32(keysTemporary) };
+      const header = headerOf(name, keys.length, removedSinceBuild, coverage, sums);
       await syncFile(graphTemporary);
       await syncFile(keysTemporary);
       await rename(graphTemporary, this.graphPath(name));
@@ -144,10 +153,11 @@ export class HnswSnapshotFiles {
   }
 
   /** The same as {@link write}, every step blocking: for closing, when no later turn of the event loop may come. */
-  writeNow(graph: HnswVectorIndex, keys: Float64Array, coverage: HnswSnapshotCoverage): void {
+  writeNow(graph: HnswVectorIndex, keys: Float64Array, coverage: HnswSnapshotCoverage, removedSinceBuild = 0): void {
     const { name, graphTemporary, keysTemporary } = this.writeData(graph, keys);
     try {
-      const header = headerOf(name, keys.length, coverage, fileCrc32Now(graphTemporary), fileCrc32Now(keysTemporary));
+      const sums = { graph: fileCrc32Now(graphTemporary), keys: fileCrc32Now(keysTemporary) };
+      const header = headerOf(name, keys.length, removedSinceBuild, coverage, sums);
       syncFileNow(graphTemporary);
       syncFileNow(keysTemporary);
       renameSync(graphTemporary, this.graphPath(name));
@@ -233,16 +243,23 @@ function coverageOf(header: HnswSnapshotHeader): HnswSnapshotCoverage {
   };
 }
 
-function headerOf(name: string, vectors: number, coverage: HnswSnapshotCoverage, graph: FileSum, keys: FileSum): HnswSnapshotHeader {
+function headerOf(
+  name: string,
+  vectors: number,
+  removedSinceBuild: number,
+  coverage: HnswSnapshotCoverage,
+  sums: { graph: FileSum; keys: FileSum },
+): HnswSnapshotHeader {
   return {
     format: snapshotFormat,
     name,
     ...coverage,
     vectors,
-    graphBytes: graph.bytes,
-    graphCrc32: graph.crc32,
-    keysBytes: keys.bytes,
-    keysCrc32: keys.crc32,
+    removedSinceBuild,
+    graphBytes: sums.graph.bytes,
+    graphCrc32: sums.graph.crc32,
+    keysBytes: sums.keys.bytes,
+    keysCrc32: sums.keys.crc32,
   };
 }
 

@@ -89,9 +89,13 @@ export class HnswVectorIndex {
     );
   }
 
-  /** Removes a key; a key not in the graph is ignored. Removed keys stay removed through {@link save} and {@link load}. */
-  remove(key: number): void {
-    this.index.remove(BigInt(key));
+  /**
+   * Removes a key; a key not in the graph is ignored. Returns the vectors removed (0 or 1).
+   * Removed keys stay removed through {@link save} and {@link load}; their vectors stay in the
+   * graph's memory and file until a later addition takes their place.
+   */
+  remove(key: number): number {
+    return Number(this.index.remove(BigInt(key)));
   }
 
   /**
