@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Logger } from "../logging/logger.js";
 import { type ChunkRecord, chunkId, type DocumentVersion } from "../stores/chunk-record.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
+import { createEmbeddedStore } from "./embedded-store.js";
 import { HnswSnapshotFiles, readSnapshotHeader } from "./hnsw-snapshot.js";
 import { HnswVectorIndex } from "./hnsw-vector-index.js";
 import { OrganisationStore, type OrganisationStoreSettings } from "./organisation-store.js";
@@ -270,6 +271,25 @@ describe("saved HNSW graph", () => {
     const found = fresh.searchByVector(vectorFor(5007), model, 1, { principal: everyone })[0];
     expect(found?.chunk.docId).toBe("e7");
     expect(found?.score).toBeCloseTo(1, 4);
+  });
+});
+
+describe("embedded store close", () => {
+  it("resolves once the save of a graph that just became ready has written its files", async () => {
+    const dataDir = newDirectory();
+    const store = createEmbeddedStore({ dataDir, vectorIndex: { mode: "auto", minVectors: 50, hnsw } });
+    await store.upsert(
+      "org-a",
+      Array.from({ length: 100 }, (_, index) => documentWith(`d${index}`, index)),
+      { embeddingModel: model },
+    );
+    await store.searchByVector("org-a", vectorFor(0), model, { topK: 1, filter: {} });
+    for (let attempt = 0; attempt < 2000 && (await store.vectorIndexStatus("org-a")).approximate !== "ready"; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await store.close();
+    const database = join(dataDir, readdirSync(dataDir).find((file) => file.endsWith(".sqlite")) as string);
+    expect(readSnapshotHeader(database)).toMatchObject({ orgId: "org-a", vectors: 100 });
   });
 });
 
