@@ -7,7 +7,7 @@
  *
  * Per target and size: ingestion chunks/s (chunks and vectors already made), time to reopen (a
  * fresh process until the first search is answered; the embedded store also until its HNSW graph
- * is ready), resident memory (the docqa process; for the cluster also the engines' processes) and
+ * is ready: first built, then, in a second reopening, loaded from the snapshot the first saved), resident memory (the docqa process; for the cluster also the engines' processes) and
  * disk per million chunks, `/predict` and `/api/search` p50/p99 with BM25, vectors and hybrid
  * (query embeddings precomputed), and recall@10 of approximate against exact vector search. Every
  * figure at the largest size is printed with its ratio to the same figure at the smallest size of
@@ -45,13 +45,20 @@ interface ScaleFigures {
     recallAt10: number;
     load: [number, number];
   };
+  /** The embedded store opened again after `serve`, with the HNSW graph `serve` saved. */
+  reopen?: { reopenMs: number; graphReadyMs?: number; rssBytes: number; loadedFromSnapshot: boolean; load: [number, number] };
 }
 
 const sizes = (process.env.BENCH_SCALE_SIZES ?? "100000,1000000").split(",").map(Number);
 const targets = (process.env.BENCH_SCALE_TARGETS ?? "embedded,cluster").split(",");
 const servicesDir = process.env.DOCQA_SERVICES_DIR ?? join(import.meta.dirname, "..", ".services");
 
-async function child(command: "ingest" | "serve", target: string, size: number, location: string): Promise<Record<string, unknown>> {
+async function child(
+  command: "ingest" | "serve" | "reopen",
+  target: string,
+  size: number,
+  location: string,
+): Promise<Record<string, unknown>> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [join(import.meta.dirname, "scale-child.ts"), command, target, String(size), location],
@@ -135,8 +142,13 @@ async function measure(target: string, size: number): Promise<ScaleFigures> {
     if (!embedded) {
       serve.engineRssBytes = residentBytes(enginePidfiles());
       serve.diskBytes = diskBeforeServe;
+      return { target, chunks: size, ingest, serve };
     }
-    return { target, chunks: size, ingest, serve };
+    console.log(`scale: ${target}, ${size} chunks: reopening with the saved HNSW graph (load ${load()})`);
+    const reopenLoad = load();
+    const reopen = (await child("reopen", target, size, location)) as NonNullable<ScaleFigures["reopen"]>;
+    reopen.load = [reopenLoad, load()];
+    return { target, chunks: size, ingest, serve, reopen };
   } finally {
     if (embedded) rmSync(location, { recursive: true, force: true });
     else await dropCluster(location).catch((error: unknown) => console.log(`scale: could not drop ${location}: ${String(error)}`));
@@ -155,6 +167,20 @@ function rowsOf(figures: ScaleFigures, baseline: ScaleFigures | undefined): Benc
             "reopen until HNSW ready s",
             figures.serve.graphReadyMs / 1000,
             baseline?.serve.graphReadyMs !== undefined ? baseline.serve.graphReadyMs / 1000 : undefined,
+          ],
+        ] as [string, number, number | undefined][])
+      : []),
+    ...(figures.reopen
+      ? ([
+          [
+            `second reopen s (HNSW graph ${figures.reopen.loadedFromSnapshot ? "loaded from its snapshot" : "rebuilt: no snapshot"})`,
+            figures.reopen.reopenMs / 1000,
+            baseline?.reopen ? baseline.reopen.reopenMs / 1000 : undefined,
+          ],
+          [
+            "second reopen until HNSW ready s",
+            (figures.reopen.graphReadyMs ?? Number.NaN) / 1000,
+            baseline?.reopen?.graphReadyMs !== undefined ? baseline.reopen.graphReadyMs / 1000 : undefined,
           ],
         ] as [string, number, number | undefined][])
       : []),
@@ -195,7 +221,8 @@ function rowsOf(figures: ScaleFigures, baseline: ScaleFigures | undefined): Benc
     values.push([`${name} p99 ms`, timing.p99, baseline?.serve.latency[name]?.p99]);
   }
   const ef = process.env.HNSW_EXPANSION_SEARCH ?? `${defaultHnswExpansionSearch} (default)`;
-  const configuration = `${figures.target}, ${figures.chunks.toLocaleString("en")} chunks, HNSW ef ${ef} (load ingest ${figures.ingest.load.join("→")}, serve ${figures.serve.load.join("→")})`;
+  const reopenLoad = figures.reopen ? `, reopen ${figures.reopen.load.join("→")}` : "";
+  const configuration = `${figures.target}, ${figures.chunks.toLocaleString("en")} chunks, HNSW ef ${ef} (load ingest ${figures.ingest.load.join("→")}, serve ${figures.serve.load.join("→")}${reopenLoad})`;
   return values.map(([name, value, base]) => ({
     benchmark: "scale",
     configuration: `${configuration}: ${name}`,

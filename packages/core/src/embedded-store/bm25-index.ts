@@ -51,6 +51,10 @@ export class Bm25Index {
   private totalLength = 0;
   private scores = new Float64Array(1024);
   private touched = new Int32Array(1024);
+  /** Scratch of {@link add}: occurrences of each term id in the slot being added (zero between calls). */
+  private termCounts = new Int32Array(1024);
+  /** Scratch of {@link add}: the slot's distinct term ids, in order of first occurrence. */
+  private distinctTerms = new Int32Array(256);
 
   constructor(private readonly parameters: Bm25Parameters) {}
 
@@ -62,20 +66,30 @@ export class Bm25Index {
   /** Adds `slot` with its analysed `terms`; `staged` keeps it out of searches and statistics until {@link reveal}. The slot must be new. */
   add(slot: number, terms: readonly string[], staged = false): void {
     this.ensureSlotCapacity(slot + 1);
-    const frequencies = new Map<number, number>();
+    // Term frequencies counted in scratch arrays kept between calls (no map per slot): reopening
+    // an organisation adds every chunk, and this loop is most of that time.
+    let counts = this.termCounts;
+    let distinct = this.distinctTerms;
+    let distinctCount = 0;
     for (const term of terms) {
       let termId = this.terms.get(term);
       if (termId === undefined) {
         termId = this.postings.length;
         this.terms.set(term, termId);
         this.postings.push({ slots: new Int32Array(4), frequencies: new Int32Array(4), size: 0, dead: 0, documentFrequency: 0 });
+        if (termId >= counts.length) counts = this.termCounts = grow(counts, counts.length * 2);
       }
-      frequencies.set(termId, (frequencies.get(termId) ?? 0) + 1);
+      if (counts[termId] === 0) {
+        if (distinctCount === distinct.length) distinct = this.distinctTerms = grow(distinct, distinct.length * 2);
+        distinct[distinctCount++] = termId;
+      }
+      counts[termId] = (counts[termId] as number) + 1;
     }
-    const termIds = new Int32Array(frequencies.size);
-    let index = 0;
-    for (const [termId, frequency] of frequencies) {
-      termIds[index++] = termId;
+    const termIds = distinct.slice(0, distinctCount);
+    for (let index = 0; index < distinctCount; index++) {
+      const termId = termIds[index] as number;
+      const frequency = counts[termId] as number;
+      counts[termId] = 0;
       const list = this.postings[termId] as PostingList;
       if (list.size === list.slots.length) {
         list.slots = grow(list.slots, list.size * 2);

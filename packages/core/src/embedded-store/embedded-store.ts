@@ -286,7 +286,10 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
     },
     async close() {
       closed = true;
+      // Saves of HNSW graphs in progress finish writing their files before this resolves.
+      const saves = handles.openHandles().map((store) => store.pendingIndexSave());
       handles.closeAll();
+      await Promise.all(saves);
     },
   };
 }

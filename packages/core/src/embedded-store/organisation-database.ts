@@ -18,6 +18,7 @@
  * A file written before this (no `secure_delete` recorded in `store_info`) is rebuilt once with
  * `VACUUM` when it is first opened.
  */
+import { randomUUID } from "node:crypto";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -40,6 +41,9 @@ const busyTimeoutMs = 10_000;
  * when the file is created, or once an older file has been rebuilt by `VACUUM`).
  */
 const secureDeleteKey = "secure_delete";
+
+/** The `store_info` key of the file's random identity; see {@link OrganisationDatabase.readStoreId}. */
+const storeIdKey = "store_id";
 
 /** The columns schema version 2 added to `documents` (what the registry records about a document). */
 const documentInfoColumns = `
@@ -234,6 +238,15 @@ export class OrganisationDatabase {
     return Number((this.statements.getInfo.get("vectors_generation") as { value: string } | undefined)?.value ?? 0);
   }
 
+  /**
+   * The file's random identity (`store_id`, written when the file is created or first opened by
+   * this version): a file deleted and created again under the same name has another. Caches kept
+   * beside the file (the saved HNSW graph) record it.
+   */
+  readStoreId(): string | undefined {
+    return (this.statements.getInfo.get(storeIdKey) as { value: string } | undefined)?.value;
+  }
+
   /** SQLite's `data_version`: changes when another connection commits. */
   readDataVersion(): number {
     return Number((this.statements.dataVersion.get() as { data_version: number }).data_version);
@@ -348,9 +361,13 @@ export class OrganisationDatabase {
     if (storedSchema !== undefined && read(secureDeleteKey) === undefined) this.scrubDeletedContent();
     // Write only when something is missing or changed: a write waits for the write lock, which
     // an ingestion worker may hold for a long transaction.
-    if (storedOrg !== undefined && storedSchema !== undefined && storedAnalyzer === this.settings.analyzer.name) return;
+    const storedId = read(storeIdKey);
+    if (storedOrg !== undefined && storedSchema !== undefined && storedAnalyzer === this.settings.analyzer.name && storedId !== undefined)
+      return;
     this.transaction(() => {
       if (storedOrg === undefined) this.statements.putInfo.run("org_id", this.settings.orgId);
+      // Under the write lock: another connection may have written one meanwhile.
+      if (this.readStoreId() === undefined) this.statements.putInfo.run(storeIdKey, randomUUID());
       if (storedSchema === undefined) {
         this.statements.putInfo.run("schema_version", schemaVersion);
         this.statements.putInfo.run(secureDeleteKey, "on");

@@ -78,6 +78,11 @@ export class OrganisationHandles<T extends Closeable> {
     return result;
   }
 
+  /** The open handles (cached, and evicted ones still in use). */
+  openHandles(): T[] {
+    return [...this.cache.values(), ...this.draining.values()].map((entry) => entry.handle);
+  }
+
   /** Closes every handle now, in use or not (the store is closing). */
   closeAll(): void {
     const entries = [...this.cache.values(), ...this.draining.values()];

@@ -305,6 +305,11 @@ export class OrganisationStore {
     return this.search.vectorIndexStatus();
   }
 
+  /** Resolves when the save of the HNSW graph in progress, if any, has finished (see `HnswBuilder`); never rejects. */
+  pendingIndexSave(): Promise<void> {
+    return this.indexes.hnsw.pendingSave ?? Promise.resolve();
+  }
+
   /** The latest reindex job recorded, if any. */
   reindexJob(): ReindexJob | undefined {
     return this.reindex.reindexJob();
