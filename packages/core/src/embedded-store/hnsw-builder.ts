@@ -58,6 +58,13 @@ const hnswCheckBatch = 20_000;
  */
 const snapshotEveryChanges = 5_000;
 /**
+ * Least time between two saves after changes, in milliseconds (ten minutes): writing the graph
+ * blocks the event loop (usearch's `save`, about 1.2 s per million vectors), so a bulk ingestion
+ * into a large organisation pauses requests at most once in this interval for it. A crash in
+ * between costs a rebuild only when the change log has moved past the snapshot.
+ */
+const snapshotMinimumInterval = 10 * 60_000;
+/**
  * Share of a saved graph's vectors removed or replaced since it was built from scratch beyond
  * which it is rebuilt instead of loaded (the same share of dead slots makes the in-memory indexes
  * reload): removed vectors stay in the graph as nodes searches pass through.
@@ -105,6 +112,8 @@ export class HnswBuilder {
   private dirty = false;
   /** The change of the log the last save (or the loaded snapshot) covers. */
   private savedChange = 0;
+  /** When the last save began (`performance.now()`); -Infinity before the first. */
+  private savedAt = Number.NEGATIVE_INFINITY;
   private saving: Promise<void> | undefined;
   /** Vectors removed from (or replaced in) the graph since it was built from scratch. */
   private removedSinceBuild = 0;
@@ -214,10 +223,17 @@ export class HnswBuilder {
 
   /**
    * Called after the indexes applied the change log up to `change`: saves a ready graph that
-   * changed when {@link snapshotEveryChanges} changes were applied since the last save.
+   * changed when {@link snapshotEveryChanges} changes were applied since the last save, and
+   * {@link snapshotMinimumInterval} has passed since it.
    */
   changesApplied(change: number): void {
-    if (this.hnswReady && this.dirty && change - this.savedChange >= snapshotEveryChanges) this.save();
+    if (
+      this.hnswReady &&
+      this.dirty &&
+      change - this.savedChange >= snapshotEveryChanges &&
+      performance.now() - this.savedAt >= snapshotMinimumInterval
+    )
+      this.save();
   }
 
   /** Drops the graph and stops a build in progress. A save in progress goes on (it writes files only). */
@@ -403,6 +419,7 @@ export class HnswBuilder {
     this.dirty = false;
     this.savedChange = coverage.change;
     const started = performance.now();
+    this.savedAt = started;
     this.saving = this.snapshots
       .write(graph, keys, coverage, this.removedSinceBuild)
       .then(() => {
