@@ -11,7 +11,8 @@
  *    uses count less than the words that say what the question is about. Question words such as
  *    "how many" are not content terms ({@link questionStopWords}).
  * 2. Each unit gets a small set of general features ({@link UnitFeatures}): the idf-weighted share
- *    of the question it covers (its own text; with its heading, lead-in or row; its whole chunk),
+ *    of the question it covers (its own text; with its heading, lead-in or row; its whole chunk;
+ *    a question word counts as covered by a word related to it, {@link withRelatedTerms}),
  *    for a cell the share its column name covers and the share the rest of its row covers (which
  *    entity, which field), whether it offers an answer of the type the question asks for
  *    ({@link expectedAnswerType}: a number, a date, an entity, code, a procedure), whether it only
