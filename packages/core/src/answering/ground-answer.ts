@@ -169,8 +169,8 @@ export async function groundAnswer(
     return terms;
   };
   const records = new Set(units.filter((unit) => unit.kind === "cell").map((unit) => unit.entry.key));
-  const names = nameCheck(context, analyzer, options.question ?? "", records);
   const questionNumbers = numbersIn(options.question ?? "").map(({ value }) => value);
+  const names = nameCheck(context, analyzer, options.question ?? "", questionNumbers, records);
   const rowsOf = (keys: readonly string[]) => [
     ...new Set(units.filter((unit) => unit.row !== undefined && keys.includes(unit.entry.key)).map((unit) => unit.row as RecordRow)),
   ];
@@ -271,7 +271,13 @@ export async function groundAnswer(
  * Rule 4: the names of a sentence ({@link constraintsOf}) that the sources it cites lack, and its
  * numbers that those sources and the question lack; and the context source that holds them all.
  */
-function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string, records: ReadonlySet<string>) {
+function nameCheck(
+  context: AnswerContext,
+  analyzer: Analyzer,
+  question: string,
+  questionNumbers: readonly number[],
+  records: ReadonlySet<string>,
+) {
   const analyze = (text: string) => analyzer.analyze(text);
   const questionTerms = new Set(analyze(question));
   const sourceTerms = new Map<string, ReadonlySet<string>>();
@@ -289,7 +295,6 @@ function nameCheck(context: AnswerContext, analyzer: Analyzer, question: string,
     if (!numbers) sourceNumbers.set(key, (numbers = numbersIn(`${source.title}\n${source.page_content}`).map(({ value }) => value)));
     return numbers;
   };
-  const questionNumbers = numbersIn(question).map(({ value }) => value);
   // The question's subject: its name least frequent in general English ("Squirtle" before
   // "Japanese"). A passage that names it states facts about it; the question's other names
   // ("Japanese" of `name_jp_romaji`) may be written otherwise there.
@@ -373,15 +378,18 @@ export function misattributedNumber(
     if (questionNumbers.some((value) => statesValue(number, value))) continue;
     const holders = cells.filter((cell) => numbersIn(cell.value).some(({ value }) => statesValue(number, value)));
     if (holders.length === 0) continue;
-    const readable = (key: string) =>
-      keyWords(key)
-        .split(/\s+/)
-        .every((word) => word === "" || /^\d+$/.test(word) || isKnownWord(word));
-    if (!holders.every((cell) => readable(cell.key))) continue;
+    if (!holders.every((cell) => isReadableKey(cell.key))) continue;
     const named = holders.some((cell) => [...keyTermsOf(cell.key, words, readKey)].some((term) => sentenceTerms.has(term)));
     if (!named) return true;
   }
   return false;
+}
+
+/** Whether every word of `key` ({@link keyWords}) is a number or a word of general English (SUBTLEX-US). */
+function isReadableKey(key: string): boolean {
+  return keyWords(key)
+    .split(/\s+/)
+    .every((word) => word === "" || /^\d+$/.test(word) || isKnownWord(word));
 }
 
 /**
