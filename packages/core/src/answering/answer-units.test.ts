@@ -117,6 +117,14 @@ describe("answer units", () => {
     expect(units[1]?.heading).toBe("ROLE OF THE REGIONAL OFFICE");
   });
 
+  it("counts a heading's words, not its numbers and dashes", () => {
+    const units = unitsOfEntry(
+      entry("PART 4 – REVIEW, APPROVAL AND PAYMENT OF THE CLAIMS OF THE REGIONAL OFFICE\nA. SCOPE\nThe regional office reviews every claim."),
+      0,
+    );
+    expect(units.map((unit) => unit.kind)).toEqual(["heading", "heading", "sentence"]);
+  });
+
   it("gives each unit its context entry and rank", () => {
     const context = buildContext(
       [

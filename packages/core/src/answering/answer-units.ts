@@ -93,7 +93,8 @@ export interface AnswerUnit {
 export const recordLineShare = 0.5;
 
 /**
- * Longest heading line read from text without markup (PDF, DOCX, plain text), in words: a
+ * Longest heading line read from text without markup (PDF, DOCX, plain text), in words (tokens
+ * holding a letter; numbers and dashes are not counted): a
  * heading names a topic, a sentence states something. Twelve words covers the long headings of
  * government handbooks ("ROLE OF THE UNITED STATES TRUSTEE IN CHAPTER 13 CASES").
  */
@@ -358,7 +359,8 @@ function isFieldKey(key: string): boolean {
 function isHeadingLine(line: string, next: string | undefined, startsParagraph: boolean): boolean {
   if (!startsParagraph) return false;
   const words = line.split(/\s+/);
-  if (words.length > maximumHeadingWords || /[.,;:!?)"'\u201d]$/.test(line)) return false;
+  // Words hold a letter: a chapter's number or a dash is none ("CHAPTER 2 – APPOINTMENT, …").
+  if (words.filter((word) => /\p{L}/u.test(word)).length > maximumHeadingWords || /[.,;:!?)"'\u201d]$/.test(line)) return false;
   if (next !== undefined && next !== "" && !/^[\p{Lu}\p{N}]/u.test(next)) return false;
   const letters = line.replace(/[^\p{L}]/gu, "");
   if (letters.length < 2) return false;

@@ -121,4 +121,69 @@ describe("composeAnswer", () => {
       "Before you start, do this: Close every open document. [Source: doc_1]",
     );
   });
+
+  const howTo = [
+    "## Updating the widget tool",
+    "",
+    "Once the widget tool is installed, updating it to a newer release is easy.",
+    "From your shell, run the following script:",
+    "",
+    "```console",
+    "$ widget self-update",
+    "```",
+    "",
+    "## Removing it",
+    "",
+    "Removing the widget tool takes one command.",
+    "",
+    "```console",
+    "$ widget self-remove",
+    "```",
+  ].join("\n");
+  const sentenceOf = async (question: string, text: string) => {
+    const evidence = await rankEvidence(question, contextOf(chunk("guide", howTo)), { analyzer });
+    const unit = evidence.units.find((candidate) => candidate.text === text);
+    return { evidence, unit: unit as NonNullable<typeof unit>, terms: new Set(evidence.questionTerms.map(({ term }) => term)) };
+  };
+
+  it("answers a procedure question with the command the best sentence explains", async () => {
+    const { evidence, unit, terms } = await sentenceOf(
+      "How do I update the widget tool?",
+      "Once the widget tool is installed, updating it to a newer release is easy.",
+    );
+    expect(composeAnswer(unit, evidence.units, terms, 2, { procedure: evidence.asksProcedure }).callout_answer).toBe(
+      "Once the widget tool is installed, updating it to a newer release is easy. From your shell, run the following script: `widget self-update` [Source: doc_1]",
+    );
+  });
+
+  it("adds no command to a sentence answering a question that asks no procedure", async () => {
+    const { evidence, unit, terms } = await sentenceOf(
+      "Is updating the widget tool easy?",
+      "Once the widget tool is installed, updating it to a newer release is easy.",
+    );
+    expect(evidence.asksProcedure).toBe(false);
+    expect(composeAnswer(unit, evidence.units, terms, 2, { procedure: evidence.asksProcedure }).callout_answer).toBe(
+      "Once the widget tool is installed, updating it to a newer release is easy. [Source: doc_1]",
+    );
+  });
+
+  it("takes no command from past a heading", async () => {
+    const text = [
+      "## Before removing",
+      "",
+      "Back up the widget settings before you remove the widget tool.",
+      "",
+      "## Another task",
+      "",
+      "```console",
+      "$ widget self-remove",
+      "```",
+    ].join("\n");
+    const evidence = await rankEvidence("How do I remove the widget tool?", contextOf(chunk("guide", text)), { analyzer });
+    const sentence = evidence.units.find((unit) => unit.kind === "sentence");
+    const terms = new Set(evidence.questionTerms.map(({ term }) => term));
+    expect(composeAnswer(sentence as NonNullable<typeof sentence>, evidence.units, terms, 2, { procedure: true }).callout_answer).toBe(
+      "Back up the widget settings before you remove the widget tool. [Source: doc_1]",
+    );
+  });
 });

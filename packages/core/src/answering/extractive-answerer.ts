@@ -12,7 +12,13 @@
  *    - a cell as `<entity>: <column> <value>` ("France: wine_servings 370"), the entity being the
  *      row's cell the question names, or the record's name;
  *    - a command with its lead-in ("Run the following command: `rustup update`"), the shell
- *      prompt removed.
+ *      prompt removed;
+ *    - for a question asking a procedure ("How do I update…?", `Evidence.asksProcedure`) whose best
+ *      unit is a sentence, the sentence followed by the command its section gives next
+ *      ({@link followingCommand}): documentation explains a task, then shows its command, so the
+ *      sentence that names the task is the one the question's words match and the command is the
+ *      answer ("Once Rust is installed via `rustup`, updating … is easy. From your shell, run the
+ *      following update script: `rustup update`").
  * 2. `positive_list`: for a cell, the rest of its row or record (the unit that answers); for a
  *    sentence or command, other units of the same chunk that more probably than not hold the
  *    answer too ({@link supportProbability}) and state every question term the callout states
@@ -56,6 +62,11 @@ export interface ExtractiveAnswererSettings {
 export const supportProbability = 0.5;
 /** Positions apart within one chunk that still count as next to the callout: the sentences just before and after it. */
 const neighbourhood = 1;
+/**
+ * Positions after a sentence within which the command it explains follows: the command itself, or
+ * its lead-in sentence ("From your shell, run the following update script:") and then the command.
+ */
+export const commandReach = 2;
 /** Most cells of a row or record listed in `positive_list`: enough to identify the row, short enough to read. */
 const maximumRowCells = 8;
 /** Caveat cues of English: negation, exception, limitation, condition. */
@@ -91,7 +102,9 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       if (!best) return result(emptyContextAnswer(), "no_documents");
       const answer =
         (table && table.answer.score > best.score ? tableAnswer(table, context) : undefined) ??
-        composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems);
+        composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems, {
+          procedure: evidence.asksProcedure,
+        });
       const weights = new Map(evidence.questionTerms.map(({ term, weight }) => [term, weight]));
       answer.keywords = keywordsOf(question, [answer.callout_answer, ...answer.positive_list].join(" "), weights, analyzer);
       return result(answer, null);
@@ -103,12 +116,14 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
  * The answer built around the best unit (see the module comment); `keywords` is left empty.
  *
  * @param questionTerms - the question's analysed content terms (`Evidence.questionTerms`).
+ * @param options.procedure - the question asks for a procedure (`Evidence.asksProcedure`); default false.
  */
 export function composeAnswer(
   best: EvidenceUnit,
   ranked: readonly EvidenceUnit[],
   questionTerms: ReadonlySet<string>,
   maximumListItems = 2,
+  options: { procedure?: boolean } = {},
 ): Answer {
   const cite = (unit: EvidenceUnit, text: string) => `${text} ${formatCitation([unit.entry.key])}`;
   const sameEntry = ranked.filter((unit) => unit.entry === best.entry);
@@ -130,6 +145,12 @@ export function composeAnswer(
     if (best.text.endsWith(":") && next && next.kind !== "heading") {
       callout = next.kind === "command" ? commandText({ ...next, leadIn: best.text }) : `${best.text} ${next.text}`;
       used.add(next);
+    } else if (options.procedure) {
+      const command = followingCommand(best, byPosition);
+      if (command) {
+        callout = `${best.text} ${commandText(command)}`;
+        used.add(command);
+      }
     }
   }
 
@@ -199,6 +220,19 @@ function tableAnswer(table: TableEvidence, context: AnswerRequest["context"]): A
     info_list: [],
     keywords: [],
   };
+}
+
+/**
+ * The command that `sentence` explains: the first command within {@link commandReach} positions
+ * after it in its chunk, with nothing but sentences between (a heading starts another task).
+ */
+function followingCommand(sentence: EvidenceUnit, byPosition: ReadonlyMap<number, EvidenceUnit>): EvidenceUnit | undefined {
+  for (let offset = 1; offset <= commandReach; offset++) {
+    const unit = byPosition.get(sentence.position + offset);
+    if (!unit || (unit.kind !== "sentence" && unit.kind !== "command")) return undefined;
+    if (unit.kind === "command") return unit;
+  }
+  return undefined;
 }
 
 /** A command with its lead-in: `Run this: \`rustup update\``; the shell prompt removed, lines joined with ` && `-free line breaks. */
