@@ -125,6 +125,16 @@ describe("answer units", () => {
     expect(units.map((unit) => unit.kind)).toEqual(["heading", "heading", "sentence"]);
   });
 
+  it("splits a run-in heading in capitals from its paragraph", () => {
+    const units = unitsOfEntry(entry("LATE CLAIMS The regional office rejects a claim filed after the deadline."), 0);
+    expect(units.map((unit) => [unit.kind, unit.text])).toEqual([
+      ["heading", "LATE CLAIMS"],
+      ["sentence", "The regional office rejects a claim filed after the deadline."],
+    ]);
+    // One word in capitals is an acronym, not a heading.
+    expect(unitsOfEntry(entry("NASA The agency launched it."), 0).map((unit) => unit.kind)).toEqual(["sentence"]);
+  });
+
   it("gives each unit its context entry and rank", () => {
     const context = buildContext(
       [

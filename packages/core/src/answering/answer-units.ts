@@ -121,6 +121,13 @@ const promptPattern = /^\s*(\$|PS>|C:\\>)\s?\S/;
 const shellFence = /^\s*(```|~~~)\s*(console|shell|sh|bash|zsh|fish|powershell|pwsh|ps1|cmd|bat|batch|shell-session|terminal)\b/i;
 /** Whether a line is a shell command after a prompt (`$`, `PS>`, `C:\>`). */
 const isPromptLine = (line: string) => promptPattern.test(line);
+/**
+ * A run-in heading: a paragraph that opens with two or more words in capitals and goes on with a
+ * capitalised word in lower case ("MULTIPLE FILINGS The standing trustee should…", as a DOCX or PDF
+ * heading set in the paragraph's own line is extracted). One word in capitals is an acronym or an
+ * emphasis, not a heading.
+ */
+const runInHeading = /^((?:[\p{Lu}\p{N}\u2013\u2014-][\p{Lu}\p{N}'\u2019&.,:\u2013-]*\s+){1,11}\p{Lu}[\p{Lu}'\u2019&,:-]+\s+)(?=\p{Lu}\p{Ll})/u;
 const markdownHeading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 /** A list item's marker; an ordered item's number has at most three digits (a year that opens a wrapped line is none). */
 const listItem = /^\s*([-*+•]|\d{1,3}[.)])\s+/;
@@ -211,7 +218,12 @@ export function parseBlocks(text: string): Block[] {
   const lines = text.split(/\r?\n/);
   let paragraph: string[] = [];
   const flush = () => {
-    if (paragraph.length > 0) blocks.push({ type: "prose", text: joinWrappedLines(paragraph).replace(/\s+/g, " ").trim() });
+    if (paragraph.length > 0) {
+      const text = joinWrappedLines(paragraph).replace(/\s+/g, " ").trim();
+      const runIn = runInHeading.exec(text);
+      if (runIn) blocks.push({ type: "heading", text: (runIn[1] as string).trim() });
+      blocks.push({ type: "prose", text: runIn ? text.slice((runIn[1] as string).length) : text });
+    }
     paragraph = [];
   };
   let code: { lines: string[]; shell: boolean } | undefined;
