@@ -119,7 +119,9 @@ describe("answer units", () => {
 
   it("counts a heading's words, not its numbers and dashes", () => {
     const units = unitsOfEntry(
-      entry("PART 4 – REVIEW, APPROVAL AND PAYMENT OF THE CLAIMS OF THE REGIONAL OFFICE\nA. SCOPE\nThe regional office reviews every claim."),
+      entry(
+        "PART 4 – REVIEW, APPROVAL AND PAYMENT OF THE CLAIMS OF THE REGIONAL OFFICE\nA. SCOPE\nThe regional office reviews every claim.",
+      ),
       0,
     );
     expect(units.map((unit) => unit.kind)).toEqual(["heading", "heading", "sentence"]);

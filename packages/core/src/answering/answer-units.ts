@@ -127,7 +127,8 @@ const isPromptLine = (line: string) => promptPattern.test(line);
  * heading set in the paragraph's own line is extracted). One word in capitals is an acronym or an
  * emphasis, not a heading.
  */
-const runInHeading = /^((?:[\p{Lu}\p{N}\u2013\u2014-][\p{Lu}\p{N}'\u2019&.,:\u2013-]*\s+){1,11}\p{Lu}[\p{Lu}'\u2019&,:-]+\s+)(?=\p{Lu}\p{Ll})/u;
+const runInHeading =
+  /^((?:[\p{Lu}\p{N}\u2013\u2014-][\p{Lu}\p{N}'\u2019&.,:\u2013-]*\s+){1,11}\p{Lu}[\p{Lu}'\u2019&,:-]+\s+)(?=\p{Lu}\p{Ll})/u;
 const markdownHeading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 /** A list item's marker; an ordered item's number has at most three digits (a year that opens a wrapped line is none). */
 const listItem = /^\s*([-*+•]|\d{1,3}[.)])\s+/;

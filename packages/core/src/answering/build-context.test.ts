@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../stores/chunk-record.js";
-import { buildContext } from "./build-context.js";
+import type { Source } from "./answer.js";
+import { buildContext, sourceText } from "./build-context.js";
 
 function chunk(docId: string, text: string, overrides: Partial<ChunkRecord> = {}): ChunkRecord {
   return {
@@ -132,5 +133,13 @@ describe("buildContext", () => {
 
   it("returns an empty context for no chunks", () => {
     expect(buildContext([], wide)).toEqual({ entries: [], sources: {}, text: "" });
+  });
+
+  it("heads a block with its section's heading path, which grounding reads as the source's text", () => {
+    const metadata = { org_id: "org-1", doc_id: "a", chunk_index: 0, section: "Changelog > 2.4.0 (2026-03-02) > Added" };
+    const context = buildContext([{ chunk: chunk("a", "- Streaming responses.", { metadata }), score: 1 }], wide);
+    expect(context.text).toBe("[Source: doc_1] Title a \u2014 Changelog > 2.4.0 (2026-03-02) > Added\n- Streaming responses.");
+    expect(sourceText(context.sources.doc_1 as Source)).toContain("2.4.0 (2026-03-02)");
+    expect(buildContext([{ chunk: chunk("b", "Plain."), score: 1 }], wide).text).toBe("[Source: doc_1] Title b\nPlain.");
   });
 });

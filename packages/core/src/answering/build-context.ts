@@ -31,6 +31,26 @@ export function fileNameOf(chunk: Pick<ChunkRecord, "docId" | "metadata">): stri
   return typeof filename === "string" && filename !== "" ? filename : chunk.docId.replace(/#\d+$/, "");
 }
 
+/**
+ * A context block's heading line: the chunk's title, then its section's heading path
+ * (`metadata.section`, "Changelog > 2.4.0 (2026-03-02) > Added") when it has one, so that a
+ * reader (and a model) sees what the headings above the passage say.
+ */
+export function headingOf(chunk: Pick<ChunkRecord, "title" | "metadata">): string {
+  const section = chunk.metadata.section;
+  return typeof section === "string" && section.trim() !== "" ? `${chunk.title} \u2014 ${section.trim()}` : chunk.title;
+}
+
+/**
+ * The text a source states for grounding and citation checks: its heading line ({@link headingOf})
+ * and its passage.
+ */
+export function sourceText(source: Pick<Source, "title" | "page_content" | "metadata">): string {
+  const section = source.metadata.section;
+  const heading = typeof section === "string" && section.trim() !== "" ? `${source.title}\n${section}` : source.title;
+  return `${heading}\n${source.page_content}`;
+}
+
 /** Builds the context from ranked chunks. Chunks that no longer fit are left out, not cut mid-way. */
 export function buildContext(ranked: readonly { chunk: ChunkRecord; score: number }[], limits: ContextLimits): AnswerContext {
   const entries: ContextEntry[] = [];
@@ -40,7 +60,7 @@ export function buildContext(ranked: readonly { chunk: ChunkRecord; score: numbe
   for (const { chunk, score } of ranked) {
     const key = `doc_${entries.length + 1}`;
     const text = chunk.text.length > limits.maxDocChars ? `${chunk.text.slice(0, limits.maxDocChars)}…` : chunk.text;
-    const block = `${formatCitation([key])} ${chunk.title}\n${text}`;
+    const block = `${formatCitation([key])} ${headingOf(chunk)}\n${text}`;
     if (entries.length > 0 && used + block.length > limits.maxContextChars) break;
     used += block.length + 2;
     blocks.push(block);

@@ -13,6 +13,7 @@ import type { PredictState } from "../pipeline/request-state.js";
 import type { Stage } from "../pipeline/stage.js";
 import type { Analyzer } from "../text/analyzer.js";
 import type { Answer, Source, UnsupportedCitation } from "./answer.js";
+import { sourceText } from "./build-context.js";
 import { citationMarkerPattern, parseCitationKeys } from "./citations.js";
 
 export type { UnsupportedCitation } from "./answer.js";
@@ -35,7 +36,7 @@ export function checkCitations(
   const sourceTerms = new Map<string, Set<string>>();
   const termsOf = (key: string, source: Source) => {
     let terms = sourceTerms.get(key);
-    if (!terms) sourceTerms.set(key, (terms = new Set(settings.analyzer.analyze(`${source.title}\n${source.page_content}`))));
+    if (!terms) sourceTerms.set(key, (terms = new Set(settings.analyzer.analyze(sourceText(source)))));
     return terms;
   };
   const items = [answer.callout_answer, ...answer.positive_list, ...answer.negative_list, ...answer.info_list];

@@ -29,6 +29,14 @@ export interface EvidenceUnit extends AnswerUnit {
    */
   echo: boolean;
   /**
+   * For a sentence that restates the question under a section whose heading path offers the
+   * answer type the question asks for: that path ("Changelog > 2.4.0 (2026-03-02) > Added" over
+   * "Streaming responses for the search endpoint." for "Which version added streaming
+   * responses…?"). Such a sentence is no echo: it identifies the section, whose heading answers.
+   * Undefined otherwise.
+   */
+  answeringSection?: string | undefined;
+  /**
    * For a cell: how many of its key's terms the question does not mention ("accidents" in
    * `fatal_accidents` for "How many fatalities…?"); 0 for other units. Breaks ties between cells
    * of one row, which share every other feature: the field the question names most exactly wins.

@@ -186,4 +186,33 @@ describe("composeAnswer", () => {
       "Back up the widget settings before you remove the widget tool. [Source: doc_1]",
     );
   });
+
+  const sectioned = (section: string, text: string): ChunkRecord => ({ ...chunk("notes", text, "Release notes"), metadata: { section } });
+
+  it("leads a sentence that restates the question with the heading path that answers it", async () => {
+    const { generated, evidence } = await ask(
+      "Which version added streaming responses for the search endpoint?",
+      sectioned(
+        "Release notes > 4.2.0 (2026-03-02) > Added",
+        "- Streaming responses for the search endpoint.\n- A dry-run flag for imports.",
+      ),
+    );
+    expect(evidence.units[0]?.answeringSection).toBe("Release notes > 4.2.0 (2026-03-02) > Added");
+    expect(generated.answer.callout_answer).toBe(
+      "Release notes > 4.2.0 (2026-03-02) > Added \u2014 Streaming responses for the search endpoint. [Source: doc_1]",
+    );
+  });
+
+  it("leads a sentence with its heading when the heading names what the question asks about", async () => {
+    const { generated } = await ask(
+      "What is the default value of the request timeout?",
+      sectioned("Settings > Request timeout", "How long the server waits for a reply, in milliseconds.\n\nDefault: 30000"),
+    );
+    expect(generated.answer.callout_answer).toMatch(/^Settings > Request timeout \u2014 /);
+    const plain = await ask(
+      "How long does the server wait for a reply?",
+      sectioned("Settings > Request timeout", "The server waits 30 seconds for a reply."),
+    );
+    expect(plain.generated.answer.callout_answer).toBe("The server waits 30 seconds for a reply. [Source: doc_1]");
+  });
 });

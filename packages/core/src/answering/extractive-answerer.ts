@@ -8,7 +8,11 @@
  * table cells and commands):
  * 1. The callout is the best unit, cited `[Source: doc_n]`:
  *    - a sentence as written (a lead-in ending with a colon is followed by the command or
- *      sentence it introduces);
+ *      sentence it introduces), after its heading when the heading states question words the
+ *      sentence lacks ("MAX_CONNECTIONS — Default: 512"), or after its section's heading path when
+ *      the sentence only restates the question and the path answers it
+ *      (`EvidenceUnit.answeringSection`: "Changelog > 2.4.0 (2026-03-02) > Added — Streaming
+ *      responses for the search endpoint.");
  *    - a cell as `<entity>: <column> <value>` ("France: wine_servings 370"), the entity being the
  *      row's cell the question names, or the record's name;
  *    - a command with its lead-in ("Run the following command: `rustup update`"), the shell
@@ -141,14 +145,20 @@ export function composeAnswer(
     callout = commandText(best);
   } else {
     callout = best.text;
+    // The section that answers, or the heading that names what the question asks about (its
+    // terms count toward the unit's local coverage only), leads the sentence.
+    const section =
+      best.answeringSection ??
+      (best.heading && best.features.localCoverage > best.features.coverage ? headingPath(best, best.heading) : undefined);
+    if (section !== undefined) callout = `${section} \u2014 ${best.text}`;
     const next = byPosition.get(best.position + 1);
     if (best.text.endsWith(":") && next && next.kind !== "heading") {
-      callout = next.kind === "command" ? commandText({ ...next, leadIn: best.text }) : `${best.text} ${next.text}`;
+      callout = next.kind === "command" ? commandText({ ...next, leadIn: callout }) : `${callout} ${next.text}`;
       used.add(next);
     } else if (options.procedure) {
       const command = followingCommand(best, byPosition);
       if (command) {
-        callout = `${best.text} ${commandText(command)}`;
+        callout = `${callout} ${commandText(command)}`;
         used.add(command);
       }
     }
@@ -220,6 +230,15 @@ function tableAnswer(table: TableEvidence, context: AnswerRequest["context"]): A
     info_list: [],
     keywords: [],
   };
+}
+
+/**
+ * `heading` with the headings above it: the chunk's `section` path when it ends with `heading`
+ * ("Changelog > 2.3.1 (2026-01-15) > Fixed"), else `heading` alone (a heading inside the chunk).
+ */
+function headingPath(unit: EvidenceUnit, heading: string): string {
+  const section = unit.entry.chunk.metadata.section;
+  return typeof section === "string" && section.split(" > ").at(-1)?.trim() === heading ? section.trim() : heading;
 }
 
 /**

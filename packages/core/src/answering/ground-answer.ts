@@ -57,7 +57,7 @@ import { segmentSentences } from "../text/split-sentences.js";
 import { backgroundWeight, isKnownWord } from "../text/word-frequency.js";
 import { type Answer, noInformationSentence, type Source } from "./answer.js";
 import type { RecordRow } from "./answer-units.js";
-import type { AnswerContext } from "./build-context.js";
+import { type AnswerContext, sourceText } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
 import { constraintsOf, type QuestionConstraint } from "./question-cues.js";
 import type { Evidence, EvidenceUnit, WeightedTerm } from "./rank-evidence.js";
@@ -284,7 +284,7 @@ function nameCheck(
   const termsOf = (key: string, source: Source) => {
     let terms = sourceTerms.get(key);
     if (!terms) {
-      const text = `${source.title}\n${source.page_content}`;
+      const text = sourceText(source);
       sourceTerms.set(key, (terms = new Set(termsWithMonths(text, analyzer))));
     }
     return terms;
@@ -292,7 +292,7 @@ function nameCheck(
   const sourceNumbers = new Map<string, readonly number[]>();
   const numbersOfSource = (key: string, source: Source) => {
     let numbers = sourceNumbers.get(key);
-    if (!numbers) sourceNumbers.set(key, (numbers = numbersIn(`${source.title}\n${source.page_content}`).map(({ value }) => value)));
+    if (!numbers) sourceNumbers.set(key, (numbers = numbersIn(sourceText(source)).map(({ value }) => value)));
     return numbers;
   };
   // The question's subject: its name least frequent in general English ("Squirtle" before
@@ -308,7 +308,7 @@ function nameCheck(
     keys.some((key) => {
       const source = context.sources[key];
       if (source === undefined) return false;
-      const text = `${source.title}\n${source.page_content}`;
+      const text = sourceText(source);
       return constraint.met(termsOf(key, source), text) || writtenApart(constraint.word, text);
     });
   const unmet = (sentence: string, keys: readonly string[]) =>

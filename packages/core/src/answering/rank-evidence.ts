@@ -261,7 +261,11 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     for (const term of analyzeProse(unit.heading ?? "")) local.add(term);
     const answerTerms = analyze(answerPart);
     // A command names its task ("rustup update" for "How do I update with rustup?"): it is no echo.
-    const echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionWordSet.has(term));
+    let echo = unit.kind !== "command" && answerTerms.length > 0 && answerTerms.every((term) => questionWordSet.has(term));
+    // A sentence restating the question under a heading path that offers what it asks for: the
+    // heading answers (a changelog's version over the line that the question quotes).
+    const answeringSection = echo && unit.kind === "sentence" ? sectionAnswer(unit, question, expectedType) : undefined;
+    if (answeringSection !== undefined) [echo, answerPart] = [false, answeringSection];
     const offered = offeredType(unit, answerPart, question, expectedType, procedure);
     const wordsCount = unit.text.split(/\s+/).length;
     const negated = isNegated(unit.text);
@@ -284,7 +288,20 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       samePolarity: questionNegated && negated ? 1 : 0,
       dense: 0,
     };
-    return { ...unit, terms, features, dense: null, subject, negated, echo, keyUnmatched, unnamedField, fieldNamed, score: 0 };
+    return {
+      ...unit,
+      terms,
+      features,
+      dense: null,
+      subject,
+      negated,
+      echo,
+      answeringSection,
+      keyUnmatched,
+      unnamedField,
+      fieldNamed,
+      score: 0,
+    };
   });
 
   const lexical = options.scorer ?? lexicalModels.scorer;
@@ -356,6 +373,19 @@ function offeredType(unit: AnswerUnit, answerPart: string, question: string, exp
   if (unit.kind === "code" && expectedType === "code") return true;
   // A cell's value stands alone: its first word is no sentence opening, so a capital there names an entity.
   return offersAnswerType(unit.kind === "cell" ? `: ${answerPart}` : answerPart, question, expectedType) === true;
+}
+
+/**
+ * {@link EvidenceUnit.answeringSection}: the heading path of `unit`'s chunk (its `section`
+ * metadata), when it offers the answer type `question` asks for (a question asking no type: when
+ * it states a word the question does not); undefined otherwise.
+ */
+function sectionAnswer(unit: AnswerUnit, question: string, expectedType: AnswerType): string | undefined {
+  const section = unit.entry.chunk.metadata.section;
+  if (typeof section !== "string" || section.trim() === "") return undefined;
+  if (expectedType !== null) return offersAnswerType(section, question, expectedType) === true ? section.trim() : undefined;
+  const asked = new Set(question.toLowerCase().match(wordPattern) ?? []);
+  return (section.toLowerCase().match(wordPattern) ?? []).some((word) => !asked.has(word)) ? section.trim() : undefined;
 }
 
 /** The units of the context; a RAPTOR summary's sentence that a retrieved chunk also holds is left out, so the chunk is cited. */
