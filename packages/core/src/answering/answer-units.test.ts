@@ -137,6 +137,21 @@ describe("answer units", () => {
     expect(unitsOfEntry(entry("NASA The agency launched it."), 0).map((unit) => unit.kind)).toEqual(["sentence"]);
   });
 
+  it("reads a FAQ's question line, emphasis stripped, as the heading of its answer", () => {
+    const units = unitsOfEntry(
+      entry("**How long is a reset link valid?**\nThe link expires after 30 minutes. Request a new one after that.\n\nWhy? Because links leak."),
+      0,
+    );
+    expect(units.map((unit) => [unit.kind, unit.text])).toEqual([
+      ["heading", "How long is a reset link valid?"],
+      ["sentence", "The link expires after 30 minutes."],
+      ["sentence", "Request a new one after that."],
+      ["sentence", "Why?"],
+      ["sentence", "Because links leak."],
+    ]);
+    expect(units[1]?.heading).toBe("How long is a reset link valid?");
+  });
+
   it("gives each unit its context entry and rank", () => {
     const context = buildContext(
       [

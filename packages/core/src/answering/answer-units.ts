@@ -312,7 +312,7 @@ export function parseBlocks(text: string): Block[] {
       paragraph.push(cleaned.replace(listItem, ""));
       continue;
     }
-    if (isHeadingLine(cleaned, lines[index + 1]?.trim(), paragraph.length === 0)) {
+    if (isHeadingLine(cleaned, lines[index + 1]?.trim(), paragraph.length === 0) || isQuestionLine(cleaned, paragraph.length === 0)) {
       flush();
       blocks.push({ type: "heading", text: cleaned });
       continue;
@@ -380,6 +380,17 @@ function isHeadingLine(line: string, next: string | undefined, startsParagraph: 
   if (letters === letters.toUpperCase()) return true;
   const significant = words.filter((word) => /^\p{L}/u.test(word) && word.length > 3);
   return words.length >= 2 && significant.length > 0 && significant.every((word) => /^\p{Lu}/u.test(word));
+}
+
+/**
+ * Whether `line` is a question standing on its own line at the start of a paragraph, as a FAQ
+ * writes one ("How do I reset my password?" over its answer): it names what the lines under it
+ * answer, like a heading, and is no answer itself. One sentence of at most twice
+ * {@link maximumHeadingWords} words.
+ */
+function isQuestionLine(line: string, startsParagraph: boolean): boolean {
+  if (!startsParagraph || !line.endsWith("?") || /[.!?]\s/.test(line)) return false;
+  return line.split(/\s+/).filter((word) => /\p{L}/u.test(word)).length <= 2 * maximumHeadingWords;
 }
 
 /** The last heading of a `section` metadata path ("Chapter > Topic" → "Topic"). */

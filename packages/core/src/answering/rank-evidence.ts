@@ -377,15 +377,14 @@ function offeredType(unit: AnswerUnit, answerPart: string, question: string, exp
 
 /**
  * {@link EvidenceUnit.answeringSection}: the heading path of `unit`'s chunk (its `section`
- * metadata), when it offers the answer type `question` asks for (a question asking no type: when
- * it states a word the question does not); undefined otherwise.
+ * metadata), when it offers the answer type `question` asks for (a question asking no type: a
+ * number or a name the question lacks, as a version or a date); undefined otherwise.
  */
 function sectionAnswer(unit: AnswerUnit, question: string, expectedType: AnswerType): string | undefined {
   const section = unit.entry.chunk.metadata.section;
   if (typeof section !== "string" || section.trim() === "") return undefined;
-  if (expectedType !== null) return offersAnswerType(section, question, expectedType) === true ? section.trim() : undefined;
-  const asked = new Set(question.toLowerCase().match(wordPattern) ?? []);
-  return (section.toLowerCase().match(wordPattern) ?? []).some((word) => !asked.has(word)) ? section.trim() : undefined;
+  const offers = (type: AnswerType) => offersAnswerType(section, question, type) === true;
+  return (expectedType === null ? offers("number") || offers("entity") : offers(expectedType)) ? section.trim() : undefined;
 }
 
 /** The units of the context; a RAPTOR summary's sentence that a retrieved chunk also holds is left out, so the chunk is cited. */

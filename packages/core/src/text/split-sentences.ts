@@ -25,7 +25,8 @@ export function stripMarkup(text: string): string {
     .replace(/\{\{[\s\S]*?\}\}/g, " ")
     .replace(/!\[[^\]]*\]\([^)]*\)/g, " ")
     .replace(/\[([^\]]+)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1");
+    .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
+    .replace(/(\*\*|__)(?=\S)(.+?)(?<=\S)\1/g, "$2");
 }
 
 /**
