@@ -139,7 +139,9 @@ describe("answer units", () => {
 
   it("reads a FAQ's question line, emphasis stripped, as the heading of its answer", () => {
     const units = unitsOfEntry(
-      entry("**How long is a reset link valid?**\nThe link expires after 30 minutes. Request a new one after that.\n\nWhy? Because links leak."),
+      entry(
+        "**How long is a reset link valid?**\nThe link expires after 30 minutes. Request a new one after that.\n\nWhy? Because links leak.",
+      ),
       0,
     );
     expect(units.map((unit) => [unit.kind, unit.text])).toEqual([
