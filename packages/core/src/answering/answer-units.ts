@@ -82,6 +82,12 @@ export interface AnswerUnit {
   cell?: RecordCell | undefined;
   /** For a `command`: the sentence before it that introduces it, when it ends with a colon or directly precedes it. */
   leadIn?: string | undefined;
+  /**
+   * For a `sentence`: true when it is a `key: value` line of prose, not of a record ("Default: `512`"
+   * under the heading `MAX_CONNECTIONS`): a property of what its heading names, so `rankEvidence`
+   * reads the heading as part of what it states. Undefined otherwise.
+   */
+  property?: true | undefined;
 }
 
 /**
@@ -178,8 +184,9 @@ export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
           record.cells.push(block.cell);
           push({ kind: "cell", text: `${block.cell.key}: ${block.cell.value}`, heading: undefined, row: record, cell: block.cell });
         } else {
-          for (const sentence of segmentSentences(`${block.cell.key}: ${block.cell.value}`)) {
-            push({ kind: "sentence", text: sentence, heading });
+          const sentences = segmentSentences(`${block.cell.key}: ${block.cell.value}`);
+          for (const sentence of sentences) {
+            push({ kind: "sentence", text: sentence, heading, ...(sentences.length === 1 && heading ? { property: true as const } : {}) });
             lastSentence = sentence;
           }
         }

@@ -208,7 +208,7 @@ describe("composeAnswer", () => {
       "What is the default value of the request timeout?",
       sectioned("Settings > Request timeout", "How long the server waits for a reply, in milliseconds.\n\nDefault: 30000"),
     );
-    expect(generated.answer.callout_answer).toMatch(/^Settings > Request timeout \u2014 /);
+    expect(generated.answer.callout_answer).toBe("Settings > Request timeout \u2014 Default: 30000 [Source: doc_1]");
     const plain = await ask(
       "How long does the server wait for a reply?",
       sectioned("Settings > Request timeout", "The server waits 30 seconds for a reply."),

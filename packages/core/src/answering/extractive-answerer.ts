@@ -9,7 +9,7 @@
  * 1. The callout is the best unit, cited `[Source: doc_n]`:
  *    - a sentence as written (a lead-in ending with a colon is followed by the command or
  *      sentence it introduces), after its heading when the heading states question words the
- *      sentence lacks ("MAX_CONNECTIONS — Default: 512"), or after its section's heading path when
+ *      sentence lacks or whose property the sentence is ("MAX_CONNECTIONS — Default: 512"), or after its section's heading path when
  *      the sentence only restates the question and the path answers it
  *      (`EvidenceUnit.answeringSection`: "Changelog > 2.4.0 (2026-03-02) > Added — Streaming
  *      responses for the search endpoint.");
@@ -146,10 +146,12 @@ export function composeAnswer(
   } else {
     callout = best.text;
     // The section that answers, or the heading that names what the question asks about (its
-    // terms count toward the unit's local coverage only), leads the sentence.
+    // terms count toward the unit's local coverage only) or whose property the line states, leads the sentence.
     const section =
       best.answeringSection ??
-      (best.heading && best.features.localCoverage > best.features.coverage ? headingPath(best, best.heading) : undefined);
+      (best.heading && (best.property || best.features.localCoverage > best.features.coverage)
+        ? headingPath(best, best.heading)
+        : undefined);
     if (section !== undefined) callout = `${section} \u2014 ${best.text}`;
     const next = byPosition.get(best.position + 1);
     if (best.text.endsWith(":") && next && next.kind !== "heading") {

@@ -256,6 +256,8 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
         if (cellCoverage > best) [best, subject] = [cellCoverage, cell];
       }
     }
+    // A property line ("Default: 512") states its value of what its heading names.
+    if (unit.property) stated = new Set([...stated, ...analyzeProse(unit.heading ?? "")]);
     const coverage = coverageOf(stated);
     const local = new Set(stated);
     for (const term of analyzeProse(unit.heading ?? "")) local.add(term);
