@@ -157,7 +157,7 @@ const setAFields = {
   },
   fallbackReason: {
     schema: z
-      .enum(["empty_output", "unparseable_output", "empty_answer", "no_valid_citation", "stream_interrupted"])
+      .enum(["empty_output", "unparseable_output", "empty_answer", "no_valid_citation", "answer_type", "stream_interrupted"])
       .nullable()
       .openapi({ description: "Why the extractive answer replaced the model's; null unless `answer_mode` is `extractive-fallback`." }),
   },

@@ -78,7 +78,7 @@ export interface GeneratedAnswer {
   numCtx: number | null;
   /**
    * Why the extractive answer replaced a model's (`mode: "extractive-fallback"`): `empty_output`,
-   * `unparseable_output`, `empty_answer`, `no_valid_citation` or `stream_interrupted` (see
+   * `unparseable_output`, `empty_answer`, `no_valid_citation`, `answer_type` or `stream_interrupted` (see
    * `createModelAnswerer`); null or absent otherwise. Reported as `fallback_reason`.
    */
   fallbackReason?: string | null | undefined;

@@ -13,9 +13,9 @@ import { handbookContext, handbookQuestion } from "../testing/handbook-context.j
 import { type OpenAIWireServer, startOpenAIWireServer } from "../testing/openai-wire-server.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
-import { createModelAnswerer } from "./create-model-answerer.js";
+import { createModelAnswerer, missesAnswerType } from "./create-model-answerer.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
-import { rankEvidence } from "./rank-evidence.js";
+import { type Evidence, rankEvidence } from "./rank-evidence.js";
 import { resolveCitations } from "./resolve-citations.js";
 
 let server: OpenAIWireServer;
@@ -254,6 +254,27 @@ describe("createModelAnswerer", () => {
     const generated = await answerer().answer({ ...request, evidence });
     expect(generated).toMatchObject({ mode: "extractive-fallback", fallbackReason: "empty_answer", abstained: false });
     expect(generated.answer.callout_answer).toContain("25");
+  });
+
+  it("falls back to the extractive answer when the callout states no number for a question asking how many", async () => {
+    const evidence = await rankEvidence(handbookQuestion, context, { analyzer: createEnglishAnalyzer() });
+    const callout = "Employees receive vacation days every year [Source: doc_1].";
+    server.enqueueChat({ type: "output", text: JSON.stringify({ ...good, callout_answer: callout, positive_list: [] }) });
+    const generated = await answerer().answer({ ...request, evidence });
+    expect(generated).toMatchObject({ mode: "extractive-fallback", fallbackReason: "answer_type", abstained: false });
+    expect(generated.answer.callout_answer).toContain("25 vacation days");
+    // The same callout stating the number stands.
+    expect(missesAnswerType(handbookQuestion, "Employees receive 25 vacation days [Source: doc_1].", evidence)).toBe(false);
+  });
+
+  it("leaves a callout without the asked type when the context's best unit offers none either", () => {
+    const units = (typeOffered: number) => ({ units: [{ features: { typeOffered } }] }) as unknown as Pick<Evidence, "units">;
+    const question = "In what year was the report published?";
+    expect(missesAnswerType(question, "GAO-23-106826, Cybersecurity [Source: doc_1]", units(1))).toBe(true);
+    expect(missesAnswerType(question, "It was published in 2023 [Source: doc_1]", units(1))).toBe(false);
+    expect(missesAnswerType(question, "GAO-23-106826, Cybersecurity [Source: doc_1]", units(0))).toBe(false);
+    // Entities are read too loosely to judge.
+    expect(missesAnswerType("Who wrote the report?", "the report [Source: doc_1]", units(1))).toBe(false);
   });
 
   it("abstains instead of answering extractively when the fallback would fail the checks of an extractive answer", async () => {

@@ -18,7 +18,9 @@
  * - `mode: "extractive-fallback"` with `fallbackReason`: the model answered but its output was
  *   unusable: `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` (with
  *   `requireCitation`, an answer citing no key of the context: every citation was invented or
- *   missing), or `stream_interrupted` (a streamed reply that broke off, by a cut connection or a
+ *   missing), `answer_type` (a grounded callout stating no number or date for a question asking
+ *   one, while the context's best unit states one: {@link missesAnswerType}), or
+ *   `stream_interrupted` (a streamed reply that broke off, by a cut connection or a
  *   timeout, after tokens were sent: it cannot be retried, and the client already has a 200
  *   response). The extractive answerer then answers from the same context; `model` still names
  *   the model that was called. When the request carries the pipeline's decision with every check
@@ -43,12 +45,14 @@ import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
 import type { Answerer } from "./answerer.js";
-import { citedKeys, markBareCitations } from "./citations.js";
+import { citedKeys, markBareCitations, stripCitations } from "./citations.js";
 import type { AbstentionReason } from "./decide-answerable.js";
 import { createExtractiveAnswerer } from "./extractive-answerer.js";
 import { groundAnswer, isDecline } from "./ground-answer.js";
 import { matchedField } from "./matched-field.js";
 import type { ModelAnswerer, ModelAnswerRequest, ModelFallbackReason, ModelGeneratedAnswer } from "./model-answerer.js";
+import { expectedAnswerType, offersAnswerType } from "./question-cues.js";
+import type { Evidence } from "./rank-evidence.js";
 import { type AnswerRepair, repairAnswer } from "./repair-answer.js";
 import { streamAnswerEvents } from "./stream-model-answer.js";
 
@@ -257,6 +261,15 @@ export function createModelAnswerer(settings: ModelAnswererSettings): ModelAnswe
         };
       }
       answer = grounded.answer;
+      if (missesAnswerType(request.question, answer.callout_answer, request.evidence)) {
+        return fallBack(
+          request,
+          "answer_type",
+          "the model's answer states no value of the type the question asks for",
+          output.attempts,
+          outcome.repairs,
+        );
+      }
     }
     if (requireCitation) {
       const cited = citedKeys(answerText(answer));
@@ -304,4 +317,17 @@ function modelNameOf(model: BaseChatModel): string | undefined {
   const candidate = model as unknown as { model?: unknown; modelName?: unknown };
   if (typeof candidate.model === "string") return candidate.model;
   return typeof candidate.modelName === "string" ? candidate.modelName : undefined;
+}
+
+/**
+ * Whether a grounded callout misses the answer type its question asks for while the context's
+ * best unit offers it (`fallbackReason: "answer_type"`): a question asking for a number or a date
+ * ("How many…?", "In what year…?", {@link expectedAnswerType}) whose callout states none that the
+ * question lacks ({@link offersAnswerType}), as a small model answers "In what year did GAO
+ * designate…?" with the report's title. Entities and code are read too loosely for this test.
+ */
+export function missesAnswerType(question: string, callout: string, evidence: Pick<Evidence, "units">): boolean {
+  const type = expectedAnswerType(question);
+  if (type !== "number" && type !== "date") return false;
+  return offersAnswerType(stripCitations(callout), question, type) === false && evidence.units[0]?.features.typeOffered === 1;
 }

@@ -6,7 +6,7 @@ import type { AnswerRepair, UnrepairableReason } from "./repair-answer.js";
 import type { ResolvedCitations } from "./resolve-citations.js";
 
 /** Why a model answer was replaced by the extractive answer; see `createModelAnswerer`. */
-export type ModelFallbackReason = UnrepairableReason | "no_valid_citation" | "unsupported_answer" | "stream_interrupted";
+export type ModelFallbackReason = UnrepairableReason | "no_valid_citation" | "unsupported_answer" | "answer_type" | "stream_interrupted";
 
 /** A request to the model answerer: the {@link AnswerRequest} plus conversation and sub-queries. */
 export interface ModelAnswerRequest extends AnswerRequest {

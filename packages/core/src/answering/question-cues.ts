@@ -37,7 +37,16 @@ const numberWords =
 const digits = /\d+(?:[.,:]\d+)*%?/g;
 const months =
   /\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|monday|tuesday|wednesday|thursday|friday|saturday|sunday|century|centuries|decade|spring|summer|autumn|winter)\b/gi;
+/** Spans of time longer than a year, which answer "what year…" too ("in the 18th century"). */
+const centuries = /\b(century|centuries|decade|decades|millennium)\b/gi;
 const capitalised = /(?<=\S\s+)[\p{Lu}][\p{L}\p{M}'-]+/gu;
+/** A question asking for a year ("In what year…", "Which year…"), which a year answers, not any number. */
+const yearCue = /\b(what|which) year\b/i;
+/**
+ * A year as prose writes one: four digits from 1000 to 2199, an optional decade's "s" ("1990s"),
+ * or a two-digit decade ("'90s"). Identifiers and codes ("GAO-23-106826") hold none.
+ */
+const years = /(?<![\p{L}\p{N}-])(1\d{3}|2[01]\d{2})s?(?![\p{L}\p{N}-])|['\u2019]\d0s\b/gu;
 const negation = /\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n['\u2019]t\b/i;
 
 /**
@@ -67,7 +76,8 @@ function tokensOf(text: string, pattern: RegExp): string[] {
 /**
  * Whether `sentence` holds a candidate answer of `type` that `question` does not already state
  * (an answer repeats no part of its question): digits or number words for `number`; a year,
- * month, weekday, century or clock time for `date` (a bare number counts too); a capitalised word
+ * month, weekday, century or clock time for `date` (a bare number counts too; a question asking
+ * "what year" or "which year" only a year, decade or century); a capitalised word
  * after the first for `entity` (or a number, unless the question asks "who"); an inline code span
  * for `code` (a command or code unit offers one by its kind, in `rankEvidence`). Null when `type` is null.
  */
@@ -79,6 +89,8 @@ export function offersAnswerType(sentence: string, question: string, type: Answe
     case "number":
       return novel(tokensOf(sentence, digits)) || novel(tokensOf(sentence, numberWords));
     case "date":
+      // "What year…" is answered by a year (or a century, a decade); "when…" by any date or number.
+      if (yearCue.test(question)) return novel(tokensOf(sentence, years)) || novel(tokensOf(sentence, centuries));
       return novel(tokensOf(sentence, digits)) || novel(tokensOf(sentence, months));
     case "entity":
       // "Who" asks for a person, whom no number names; "where" or "which team" may be answered by one.

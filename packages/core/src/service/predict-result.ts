@@ -137,7 +137,7 @@ export const predictResultSchema = z.object({
     numCtx: onWire(z.number().int().nullable(), { sets: ["A"], description: "`LOCALLLM_NUM_CTX` sent to the model, or null." }),
     /**
      * Why the extractive answer replaced the model's (`answerMode: "extractive-fallback"`):
-     * `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation` or
+     * `empty_output`, `unparseable_output`, `empty_answer`, `no_valid_citation`, `answer_type` or
      * `stream_interrupted`; null otherwise.
      */
     fallbackReason: onWire(z.string().nullable(), { sets: ["A"] }),
