@@ -19,7 +19,7 @@
  * Units are built once per context and scored by `rankEvidence`.
  */
 import { joinWrappedLines, segmentSentences, stripMarkup } from "../text/split-sentences.js";
-import type { AnswerContext, ContextEntry } from "./answer-context.js";
+import { type AnswerContext, type ContextEntry, sectionPathOf } from "./answer-context.js";
 
 /** What a unit is. */
 export type UnitKind = "sentence" | "heading" | "cell" | "command" | "code";
@@ -159,7 +159,7 @@ export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
   const fieldLines = blocks.filter((block) => block.type === "field" || block.type === "label").length;
   const lineCount = blocks.length;
   const isRecord = fieldLines >= 2 && fieldLines >= lineCount * recordLineShare;
-  const sectionHeading = lastSectionHeading(entry.chunk.metadata.section);
+  const sectionHeading = lastSectionHeading(entry.chunk.metadata);
   const units: AnswerUnit[] = [];
   const push = (unit: Omit<AnswerUnit, "entry" | "rank" | "position">) => units.push({ ...unit, entry, rank, position: units.length });
 
@@ -401,9 +401,8 @@ function isQuestionLine(line: string, startsParagraph: boolean): boolean {
 }
 
 /** The last heading of a `section` metadata path ("Chapter > Topic" → "Topic"). */
-function lastSectionHeading(section: unknown): string | undefined {
-  if (typeof section !== "string" || section.trim() === "") return undefined;
-  return section.split(" > ").at(-1)?.trim() || undefined;
+function lastSectionHeading(metadata: Readonly<Record<string, unknown>>): string | undefined {
+  return sectionPathOf(metadata)?.split(" > ").at(-1)?.trim() || undefined;
 }
 
 /**

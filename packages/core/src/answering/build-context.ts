@@ -9,7 +9,7 @@ import type { PredictState } from "../pipeline/request-state.js";
 import type { Stage } from "../pipeline/stage.js";
 import type { ChunkRecord } from "../stores/chunk-record.js";
 import type { Source } from "./answer.js";
-import type { AnswerContext, ContextEntry } from "./answer-context.js";
+import { type AnswerContext, type ContextEntry, sectionPathOf } from "./answer-context.js";
 import { formatCitation } from "./citations.js";
 
 export type { AnswerContext, ContextEntry } from "./answer-context.js";
@@ -37,8 +37,8 @@ export function fileNameOf(chunk: Pick<ChunkRecord, "docId" | "metadata">): stri
  * reader (and a model) sees what the headings above the passage say.
  */
 export function headingOf(chunk: Pick<ChunkRecord, "title" | "metadata">): string {
-  const section = chunk.metadata.section;
-  return typeof section === "string" && section.trim() !== "" ? `${chunk.title} \u2014 ${section.trim()}` : chunk.title;
+  const section = sectionPathOf(chunk.metadata);
+  return section === undefined ? chunk.title : `${chunk.title} \u2014 ${section}`;
 }
 
 /**
@@ -46,9 +46,8 @@ export function headingOf(chunk: Pick<ChunkRecord, "title" | "metadata">): strin
  * and its passage.
  */
 export function sourceText(source: Pick<Source, "title" | "page_content" | "metadata">): string {
-  const section = source.metadata.section;
-  const heading = typeof section === "string" && section.trim() !== "" ? `${source.title}\n${section}` : source.title;
-  return `${heading}\n${source.page_content}`;
+  const section = sectionPathOf(source.metadata);
+  return section === undefined ? `${source.title}\n${source.page_content}` : `${source.title}\n${section}\n${source.page_content}`;
 }
 
 /** Builds the context from ranked chunks. Chunks that no longer fit are left out, not cut mid-way. */

@@ -8,9 +8,10 @@
  * table cells and commands):
  * 1. The callout is the best unit, cited `[Source: doc_n]`:
  *    - a sentence as written (a lead-in ending with a colon is followed by the command or
- *      sentence it introduces), after its heading when the heading states question words the
- *      sentence lacks or whose property the sentence is ("MAX_CONNECTIONS — Default: 512"), or after its section's heading path when
- *      the sentence only restates the question and the path answers it
+ *      sentence it introduces), after its heading path when the heading states question words
+ *      the sentence lacks or the sentence is a property of what it names ("MAX_CONNECTIONS —
+ *      Default: 512"), or after its section's heading path when the sentence only restates the
+ *      question and the path answers it
  *      (`EvidenceUnit.answeringSection`: "Changelog > 2.4.0 (2026-03-02) > Added — Streaming
  *      responses for the search endpoint.");
  *    - a cell as `<entity>: <column> <value>` ("France: wine_servings 370"), the entity being the
@@ -42,6 +43,7 @@
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import { type Answer, emptyContextAnswer } from "./answer.js";
+import { sectionPathOf } from "./answer-context.js";
 import { subjectText } from "./answer-units.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { formatCitation } from "./citations.js";
@@ -145,8 +147,8 @@ export function composeAnswer(
     callout = commandText(best);
   } else {
     callout = best.text;
-    // The section that answers, or the heading that names what the question asks about (its
-    // terms count toward the unit's local coverage only) or whose property the line states, leads the sentence.
+    // The section that answers, or the heading that names what the question asks about (its terms
+    // count toward the unit's local coverage only) or whose property the line states, leads it.
     const section =
       best.answeringSection ??
       (best.heading && (best.property || best.features.localCoverage > best.features.coverage)
@@ -239,8 +241,8 @@ function tableAnswer(table: TableEvidence, context: AnswerRequest["context"]): A
  * ("Changelog > 2.3.1 (2026-01-15) > Fixed"), else `heading` alone (a heading inside the chunk).
  */
 function headingPath(unit: EvidenceUnit, heading: string): string {
-  const section = unit.entry.chunk.metadata.section;
-  return typeof section === "string" && section.split(" > ").at(-1)?.trim() === heading ? section.trim() : heading;
+  const section = sectionPathOf(unit.entry.chunk.metadata);
+  return section?.split(" > ").at(-1)?.trim() === heading ? section : heading;
 }
 
 /**

@@ -33,6 +33,7 @@ import { isSummaryChunk } from "../raptor/build-raptor-nodes.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { questionStopWords } from "../text/english-stop-words.js";
 import { backgroundWeight } from "../text/word-frequency.js";
+import { sectionPathOf } from "./answer-context.js";
 import { type FittedScorer, lexicalModels, modelsFor, predict, type UnitFeatures } from "./answer-model.js";
 import { type AnswerUnit, answerUnits, holdsProse, type RecordCell, type RecordRow } from "./answer-units.js";
 import type { AnswerContext, ContextEntry } from "./build-context.js";
@@ -383,10 +384,10 @@ function offeredType(unit: AnswerUnit, answerPart: string, question: string, exp
  * number or a name the question lacks, as a version or a date); undefined otherwise.
  */
 function sectionAnswer(unit: AnswerUnit, question: string, expectedType: AnswerType): string | undefined {
-  const section = unit.entry.chunk.metadata.section;
-  if (typeof section !== "string" || section.trim() === "") return undefined;
+  const section = sectionPathOf(unit.entry.chunk.metadata);
+  if (section === undefined) return undefined;
   const offers = (type: AnswerType) => offersAnswerType(section, question, type) === true;
-  return (expectedType === null ? offers("number") || offers("entity") : offers(expectedType)) ? section.trim() : undefined;
+  return (expectedType === null ? offers("number") || offers("entity") : offers(expectedType)) ? section : undefined;
 }
 
 /** The units of the context; a RAPTOR summary's sentence that a retrieved chunk also holds is left out, so the chunk is cited. */
