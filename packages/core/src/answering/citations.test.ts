@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { citedKeys, formatCitation, markBareCitations, replaceCitations, stripCitations } from "./citations.js";
+import { citedKeys, formatCitation, markBareCitations, replaceCitations, stripCitations, tidyAfterCitations } from "./citations.js";
 
 describe("the citation grammar", () => {
   it("reads markers in any case and spacing, with several keys, in order of first appearance", () => {
@@ -41,5 +41,12 @@ describe("markBareCitations", () => {
     expect(markBareCitations("Ten days [Source: doc_1].", keys)).toBe("Ten days [Source: doc_1].");
     expect(markBareCitations("Ten days (doc_3), see mydoc_1 or doc_1x.", keys)).toBe("Ten days (doc_3), see mydoc_1 or doc_1x.");
     expect(markBareCitations("Ten days doc_1.", [])).toBe("Ten days doc_1.");
+  });
+});
+
+describe("tidyAfterCitations", () => {
+  it("collapses the spaces a removed marker leaves, but not inside code", () => {
+    expect(tidyAfterCitations("Ten days  . Run `sync ./photos  now` then")).toBe("Ten days. Run `sync ./photos  now` then");
+    expect(tidyAfterCitations("Run:\n```\nls -a .\n```\n .")).toBe("Run:\n```\nls -a .\n```\n.");
   });
 });

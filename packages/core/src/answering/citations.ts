@@ -41,11 +41,15 @@ export function replaceCitations(text: string, replace: (keys: string[]) => stri
   return text.replace(citationMarkerPattern(), (_marker, list: string) => replace(parseCitationKeys(list)));
 }
 
-/** Collapses the spaces a removed marker leaves (doubled, or before punctuation) and trims. */
+/**
+ * Collapses the spaces a removed marker leaves (doubled, or before punctuation) and trims. Code
+ * (an inline span or a fenced block) is left as written: `fastsync ./photos` keeps its space.
+ */
 export function tidyAfterCitations(text: string): string {
   return text
-    .replace(/[ \t]{2,}/g, " ")
-    .replace(/[ \t]+([.,;:!?])/g, "$1")
+    .split(/(```[\s\S]*?```|`[^`\n]*`)/)
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[ \t]{2,}/g, " ").replace(/[ \t]+([.,;:!?])/g, "$1")))
+    .join("")
     .trim();
 }
 
