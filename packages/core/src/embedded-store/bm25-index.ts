@@ -31,6 +31,29 @@ export interface Bm25Parameters {
  */
 export type SlotMask = Uint8Array;
 
+/**
+ * The postings of a {@link Bm25Index} keyed by row (the chunks' SQLite row ids) instead of slots,
+ * as `bm25-snapshot.ts` saves them: the live rows and the terms that occur in them. Built by
+ * {@link Bm25Index.capture} and put back by {@link Bm25Index.restore}.
+ */
+export interface Bm25Postings {
+  /** Row id of each row, ascending. */
+  rowIds: Float64Array;
+  /** Each row's length, in terms (|d| of BM25). */
+  lengths: Uint32Array;
+  /** The terms (none empty of postings); their postings follow in the same order. */
+  terms: string[];
+  /** Term `t`'s postings are entries `termStarts[t]` to `termStarts[t + 1]` (exclusive); `terms.length + 1` entries. */
+  termStarts: Uint32Array;
+  /** Per posting, the row (an index into {@link rowIds}) holding the term. */
+  postingRows: Uint32Array;
+  /** Per posting, the term's frequency in the row: 16 bits when every frequency fits, else 32. */
+  frequencies: Uint16Array | Uint32Array;
+}
+
+/** Postings copied or restored between two yields of {@link Bm25Index.capture} and {@link Bm25Index.restore}. */
+const postingsPerStep = 65_536;
+
 interface PostingList {
   slots: Int32Array;
   frequencies: Int32Array;
@@ -230,6 +253,162 @@ export class Bm25Index {
     return touchedCount;
   }
 
+  /**
+   * The live postings keyed by row id, copied a step at a time (yielding every 65,536 postings or
+   * slots): run it with `runInSlices` so that a million chunks' postings (about 10^8) never hold
+   * the event loop for more than a slice. Slots live when the copy starts are taken, unless
+   * `rowIdOf` no longer knows them by the time they are reached; slots added, revealed or removed
+   * meanwhile may be partly in it: the caller records the change log position before starting,
+   * and whoever loads the copy takes documents changed after that position from the database
+   * again. Terms left without postings (those of deleted documents) are not in the copy.
+   *
+   * @param rowIdOf - the SQLite row id of a live slot, undefined for a removed one.
+   */
+  *capture(rowIdOf: (slot: number) => number | undefined): Generator<void, Bm25Postings, void> {
+    const slotCount = this.slotTerms.length;
+    const termCount = this.postings.length;
+    const rowOfSlot = new Int32Array(slotCount).fill(-1);
+    const capacity = this.liveCount;
+    let rowIds = new Float64Array(capacity);
+    let lengths = new Uint32Array(capacity);
+    let rows = 0;
+    let sorted = true;
+    for (let slot = 0; slot < slotCount; slot++) {
+      if ((slot & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+      if (this.live[slot] !== 1 || rows === capacity) continue;
+      const rowId = rowIdOf(slot);
+      if (rowId === undefined) continue;
+      if (rows > 0 && rowId <= (rowIds[rows - 1] as number)) sorted = false;
+      rowOfSlot[slot] = rows;
+      rowIds[rows] = rowId;
+      lengths[rows] = this.slotLengths[slot] as number;
+      rows++;
+    }
+    let total = 0;
+    for (let termId = 0; termId < termCount; termId++) total += (this.postings[termId] as PostingList).size;
+    const postingRows = new Uint32Array(total);
+    let frequencies: Uint16Array | Uint32Array = new Uint16Array(total);
+    const termStarts: number[] = [0];
+    const terms: string[] = [];
+    const vocabulary = this.terms.keys();
+    let written = 0;
+    let work = 0;
+    for (let termId = 0; termId < termCount; termId++) {
+      const term = vocabulary.next().value as string;
+      const list = this.postings[termId] as PostingList;
+      const start = written;
+      // No yield inside one list: it may be compacted or grown between two steps, never within one.
+      for (let index = 0; index < list.size && written < total; index++) {
+        const slot = list.slots[index] as number;
+        if (slot >= slotCount) continue;
+        const row = rowOfSlot[slot] as number;
+        if (row < 0) continue;
+        const frequency = list.frequencies[index] as number;
+        if (frequency > 0xffff && frequencies instanceof Uint16Array) frequencies = Uint32Array.from(frequencies);
+        postingRows[written] = row;
+        frequencies[written] = frequency;
+        written++;
+      }
+      if (written > start) {
+        terms.push(term);
+        termStarts.push(written);
+      }
+      work += list.size;
+      if (work >= postingsPerStep) {
+        work = 0;
+        yield;
+      }
+    }
+    rowIds = rowIds.subarray(0, rows);
+    lengths = lengths.subarray(0, rows);
+    const postings: Bm25Postings = {
+      rowIds,
+      lengths,
+      terms,
+      termStarts: Uint32Array.from(termStarts),
+      postingRows: postingRows.subarray(0, written),
+      frequencies: frequencies.subarray(0, written),
+    };
+    return sorted ? postings : sortedByRowId(postings);
+  }
+
+  /**
+   * Puts saved postings into this index, which must be empty (no term added yet): row `r` of
+   * `postings` becomes slot `slotOfRow[r]`, live; rows mapped to -1 are left out (removed or
+   * changed since the postings were saved: the caller adds them from the database). Yields every
+   * 65,536 postings, so it can run in slices before the index is searched.
+   *
+   * @throws {RangeError} when the postings are inconsistent (a row or term start out of range);
+   *   the index is then unusable and the caller rebuilds it from the database.
+   */
+  *restore(postings: Bm25Postings, slotOfRow: Int32Array): Generator<void, void, void> {
+    if (this.postings.length > 0 || this.liveCount > 0) throw new RangeError("BM25 postings can only be restored into an empty index");
+    const { rowIds, lengths, terms, termStarts, postingRows, frequencies } = postings;
+    const rowCount = rowIds.length;
+    if (lengths.length !== rowCount || slotOfRow.length !== rowCount || termStarts.length !== terms.length + 1) {
+      throw new RangeError("BM25 postings: section lengths disagree");
+    }
+    if (termStarts[terms.length] !== postingRows.length || frequencies.length !== postingRows.length) {
+      throw new RangeError("BM25 postings: the postings do not end where the terms say");
+    }
+    let slotEnd = 0;
+    for (let row = 0; row < rowCount; row++) slotEnd = Math.max(slotEnd, (slotOfRow[row] as number) + 1);
+    this.ensureSlotCapacity(slotEnd);
+    // Distinct terms per row, for each slot's term list (`remove` needs it).
+    const termsPerRow = new Uint32Array(rowCount + 1);
+    for (let index = 0; index < postingRows.length; index++) {
+      const row = postingRows[index] as number;
+      if (row >= rowCount) throw new RangeError(`BM25 postings: row ${row} of ${rowCount}`);
+      termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + 1;
+      if ((index & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+    }
+    for (let row = 0; row < rowCount; row++) termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + (termsPerRow[row] as number);
+    const slotTermIds = new Int32Array(postingRows.length);
+    const cursor = termsPerRow.slice(0, rowCount);
+    if (this.termCounts.length < terms.length) this.termCounts = new Int32Array(terms.length);
+    for (let termId = 0; termId < terms.length; termId++) {
+      const start = termStarts[termId] as number;
+      const end = termStarts[termId + 1] as number;
+      if (end < start) throw new RangeError(`BM25 postings: term ${termId} ends before it starts`);
+      let size = 0;
+      for (let index = start; index < end; index++) if ((slotOfRow[postingRows[index] as number] as number) >= 0) size++;
+      const list: PostingList = {
+        slots: new Int32Array(Math.max(size, 4)),
+        frequencies: new Int32Array(Math.max(size, 4)),
+        size,
+        dead: 0,
+        documentFrequency: size,
+      };
+      let write = 0;
+      for (let index = start; index < end; index++) {
+        const row = postingRows[index] as number;
+        const slot = slotOfRow[row] as number;
+        if (slot < 0) continue;
+        list.slots[write] = slot;
+        list.frequencies[write] = frequencies[index] as number;
+        write++;
+        const position = cursor[row] as number;
+        slotTermIds[position] = termId;
+        cursor[row] = position + 1;
+      }
+      this.terms.set(terms[termId] as string, termId);
+      this.postings.push(list);
+      if (end - start >= postingsPerStep || (termId & 1023) === 1023) yield;
+    }
+    if (this.terms.size !== terms.length) throw new RangeError("BM25 postings: a term appears twice");
+    for (let row = 0; row < rowCount; row++) {
+      const slot = slotOfRow[row] as number;
+      if (slot < 0) continue;
+      const length = lengths[row] as number;
+      this.slotTerms[slot] = slotTermIds.subarray(termsPerRow[row] as number, termsPerRow[row + 1] as number);
+      this.slotLengths[slot] = length;
+      this.live[slot] = 1;
+      this.liveCount++;
+      this.totalLength += length;
+      if ((row & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+    }
+  }
+
   private compact(list: PostingList): void {
     let write = 0;
     for (let read = 0; read < list.size; read++) {
@@ -251,6 +430,23 @@ export class Bm25Index {
     this.scores = grow(this.scores, next);
     this.touched = grow(this.touched, next);
   }
+}
+
+/** `postings` with its rows in ascending row id order (slots given out of row order: rare). */
+function sortedByRowId(postings: Bm25Postings): Bm25Postings {
+  const order = Array.from(postings.rowIds.keys()).sort(
+    (left, right) => (postings.rowIds[left] as number) - (postings.rowIds[right] as number),
+  );
+  const newRow = new Uint32Array(order.length);
+  order.forEach((row, position) => {
+    newRow[row] = position;
+  });
+  return {
+    ...postings,
+    rowIds: Float64Array.from(order, (row) => postings.rowIds[row] as number),
+    lengths: Uint32Array.from(order, (row) => postings.lengths[row] as number),
+    postingRows: postings.postingRows.map((row) => newRow[row] as number),
+  };
 }
 
 function grow<T extends Int32Array | Float64Array | Uint8Array>(array: T, length: number): T {

@@ -78,7 +78,11 @@ export class OrganisationStore {
 
   constructor(private readonly settings: OrganisationStoreSettings) {
     this.database = new OrganisationDatabase(settings);
-    this.indexes = new IndexCatchUp(this.database, { ...settings, inMemoryIndexes: settings.inMemoryIndexes !== false });
+    this.indexes = new IndexCatchUp(this.database, {
+      ...settings,
+      inMemoryIndexes: settings.inMemoryIndexes !== false,
+      analyzerName: settings.analyzer.name,
+    });
     this.registry = new OrganisationRegistry(this.database);
     this.search = new OrganisationSearch(this.database, this.indexes, settings.analyzer);
     this.reindex = new ReindexSideTable(this.database);
@@ -305,9 +309,9 @@ export class OrganisationStore {
     return this.search.vectorIndexStatus();
   }
 
-  /** Resolves when the save of the HNSW graph in progress, if any, has finished (see `HnswBuilder`); never rejects. */
-  pendingIndexSave(): Promise<void> {
-    return this.indexes.hnsw.pendingSave ?? Promise.resolve();
+  /** Resolves when the saves of the HNSW graph and the BM25 postings in progress, if any, have finished; never rejects. */
+  async pendingIndexSave(): Promise<void> {
+    await Promise.all([this.indexes.hnsw.pendingSave, this.indexes.pendingBm25Save]);
   }
 
   /** The latest reindex job recorded, if any. */
