@@ -51,6 +51,9 @@ export interface Bm25Postings {
   frequencies: Uint16Array | Uint32Array;
 }
 
+/** Rows whose term ids {@link Bm25Index.restore} gathers in one pass over the terms. */
+const transposeBlockRows = 4096;
+
 /** Postings copied or restored between two yields of {@link Bm25Index.capture} and {@link Bm25Index.restore}. */
 const postingsPerStep = 65_536;
 
@@ -67,6 +70,18 @@ export class Bm25Index {
   private readonly terms = new Map<string, number>();
   private readonly postings: PostingList[] = [];
   private slotTerms: (Int32Array | undefined)[] = [];
+  /**
+   * The term ids of slots put back by {@link restore}, in one array: slot `s`'s are entries
+   * `restoredStarts[s]` to `restoredEnds[s]` (no object per slot: a million of them cost memory
+   * and collector time).
+   */
+  private restoredTermIds = new Int32Array(0);
+  private restoredStarts = new Uint32Array(0);
+  private restoredEnds = new Uint32Array(0);
+  /** One past the highest slot ever added or restored. */
+  private slotEnd = 0;
+  /** The gathering of restored slots' term ids, while it has not ended (see {@link restoredTermsSteps}). */
+  private restoring: Generator<void, void, void> | undefined;
   private slotLengths = new Float64Array(1024);
   /** Per slot: 0 absent or removed, 1 live, 2 staged (postings in place, not searched or counted). */
   private live = new Uint8Array(1024);
@@ -124,6 +139,7 @@ export class Bm25Index {
       if (!staged) list.documentFrequency++;
     }
     this.slotTerms[slot] = termIds;
+    this.slotEnd = Math.max(this.slotEnd, slot + 1);
     this.slotLengths[slot] = terms.length;
     if (staged) {
       this.live[slot] = 2;
@@ -140,27 +156,41 @@ export class Bm25Index {
     this.live[slot] = 1;
     this.liveCount++;
     this.totalLength += this.slotLengths[slot] as number;
-    for (const termId of this.slotTerms[slot] ?? []) (this.postings[termId] as PostingList).documentFrequency++;
+    for (const termId of this.termsOf(slot)) (this.postings[termId] as PostingList).documentFrequency++;
   }
 
   /** Removes `slot` (live or staged); removing a dead or unknown slot is a no-op. */
   remove(slot: number): void {
     if (slot < this.live.length && this.live[slot] === 2) {
       this.live[slot] = 0;
-      for (const termId of this.slotTerms[slot] ?? []) (this.postings[termId] as PostingList).dead++;
-      this.slotTerms[slot] = undefined;
+      for (const termId of this.termsOf(slot)) (this.postings[termId] as PostingList).dead++;
+      this.forgetTerms(slot);
       return;
     }
     if (slot >= this.live.length || this.live[slot] !== 1) return;
     this.live[slot] = 0;
     this.liveCount--;
     this.totalLength -= this.slotLengths[slot] as number;
-    for (const termId of this.slotTerms[slot] ?? []) {
+    for (const termId of this.termsOf(slot)) {
       const list = this.postings[termId] as PostingList;
       list.documentFrequency--;
       list.dead++;
     }
+    this.forgetTerms(slot);
+  }
+
+  /** The distinct term ids of `slot` (none for a removed or unknown slot). */
+  private termsOf(slot: number): Int32Array {
+    const added = this.slotTerms[slot];
+    if (added) return added;
+    this.finishRestore();
+    if (slot >= this.restoredStarts.length) return new Int32Array(0);
+    return this.restoredTermIds.subarray(this.restoredStarts[slot], this.restoredEnds[slot]);
+  }
+
+  private forgetTerms(slot: number): void {
     this.slotTerms[slot] = undefined;
+    if (slot < this.restoredEnds.length) this.restoredEnds[slot] = this.restoredStarts[slot] as number;
   }
 
   /**
@@ -265,7 +295,7 @@ export class Bm25Index {
    * @param rowIdOf - the SQLite row id of a live slot, undefined for a removed one.
    */
   *capture(rowIdOf: (slot: number) => number | undefined): Generator<void, Bm25Postings, void> {
-    const slotCount = this.slotTerms.length;
+    const slotCount = this.slotEnd;
     const termCount = this.postings.length;
     const rowOfSlot = new Int32Array(slotCount).fill(-1);
     const capacity = this.liveCount;
@@ -336,7 +366,8 @@ export class Bm25Index {
    * Puts saved postings into this index, which must be empty (no term added yet): row `r` of
    * `postings` becomes slot `slotOfRow[r]`, live; rows mapped to -1 are left out (removed or
    * changed since the postings were saved: the caller adds them from the database). Yields every
-   * 65,536 postings, so it can run in slices before the index is searched.
+   * 65,536 postings, so it can run in slices before the index is searched. Each slot's term ids
+   * are gathered afterwards ({@link restoredTermsSteps}).
    *
    * @throws {RangeError} when the postings are inconsistent (a row or term start out of range);
    *   the index is then unusable and the caller rebuilds it from the database.
@@ -354,59 +385,86 @@ export class Bm25Index {
     let slotEnd = 0;
     for (let row = 0; row < rowCount; row++) slotEnd = Math.max(slotEnd, (slotOfRow[row] as number) + 1);
     this.ensureSlotCapacity(slotEnd);
-    // Distinct terms per row, for each slot's term list (`remove` needs it).
-    const termsPerRow = new Uint32Array(rowCount + 1);
-    for (let index = 0; index < postingRows.length; index++) {
-      const row = postingRows[index] as number;
-      if (row >= rowCount) throw new RangeError(`BM25 postings: row ${row} of ${rowCount}`);
-      termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + 1;
-      if ((index & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
-    }
-    for (let row = 0; row < rowCount; row++) termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + (termsPerRow[row] as number);
-    const slotTermIds = new Int32Array(postingRows.length);
-    const cursor = termsPerRow.slice(0, rowCount);
     if (this.termCounts.length < terms.length) this.termCounts = new Int32Array(terms.length);
     for (let termId = 0; termId < terms.length; termId++) {
       const start = termStarts[termId] as number;
       const end = termStarts[termId + 1] as number;
       if (end < start) throw new RangeError(`BM25 postings: term ${termId} ends before it starts`);
-      let size = 0;
-      for (let index = start; index < end; index++) if ((slotOfRow[postingRows[index] as number] as number) >= 0) size++;
-      const list: PostingList = {
-        slots: new Int32Array(Math.max(size, 4)),
-        frequencies: new Int32Array(Math.max(size, 4)),
-        size,
-        dead: 0,
-        documentFrequency: size,
-      };
-      let write = 0;
-      for (let index = start; index < end; index++) {
-        const row = postingRows[index] as number;
-        const slot = slotOfRow[row] as number;
-        if (slot < 0) continue;
-        list.slots[write] = slot;
-        list.frequencies[write] = frequencies[index] as number;
-        write++;
-        const position = cursor[row] as number;
-        slotTermIds[position] = termId;
-        cursor[row] = position + 1;
-      }
       this.terms.set(terms[termId] as string, termId);
-      this.postings.push(list);
+      this.postings.push(
+        frequencies instanceof Uint16Array
+          ? restoredList(postingRows, frequencies, slotOfRow, start, end)
+          : restoredList(postingRows, frequencies, slotOfRow, start, end),
+      );
       if (end - start >= postingsPerStep || (termId & 1023) === 1023) yield;
     }
     if (this.terms.size !== terms.length) throw new RangeError("BM25 postings: a term appears twice");
+    this.slotEnd = slotEnd;
     for (let row = 0; row < rowCount; row++) {
       const slot = slotOfRow[row] as number;
       if (slot < 0) continue;
       const length = lengths[row] as number;
-      this.slotTerms[slot] = slotTermIds.subarray(termsPerRow[row] as number, termsPerRow[row + 1] as number);
       this.slotLengths[slot] = length;
       this.live[slot] = 1;
       this.liveCount++;
       this.totalLength += length;
       if ((row & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
     }
+    const steps = this.gatherRestoredTerms(postings, slotOfRow, slotEnd);
+    this.restoring = steps;
+  }
+
+  /**
+   * After {@link restore}: the steps that gather each restored slot's term ids (which only
+   * {@link remove} needs), to run in the background once the index is searched. A removal of a
+   * restored slot before they ended runs the rest at once. Done at once when nothing is pending.
+   */
+  restoredTermsSteps(): Iterator<void, void, void> {
+    return this.restoring ?? [][Symbol.iterator]();
+  }
+
+  /** Runs what is left of the gathering of restored slots' term ids, at once. */
+  private finishRestore(): void {
+    const steps = this.restoring;
+    if (steps) for (let step = steps.next(); !step.done; step = steps.next());
+  }
+
+  /**
+   * Each restored row's term ids (the transpose of the postings), a block of rows at a time:
+   * every term's postings ascend by row, so a block's writes stay within a few MB of the array
+   * (written in posting order, nearly every write missed the cache: 8 of 9 s of a restore at a
+   * million rows).
+   */
+  private *gatherRestoredTerms(postings: Bm25Postings, slotOfRow: Int32Array, slotEnd: number): Generator<void, void, void> {
+    const { termStarts, postingRows } = postings;
+    const rowCount = slotOfRow.length;
+    const termsPerRow = new Uint32Array(rowCount + 1);
+    for (let index = 0; index < postingRows.length; index++) {
+      const row = postingRows[index] as number;
+      termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + 1;
+      if ((index & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+    }
+    for (let row = 0; row < rowCount; row++) termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + (termsPerRow[row] as number);
+    const rowTermIds = new Int32Array(postingRows.length);
+    const cursor = termsPerRow.slice(0, rowCount);
+    const termCursor = termStarts.slice(0, termStarts.length - 1);
+    for (let blockStart = 0; blockStart < rowCount; blockStart += transposeBlockRows) {
+      transposeBlock(postingRows, termStarts, slotOfRow, termCursor, cursor, rowTermIds, blockStart + transposeBlockRows);
+      yield;
+    }
+    const starts = new Uint32Array(slotEnd);
+    const ends = new Uint32Array(slotEnd);
+    for (let row = 0; row < rowCount; row++) {
+      const slot = slotOfRow[row] as number;
+      if (slot < 0) continue;
+      starts[slot] = termsPerRow[row] as number;
+      // A slot removed meanwhile finished this first (see `termsOf`): never here with it removed.
+      ends[slot] = termsPerRow[row + 1] as number;
+    }
+    this.restoredTermIds = rowTermIds;
+    this.restoredStarts = starts;
+    this.restoredEnds = ends;
+    this.restoring = undefined;
   }
 
   private compact(list: PostingList): void {
@@ -429,6 +487,63 @@ export class Bm25Index {
     this.slotLengths = grow(this.slotLengths, next);
     this.scores = grow(this.scores, next);
     this.touched = grow(this.touched, next);
+  }
+}
+
+/**
+ * A restored posting list: the postings `start` to `end` of rows given a slot, as slots.
+ *
+ * @throws {RangeError} for a row out of range.
+ */
+function restoredList(
+  postingRows: Uint32Array,
+  frequencies: Uint16Array | Uint32Array,
+  slotOfRow: Int32Array,
+  start: number,
+  end: number,
+): PostingList {
+  // Sized for every posting (rows left out leave room that `add` fills later): one pass.
+  const slots = new Int32Array(Math.max(end - start, 4));
+  const listFrequencies = new Int32Array(Math.max(end - start, 4));
+  let size = 0;
+  for (let index = start; index < end; index++) {
+    const row = postingRows[index] as number;
+    if (row >= slotOfRow.length) throw new RangeError(`BM25 postings: row ${row} of ${slotOfRow.length}`);
+    const slot = slotOfRow[row] as number;
+    if (slot < 0) continue;
+    slots[size] = slot;
+    listFrequencies[size] = frequencies[index] as number;
+    size++;
+  }
+  return { slots, frequencies: listFrequencies, size, dead: 0, documentFrequency: size };
+}
+
+/**
+ * One block of the transpose of {@link Bm25Index.restore}: appends, for every term, its postings
+ * of rows below `blockEnd` (from `termCursor`, which it advances) to those rows' term ids.
+ */
+function transposeBlock(
+  postingRows: Uint32Array,
+  termStarts: Uint32Array,
+  slotOfRow: Int32Array,
+  termCursor: Uint32Array,
+  rowCursor: Uint32Array,
+  rowTermIds: Int32Array,
+  blockEnd: number,
+): void {
+  const termCount = termCursor.length;
+  for (let termId = 0; termId < termCount; termId++) {
+    const end = termStarts[termId + 1] as number;
+    let index = termCursor[termId] as number;
+    for (; index < end; index++) {
+      const row = postingRows[index] as number;
+      if (row >= blockEnd) break;
+      if ((slotOfRow[row] as number) < 0) continue;
+      const position = rowCursor[row] as number;
+      rowTermIds[position] = termId;
+      rowCursor[row] = position + 1;
+    }
+    termCursor[termId] = index;
   }
 }
 

@@ -19,6 +19,13 @@ export interface Bm25SnapshotSource {
   rowIdAt(slot: number): number | undefined;
 }
 
+/**
+ * Live chunks from which an organisation's BM25 postings are saved (default of
+ * {@link Bm25SnapshotKeeper}'s `minimumChunks`): below it a rebuild from SQLite takes under a
+ * second, and a save would only cost a file and descriptors (each organisation open holds three).
+ */
+export const defaultBm25SnapshotMinimumChunks = 20_000;
+
 /** The saves and loads of one organisation's BM25 postings. */
 export class Bm25SnapshotKeeper {
   private readonly schedule = new SnapshotSchedule();
@@ -33,11 +40,13 @@ export class Bm25SnapshotKeeper {
   /**
    * @param files - where the postings are saved.
    * @param sliceMs - milliseconds of copying between two turns of the event loop (see {@link TimeSlice}).
+   * @param minimumChunks - live chunks from which the postings are saved; default {@link defaultBm25SnapshotMinimumChunks}.
    */
   constructor(
     private readonly files: Bm25SnapshotFiles,
     private readonly logger: Logger,
     private readonly sliceMs?: number,
+    private readonly minimumChunks = defaultBm25SnapshotMinimumChunks,
   ) {}
 
   /** A save in progress, if any (resolves when its files are in place or it was dropped; never rejects). */
@@ -84,12 +93,12 @@ export class Bm25SnapshotKeeper {
   }
 
   /**
-   * Saves the postings in the background when they changed and a save is due: `now` (after a
+   * Saves the postings in the background when they changed, hold at least `minimumChunks` live chunks, and a save is due: `now` (after a
    * rebuild from the database), or 5,000 changes after the last save (or after a deletion removed
    * it), at most once in ten minutes. Nothing when a save is in progress or `coverage` is undefined.
    */
   maybeSave(source: Bm25SnapshotSource, coverage: Bm25SnapshotCoverage | undefined, now = false): void {
-    if (!coverage || !this.dirty || this.saving) return;
+    if (!coverage || !this.dirty || this.saving || source.bm25.size < this.minimumChunks) return;
     if (!now && !this.schedule.due(this.onDisk ? coverage.change : Number.POSITIVE_INFINITY)) return;
     this.dirty = false;
     this.schedule.began(coverage.change);
@@ -134,7 +143,7 @@ export class Bm25SnapshotKeeper {
    * on disk stays the previous one, or none.
    */
   saveNow(source: Bm25SnapshotSource, coverage: Bm25SnapshotCoverage | undefined): void {
-    if (!coverage || !this.dirty || this.saving) return;
+    if (!coverage || !this.dirty || this.saving || source.bm25.size < this.minimumChunks) return;
     try {
       this.files.writeNow(runToEnd(source.bm25.capture((slot) => source.rowIdAt(slot))), coverage);
       this.dirty = false;

@@ -53,9 +53,12 @@ describe("Bm25Index capture and restore", () => {
       expect(restored.search(query, 10)).toEqual(expected);
       expect(restored.count(query)).toBe(original.count(query));
     }
-    // Removing a restored slot and adding a new one behave as on the original.
+    // Removing a restored slot (while its term ids are still being gathered) and adding a new one behave as on the original.
+    const gathering = restored.restoredTermsSteps();
+    expect(gathering.next().done).toBe(false);
     original.remove(1);
     restored.remove(6);
+    expect(gathering.next().done).toBe(true);
     original.add(5000, ["w1", "w2", "brandnew"]);
     restored.add(5005, ["w1", "w2", "brandnew"]);
     for (const query of [...queriesOf(11), ["brandnew"]]) {
@@ -110,7 +113,10 @@ function recordingLogger(): { logger: Logger; messages: string[] } {
   return { logger: { debug: record, info: record, warn: record, error: record }, messages };
 }
 
-function open(path: string, options: { logger?: Logger; inMemoryIndexes?: boolean; orgId?: string } = {}): OrganisationStore {
+function open(
+  path: string,
+  options: { logger?: Logger; inMemoryIndexes?: boolean; orgId?: string; minimumChunks?: number } = {},
+): OrganisationStore {
   const store = new OrganisationStore({
     path,
     orgId: options.orgId ?? "org-a",
@@ -119,6 +125,7 @@ function open(path: string, options: { logger?: Logger; inMemoryIndexes?: boolea
     vectorIndex: { mode: "exact", minVectors: 20_000, hnsw: { connectivity: 16, expansionAdd: 128, expansionSearch: 128 } },
     logger: options.logger ?? recordingLogger().logger,
     inMemoryIndexes: options.inMemoryIndexes,
+    bm25SnapshotMinimumChunks: options.minimumChunks ?? 0,
   });
   opened.push(store);
   return store;
@@ -186,6 +193,18 @@ describe("saved BM25 postings", () => {
     const reopened = open(path, { logger });
     expect(await answers(reopened)).toEqual(before);
     expect(messages).toContain("BM25 postings loaded from their snapshot");
+  });
+
+  it("are not written for an organisation below the minimum of chunks (20,000 by default)", async () => {
+    const path = join(newDirectory(), "org-a.sqlite");
+    const store = open(path, { minimumChunks: 121 });
+    store.upsert(
+      Array.from({ length: 40 }, (_, index) => documentOf(`d${index}`, index)),
+      undefined,
+    );
+    await answers(store);
+    await close(store);
+    expect(readdirSync(join(path, "..")).filter((file) => file.includes(".bm25"))).toEqual([]);
   });
 
   it("are ignored when damaged or truncated, and the postings rebuilt with the same results", async () => {

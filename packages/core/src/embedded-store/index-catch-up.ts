@@ -70,6 +70,8 @@ export interface IndexCatchUpSettings {
   path?: string | undefined;
   /** The name of the analyzer the stored terms were made with (`Analyzer.name`); the BM25 postings are saved only with it. */
   analyzerName?: string | undefined;
+  /** Live chunks from which the BM25 postings are saved; default 20,000 (`defaultBm25SnapshotMinimumChunks`). */
+  bm25SnapshotMinimumChunks?: number | undefined;
 }
 
 /** The rows of `first`, then the rest of `rest`; stopping early also stops `rest` (ending its read). */
@@ -126,7 +128,12 @@ export class IndexCatchUp {
     );
     this.bm25Snapshots =
       settings.path !== undefined && settings.inMemoryIndexes && settings.analyzerName !== undefined
-        ? new Bm25SnapshotKeeper(new Bm25SnapshotFiles(settings.path), settings.logger, settings.refreshSliceMs)
+        ? new Bm25SnapshotKeeper(
+            new Bm25SnapshotFiles(settings.path),
+            settings.logger,
+            settings.refreshSliceMs,
+            settings.bm25SnapshotMinimumChunks,
+          )
         : undefined;
   }
 
@@ -290,6 +297,8 @@ export class IndexCatchUp {
       if (outcome !== "failed") {
         this.install(fresh, Number(start), dataVersion);
         this.dataVersion = -1;
+        // Each restored slot's term ids (for removals) are gathered while searches are served.
+        void runInSlices(fresh.bm25.restoredTermsSteps(), new TimeSlice(this.settings.refreshSliceMs));
         this.bm25Snapshots?.loaded(saved.coverage.change, outcome.fromDatabase > 0 || outcome.restored < saved.postings.rowIds.length);
         return;
       }

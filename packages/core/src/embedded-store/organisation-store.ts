@@ -64,6 +64,8 @@ export interface OrganisationStoreSettings {
   inMemoryIndexes?: boolean | undefined;
   /** Milliseconds of work between yields in {@link OrganisationStore.refresh}; default 5. */
   refreshSliceMs?: number | undefined;
+  /** Live chunks from which the BM25 postings are saved beside the file (`bm25-snapshot.ts`); default 20,000. */
+  bm25SnapshotMinimumChunks?: number | undefined;
 }
 
 /** The embedded store of one organisation. Synchronous: SQLite calls block briefly. */
