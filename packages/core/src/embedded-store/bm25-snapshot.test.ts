@@ -222,17 +222,32 @@ describe("saved BM25 postings", () => {
 
   it("are brought up to date from the change log when other connections wrote after they were saved", async () => {
     const { path } = await savedStore();
-    // An ingestion worker's connection (no in-memory indexes, no snapshot) changes, adds and deletes documents.
+    const header = bm25SnapshotHeaderPath(path);
+    const data = postingsFile(path);
+    copyFileSync(header, `${header}.copy`);
+    copyFileSync(data, `${data}.copy`);
+    // An ingestion worker's connection (no in-memory indexes) adds, changes and deletes documents.
     const writer = open(path, { inMemoryIndexes: false });
-    writer.upsert([documentOf("d3", 1003, "glacier glacier"), documentOf("d50", 50), documentOf("d51", 51)], undefined, ["d7", "d8"]);
+    writer.upsert([documentOf("d50", 50), documentOf("d51", 51)], undefined);
+    // Additions leave the snapshot; a deletion or replacement removes it (it holds their terms).
+    expect(readdirSync(join(path, "..")).some((file) => file.endsWith(".postings"))).toBe(true);
+    writer.upsert([documentOf("d3", 1003, "glacier glacier")], undefined, ["d7", "d8"]);
+    expect(readdirSync(join(path, "..")).some((file) => file.endsWith(".postings") || file.endsWith(".bm25.json"))).toBe(false);
     await close(writer);
+    // As if the process had stopped between the deletion's commit and the removal: the stale snapshot is back.
+    copyFileSync(`${header}.copy`, header);
+    copyFileSync(`${data}.copy`, data);
+    rmSync(`${header}.copy`);
+    rmSync(`${data}.copy`);
     const { logger, messages } = recordingLogger();
     const reopened = open(path, { logger });
     const caughtUp = await answers(reopened);
     expect(messages).toContain("BM25 postings loaded from their snapshot");
+    // It held the deleted rows' terms: removed once loaded.
+    expect(readdirSync(join(path, "..")).some((file) => file.includes(".bm25"))).toBe(false);
     await close(reopened);
-    // The same database with no snapshot: rebuilt from SQLite.
-    rmSync(bm25SnapshotHeaderPath(path));
+    // The same database with no snapshot (closing saved one again: removed): rebuilt from SQLite.
+    rmSync(bm25SnapshotHeaderPath(path), { force: true });
     const rebuilt = open(path);
     expect(await answers(rebuilt)).toEqual(caughtUp);
     const ids = caughtUp.flat().map((hit) => hit.id);

@@ -194,6 +194,16 @@ export class IndexCatchUp {
     if (this.settings.inMemoryIndexes && this.loaded) this.catchUpNow();
   }
 
+  /**
+   * After a write of this connection deleted or replaced rows: removes the saved BM25 postings,
+   * which may hold their terms (issue 27), also for a connection without in-memory indexes (an
+   * ingestion worker), so that no file keeps them until the serving connection applies the write.
+   */
+  rowsDeleted(): void {
+    if (this.bm25Snapshots) this.bm25Snapshots.changesApplied(true);
+    else if (this.settings.path !== undefined) new Bm25SnapshotFiles(this.settings.path).remove();
+  }
+
   /** Makes the next {@link refresh} run a catch-up (this connection's own commits do not change its `data_version`). */
   forceRefresh(): void {
     this.dataVersion = -1;
@@ -299,7 +309,10 @@ export class IndexCatchUp {
         this.dataVersion = -1;
         // Each restored slot's term ids (for removals) are gathered while searches are served.
         void runInSlices(fresh.bm25.restoredTermsSteps(), new TimeSlice(this.settings.refreshSliceMs));
-        this.bm25Snapshots?.loaded(saved.coverage.change, outcome.fromDatabase > 0 || outcome.restored < saved.postings.rowIds.length);
+        const stale = outcome.restored < saved.postings.rowIds.length;
+        this.bm25Snapshots?.loaded(saved.coverage.change, outcome.fromDatabase > 0 || stale);
+        // Rows of the snapshot deleted or replaced since: their terms leave the disk now (issue 27).
+        if (stale) this.bm25Snapshots?.changesApplied(true);
         return;
       }
     }

@@ -172,7 +172,10 @@ export class OrganisationStore {
         this.database.statements.logChange.run(document.docId);
       }
     });
-    if (deletedRows > 0) this.releaseDeletedContent();
+    if (deletedRows > 0) {
+      this.indexes.rowsDeleted();
+      this.releaseDeletedContent();
+    }
     this.afterWrite();
   }
 
@@ -185,7 +188,10 @@ export class OrganisationStore {
     this.database.transaction(() => {
       for (const docId of docIds) deletedRows += this.deleteDocument(docId);
     });
-    if (deletedRows > 0) this.releaseDeletedContent();
+    if (deletedRows > 0) {
+      this.indexes.rowsDeleted();
+      this.releaseDeletedContent();
+    }
     this.afterWrite();
   }
 
