@@ -177,7 +177,9 @@ export class IndexCatchUp {
     this.savedBm25Read = true;
     const storeId = this.database.readStoreId();
     if (!storeId) return;
-    this.savedBm25 = await this.bm25Snapshots.read({ storeId, orgId: this.settings.orgId, analyzer: this.settings.analyzerName });
+    const saved = await this.bm25Snapshots.read({ storeId, orgId: this.settings.orgId, analyzer: this.settings.analyzerName });
+    // A search meanwhile may have loaded the indexes at once (`catchUpNow`): then nothing is kept.
+    if (!this.loaded) this.savedBm25 = saved;
   }
 
   /**
