@@ -31,6 +31,32 @@ export interface Bm25Parameters {
  */
 export type SlotMask = Uint8Array;
 
+/**
+ * The postings of a {@link Bm25Index} keyed by row (the chunks' SQLite row ids) instead of slots,
+ * as `bm25-snapshot.ts` saves them: the live rows and the terms that occur in them. Built by
+ * {@link Bm25Index.capture} and put back by {@link Bm25Index.restore}.
+ */
+export interface Bm25Postings {
+  /** Row id of each row, ascending. */
+  rowIds: Float64Array;
+  /** Each row's length, in terms (|d| of BM25). */
+  lengths: Uint32Array;
+  /** The terms (none empty of postings); their postings follow in the same order. */
+  terms: string[];
+  /** Term `t`'s postings are entries `termStarts[t]` to `termStarts[t + 1]` (exclusive); `terms.length + 1` entries. */
+  termStarts: Uint32Array;
+  /** Per posting, the row (an index into {@link rowIds}) holding the term. */
+  postingRows: Uint32Array;
+  /** Per posting, the term's frequency in the row: 16 bits when every frequency fits, else 32. */
+  frequencies: Uint16Array | Uint32Array;
+}
+
+/** Rows whose term ids {@link Bm25Index.restore} gathers in one pass over the terms. */
+const transposeBlockRows = 4096;
+
+/** Postings copied or restored between two yields of {@link Bm25Index.capture} and {@link Bm25Index.restore}. */
+const postingsPerStep = 65_536;
+
 interface PostingList {
   slots: Int32Array;
   frequencies: Int32Array;
@@ -44,6 +70,18 @@ export class Bm25Index {
   private readonly terms = new Map<string, number>();
   private readonly postings: PostingList[] = [];
   private slotTerms: (Int32Array | undefined)[] = [];
+  /**
+   * The term ids of slots put back by {@link restore}, in one array: slot `s`'s are entries
+   * `restoredStarts[s]` to `restoredEnds[s]` (no object per slot: a million of them cost memory
+   * and collector time).
+   */
+  private restoredTermIds = new Int32Array(0);
+  private restoredStarts = new Uint32Array(0);
+  private restoredEnds = new Uint32Array(0);
+  /** One past the highest slot ever added or restored. */
+  private slotEnd = 0;
+  /** The gathering of restored slots' term ids, while it has not ended (see {@link restoredTermsSteps}). */
+  private restoring: Generator<void, void, void> | undefined;
   private slotLengths = new Float64Array(1024);
   /** Per slot: 0 absent or removed, 1 live, 2 staged (postings in place, not searched or counted). */
   private live = new Uint8Array(1024);
@@ -101,6 +139,7 @@ export class Bm25Index {
       if (!staged) list.documentFrequency++;
     }
     this.slotTerms[slot] = termIds;
+    this.slotEnd = Math.max(this.slotEnd, slot + 1);
     this.slotLengths[slot] = terms.length;
     if (staged) {
       this.live[slot] = 2;
@@ -117,27 +156,41 @@ export class Bm25Index {
     this.live[slot] = 1;
     this.liveCount++;
     this.totalLength += this.slotLengths[slot] as number;
-    for (const termId of this.slotTerms[slot] ?? []) (this.postings[termId] as PostingList).documentFrequency++;
+    for (const termId of this.termsOf(slot)) (this.postings[termId] as PostingList).documentFrequency++;
   }
 
   /** Removes `slot` (live or staged); removing a dead or unknown slot is a no-op. */
   remove(slot: number): void {
     if (slot < this.live.length && this.live[slot] === 2) {
       this.live[slot] = 0;
-      for (const termId of this.slotTerms[slot] ?? []) (this.postings[termId] as PostingList).dead++;
-      this.slotTerms[slot] = undefined;
+      for (const termId of this.termsOf(slot)) (this.postings[termId] as PostingList).dead++;
+      this.forgetTerms(slot);
       return;
     }
     if (slot >= this.live.length || this.live[slot] !== 1) return;
     this.live[slot] = 0;
     this.liveCount--;
     this.totalLength -= this.slotLengths[slot] as number;
-    for (const termId of this.slotTerms[slot] ?? []) {
+    for (const termId of this.termsOf(slot)) {
       const list = this.postings[termId] as PostingList;
       list.documentFrequency--;
       list.dead++;
     }
+    this.forgetTerms(slot);
+  }
+
+  /** The distinct term ids of `slot` (none for a removed or unknown slot). */
+  private termsOf(slot: number): Int32Array {
+    const added = this.slotTerms[slot];
+    if (added) return added;
+    this.finishRestore();
+    if (slot >= this.restoredStarts.length) return new Int32Array(0);
+    return this.restoredTermIds.subarray(this.restoredStarts[slot], this.restoredEnds[slot]);
+  }
+
+  private forgetTerms(slot: number): void {
     this.slotTerms[slot] = undefined;
+    if (slot < this.restoredEnds.length) this.restoredEnds[slot] = this.restoredStarts[slot] as number;
   }
 
   /**
@@ -230,6 +283,190 @@ export class Bm25Index {
     return touchedCount;
   }
 
+  /**
+   * The live postings keyed by row id, copied a step at a time (yielding every 65,536 postings or
+   * slots): run it with `runInSlices` so that a million chunks' postings (about 10^8) never hold
+   * the event loop for more than a slice. Slots live when the copy starts are taken, unless
+   * `rowIdOf` no longer knows them by the time they are reached; slots added, revealed or removed
+   * meanwhile may be partly in it: the caller records the change log position before starting,
+   * and whoever loads the copy takes documents changed after that position from the database
+   * again. Terms left without postings (those of deleted documents) are not in the copy.
+   *
+   * @param rowIdOf - the SQLite row id of a live slot, undefined for a removed one.
+   */
+  *capture(rowIdOf: (slot: number) => number | undefined): Generator<void, Bm25Postings, void> {
+    const slotCount = this.slotEnd;
+    const termCount = this.postings.length;
+    const rowOfSlot = new Int32Array(slotCount).fill(-1);
+    const capacity = this.liveCount;
+    let rowIds = new Float64Array(capacity);
+    let lengths = new Uint32Array(capacity);
+    let rows = 0;
+    let sorted = true;
+    for (let slot = 0; slot < slotCount; slot++) {
+      if ((slot & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+      if (this.live[slot] !== 1 || rows === capacity) continue;
+      const rowId = rowIdOf(slot);
+      if (rowId === undefined) continue;
+      if (rows > 0 && rowId <= (rowIds[rows - 1] as number)) sorted = false;
+      rowOfSlot[slot] = rows;
+      rowIds[rows] = rowId;
+      lengths[rows] = this.slotLengths[slot] as number;
+      rows++;
+    }
+    let total = 0;
+    for (let termId = 0; termId < termCount; termId++) total += (this.postings[termId] as PostingList).size;
+    const postingRows = new Uint32Array(total);
+    let frequencies: Uint16Array | Uint32Array = new Uint16Array(total);
+    const termStarts: number[] = [0];
+    const terms: string[] = [];
+    const vocabulary = this.terms.keys();
+    let written = 0;
+    let work = 0;
+    for (let termId = 0; termId < termCount; termId++) {
+      const term = vocabulary.next().value as string;
+      const list = this.postings[termId] as PostingList;
+      const start = written;
+      // No yield inside one list: it may be compacted or grown between two steps, never within one.
+      for (let index = 0; index < list.size && written < total; index++) {
+        const slot = list.slots[index] as number;
+        if (slot >= slotCount) continue;
+        const row = rowOfSlot[slot] as number;
+        if (row < 0) continue;
+        const frequency = list.frequencies[index] as number;
+        if (frequency > 0xffff && frequencies instanceof Uint16Array) frequencies = Uint32Array.from(frequencies);
+        postingRows[written] = row;
+        frequencies[written] = frequency;
+        written++;
+      }
+      if (written > start) {
+        terms.push(term);
+        termStarts.push(written);
+      }
+      work += list.size;
+      if (work >= postingsPerStep) {
+        work = 0;
+        yield;
+      }
+    }
+    rowIds = rowIds.subarray(0, rows);
+    lengths = lengths.subarray(0, rows);
+    const postings: Bm25Postings = {
+      rowIds,
+      lengths,
+      terms,
+      termStarts: Uint32Array.from(termStarts),
+      postingRows: postingRows.subarray(0, written),
+      frequencies: frequencies.subarray(0, written),
+    };
+    return sorted ? postings : sortedByRowId(postings);
+  }
+
+  /**
+   * Puts saved postings into this index, which must be empty (no term added yet): row `r` of
+   * `postings` becomes slot `slotOfRow[r]`, live; rows mapped to -1 are left out (removed or
+   * changed since the postings were saved: the caller adds them from the database). Yields every
+   * 65,536 postings, so it can run in slices before the index is searched. Each slot's term ids
+   * are gathered afterwards ({@link restoredTermsSteps}).
+   *
+   * @throws {RangeError} when the postings are inconsistent (a row or term start out of range);
+   *   the index is then unusable and the caller rebuilds it from the database.
+   */
+  *restore(postings: Bm25Postings, slotOfRow: Int32Array): Generator<void, void, void> {
+    if (this.postings.length > 0 || this.liveCount > 0) throw new RangeError("BM25 postings can only be restored into an empty index");
+    const { rowIds, lengths, terms, termStarts, postingRows, frequencies } = postings;
+    const rowCount = rowIds.length;
+    if (lengths.length !== rowCount || slotOfRow.length !== rowCount || termStarts.length !== terms.length + 1) {
+      throw new RangeError("BM25 postings: section lengths disagree");
+    }
+    if (termStarts[terms.length] !== postingRows.length || frequencies.length !== postingRows.length) {
+      throw new RangeError("BM25 postings: the postings do not end where the terms say");
+    }
+    let slotEnd = 0;
+    for (let row = 0; row < rowCount; row++) slotEnd = Math.max(slotEnd, (slotOfRow[row] as number) + 1);
+    this.ensureSlotCapacity(slotEnd);
+    if (this.termCounts.length < terms.length) this.termCounts = new Int32Array(terms.length);
+    for (let termId = 0; termId < terms.length; termId++) {
+      const start = termStarts[termId] as number;
+      const end = termStarts[termId + 1] as number;
+      if (end < start) throw new RangeError(`BM25 postings: term ${termId} ends before it starts`);
+      this.terms.set(terms[termId] as string, termId);
+      this.postings.push(
+        frequencies instanceof Uint16Array
+          ? restoredList(postingRows, frequencies, slotOfRow, start, end)
+          : restoredList(postingRows, frequencies, slotOfRow, start, end),
+      );
+      if (end - start >= postingsPerStep || (termId & 1023) === 1023) yield;
+    }
+    if (this.terms.size !== terms.length) throw new RangeError("BM25 postings: a term appears twice");
+    this.slotEnd = slotEnd;
+    for (let row = 0; row < rowCount; row++) {
+      const slot = slotOfRow[row] as number;
+      if (slot < 0) continue;
+      const length = lengths[row] as number;
+      this.slotLengths[slot] = length;
+      this.live[slot] = 1;
+      this.liveCount++;
+      this.totalLength += length;
+      if ((row & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+    }
+    const steps = this.gatherRestoredTerms(postings, slotOfRow, slotEnd);
+    this.restoring = steps;
+  }
+
+  /**
+   * After {@link restore}: the steps that gather each restored slot's term ids (which only
+   * {@link remove} needs), to run in the background once the index is searched. A removal of a
+   * restored slot before they ended runs the rest at once. Done at once when nothing is pending.
+   */
+  restoredTermsSteps(): Iterator<void, void, void> {
+    return this.restoring ?? [][Symbol.iterator]();
+  }
+
+  /** Runs what is left of the gathering of restored slots' term ids, at once. */
+  private finishRestore(): void {
+    const steps = this.restoring;
+    if (steps) for (let step = steps.next(); !step.done; step = steps.next());
+  }
+
+  /**
+   * Each restored row's term ids (the transpose of the postings), a block of rows at a time:
+   * every term's postings ascend by row, so a block's writes stay within a few MB of the array
+   * (written in posting order, nearly every write missed the cache: 8 of 9 s of a restore at a
+   * million rows).
+   */
+  private *gatherRestoredTerms(postings: Bm25Postings, slotOfRow: Int32Array, slotEnd: number): Generator<void, void, void> {
+    const { termStarts, postingRows } = postings;
+    const rowCount = slotOfRow.length;
+    const termsPerRow = new Uint32Array(rowCount + 1);
+    for (let index = 0; index < postingRows.length; index++) {
+      const row = postingRows[index] as number;
+      termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + 1;
+      if ((index & (postingsPerStep - 1)) === postingsPerStep - 1) yield;
+    }
+    for (let row = 0; row < rowCount; row++) termsPerRow[row + 1] = (termsPerRow[row + 1] as number) + (termsPerRow[row] as number);
+    const rowTermIds = new Int32Array(postingRows.length);
+    const cursor = termsPerRow.slice(0, rowCount);
+    const termCursor = termStarts.slice(0, termStarts.length - 1);
+    for (let blockStart = 0; blockStart < rowCount; blockStart += transposeBlockRows) {
+      transposeBlock(postingRows, termStarts, slotOfRow, termCursor, cursor, rowTermIds, blockStart + transposeBlockRows);
+      yield;
+    }
+    const starts = new Uint32Array(slotEnd);
+    const ends = new Uint32Array(slotEnd);
+    for (let row = 0; row < rowCount; row++) {
+      const slot = slotOfRow[row] as number;
+      if (slot < 0) continue;
+      starts[slot] = termsPerRow[row] as number;
+      // A slot removed meanwhile finished this first (see `termsOf`): never here with it removed.
+      ends[slot] = termsPerRow[row + 1] as number;
+    }
+    this.restoredTermIds = rowTermIds;
+    this.restoredStarts = starts;
+    this.restoredEnds = ends;
+    this.restoring = undefined;
+  }
+
   private compact(list: PostingList): void {
     let write = 0;
     for (let read = 0; read < list.size; read++) {
@@ -251,6 +488,80 @@ export class Bm25Index {
     this.scores = grow(this.scores, next);
     this.touched = grow(this.touched, next);
   }
+}
+
+/**
+ * A restored posting list: the postings `start` to `end` of rows given a slot, as slots.
+ *
+ * @throws {RangeError} for a row out of range.
+ */
+function restoredList(
+  postingRows: Uint32Array,
+  frequencies: Uint16Array | Uint32Array,
+  slotOfRow: Int32Array,
+  start: number,
+  end: number,
+): PostingList {
+  // Sized for every posting (rows left out leave room that `add` fills later): one pass.
+  const slots = new Int32Array(Math.max(end - start, 4));
+  const listFrequencies = new Int32Array(Math.max(end - start, 4));
+  let size = 0;
+  for (let index = start; index < end; index++) {
+    const row = postingRows[index] as number;
+    if (row >= slotOfRow.length) throw new RangeError(`BM25 postings: row ${row} of ${slotOfRow.length}`);
+    const slot = slotOfRow[row] as number;
+    if (slot < 0) continue;
+    slots[size] = slot;
+    listFrequencies[size] = frequencies[index] as number;
+    size++;
+  }
+  return { slots, frequencies: listFrequencies, size, dead: 0, documentFrequency: size };
+}
+
+/**
+ * One block of the transpose of {@link Bm25Index.restore}: appends, for every term, its postings
+ * of rows below `blockEnd` (from `termCursor`, which it advances) to those rows' term ids.
+ */
+function transposeBlock(
+  postingRows: Uint32Array,
+  termStarts: Uint32Array,
+  slotOfRow: Int32Array,
+  termCursor: Uint32Array,
+  rowCursor: Uint32Array,
+  rowTermIds: Int32Array,
+  blockEnd: number,
+): void {
+  const termCount = termCursor.length;
+  for (let termId = 0; termId < termCount; termId++) {
+    const end = termStarts[termId + 1] as number;
+    let index = termCursor[termId] as number;
+    for (; index < end; index++) {
+      const row = postingRows[index] as number;
+      if (row >= blockEnd) break;
+      if ((slotOfRow[row] as number) < 0) continue;
+      const position = rowCursor[row] as number;
+      rowTermIds[position] = termId;
+      rowCursor[row] = position + 1;
+    }
+    termCursor[termId] = index;
+  }
+}
+
+/** `postings` with its rows in ascending row id order (slots given out of row order: rare). */
+function sortedByRowId(postings: Bm25Postings): Bm25Postings {
+  const order = Array.from(postings.rowIds.keys()).sort(
+    (left, right) => (postings.rowIds[left] as number) - (postings.rowIds[right] as number),
+  );
+  const newRow = new Uint32Array(order.length);
+  order.forEach((row, position) => {
+    newRow[row] = position;
+  });
+  return {
+    ...postings,
+    rowIds: Float64Array.from(order, (row) => postings.rowIds[row] as number),
+    lengths: Uint32Array.from(order, (row) => postings.lengths[row] as number),
+    postingRows: postings.postingRows.map((row) => newRow[row] as number),
+  };
 }
 
 function grow<T extends Int32Array | Float64Array | Uint8Array>(array: T, length: number): T {

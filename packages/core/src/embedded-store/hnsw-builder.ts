@@ -11,6 +11,7 @@ import type { SlotMask } from "./bm25-index.js";
 import type { ExactVectorIndex } from "./exact-vector-index.js";
 import type { HnswSnapshotCoverage, HnswSnapshotFiles } from "./hnsw-snapshot.js";
 import { type HnswSettings, HnswVectorIndex, isHnswAvailable } from "./hnsw-vector-index.js";
+import { SnapshotSchedule } from "./snapshot-files.js";
 
 /** When the embedded store adds an HNSW graph beside its exact vector index (`VECTOR_INDEX`). */
 export interface VectorIndexSettings {
@@ -52,19 +53,6 @@ const hnswBuildBatch = 200;
 /** Slots checked against a loaded snapshot per step when none needs adding (a map lookup each). */
 const hnswCheckBatch = 20_000;
 /**
- * Changes applied to a ready graph (entries of the `changes` log) after which it is saved again
- * (besides when it becomes ready and when the store closes). Below the 10,000 entries the log
- * keeps, so that the snapshot a crash leaves can always be brought up to date from the log.
- */
-const snapshotEveryChanges = 5_000;
-/**
- * Least time between two saves after changes, in milliseconds (ten minutes): writing the graph
- * blocks the event loop (usearch's `save`, about 1.2 s per million vectors), so a bulk ingestion
- * into a large organisation pauses requests at most once in this interval for it. A crash in
- * between costs a rebuild only when the change log has moved past the snapshot.
- */
-const snapshotMinimumInterval = 10 * 60_000;
-/**
  * Share of a saved graph's vectors removed or replaced since it was built from scratch beyond
  * which it is rebuilt instead of loaded (the same share of dead slots makes the in-memory indexes
  * reload): removed vectors stay in the graph as nodes searches pass through.
@@ -90,10 +78,10 @@ interface Reconciliation {
  * are no longer live, removed), which takes seconds where a build takes minutes.
  *
  * When the graph is saved: when it becomes ready (after a build, or a check that changed it),
- * after {@link snapshotEveryChanges} changes of the log applied since the last save, and when the
- * store closes. Writing the file blocks the event loop once (usearch's `save`, about 0.1 s per
- * 100,000 vectors of 384 dimensions); its checksum, sync and renames run asynchronously, except
- * when closing.
+ * after 5,000 changes of the log applied since the last save (at most once in ten minutes, see
+ * {@link SnapshotSchedule}), and when the store closes. Writing the file blocks the event loop
+ * once (usearch's `save`, about 0.1 s per 100,000 vectors of 384 dimensions); its checksum, sync
+ * and renames run asynchronously, except when closing.
  */
 export class HnswBuilder {
   /** The HNSW graph being built or built; `hnswReady` once it covers every slot. */
@@ -110,10 +98,8 @@ export class HnswBuilder {
   private reconciliation: Reconciliation | undefined;
   /** Whether the graph changed since it was loaded or last saved. */
   private dirty = false;
-  /** The change of the log the last save (or the loaded snapshot) covers. */
-  private savedChange = 0;
-  /** When the last save began (`performance.now()`); -Infinity before the first. */
-  private savedAt = Number.NEGATIVE_INFINITY;
+  /** When the graph is saved again after changes. */
+  private readonly schedule = new SnapshotSchedule();
   private saving: Promise<void> | undefined;
   /** Vectors removed from (or replaced in) the graph since it was built from scratch. */
   private removedSinceBuild = 0;
@@ -223,17 +209,11 @@ export class HnswBuilder {
 
   /**
    * Called after the indexes applied the change log up to `change`: saves a ready graph that
-   * changed when {@link snapshotEveryChanges} changes were applied since the last save, and
-   * {@link snapshotMinimumInterval} has passed since it.
+   * changed when 5,000 changes were applied since the last save, and ten
+   * minutes have passed since it ({@link SnapshotSchedule}).
    */
   changesApplied(change: number): void {
-    if (
-      this.hnswReady &&
-      this.dirty &&
-      change - this.savedChange >= snapshotEveryChanges &&
-      performance.now() - this.savedAt >= snapshotMinimumInterval
-    )
-      this.save();
+    if (this.hnswReady && this.dirty && this.schedule.due(change)) this.save();
   }
 
   /** Drops the graph and stops a build in progress. A save in progress goes on (it writes files only). */
@@ -303,7 +283,7 @@ export class HnswBuilder {
       const started = performance.now();
       graph.load(snapshot.graphPath);
       this.reconciliation = { keys: snapshot.keys, changed, slotsAtLoad: this.source.slotCount() };
-      this.savedChange = snapshot.coverage.change;
+      this.schedule.savedChange = snapshot.coverage.change;
       this.removedSinceBuild = snapshot.removedSinceBuild;
       this.dirty = false;
       this.logger.info("HNSW vector index loaded from its snapshot", {
@@ -417,9 +397,8 @@ export class HnswBuilder {
     if (!this.snapshots || !graph || !this.hnswReady || this.saving || !coverage) return;
     const keys = this.keys();
     this.dirty = false;
-    this.savedChange = coverage.change;
+    this.schedule.began(coverage.change);
     const started = performance.now();
-    this.savedAt = started;
     this.saving = this.snapshots
       .write(graph, keys, coverage, this.removedSinceBuild)
       .then(() => {

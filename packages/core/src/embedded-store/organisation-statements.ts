@@ -33,6 +33,9 @@ export function prepareStatements(database: DatabaseSync) {
       "INSERT INTO chunks (chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash, terms, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     ),
     chunksAfter: database.prepare("SELECT id, doc_id, owner_id, acl, terms, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
+    /** The rows without their terms: a reload whose BM25 postings come from their snapshot (`bm25-snapshot.ts`). */
+    chunksAfterWithoutTerms: database.prepare("SELECT id, doc_id, owner_id, acl, embedding FROM chunks WHERE id > ? ORDER BY id LIMIT ?"),
+    termsOfRow: database.prepare("SELECT terms FROM chunks WHERE id = ?"),
     rowOfChunk: database.prepare("SELECT id, doc_id FROM chunks WHERE chunk_id = ?"),
     chunkById: database.prepare(
       "SELECT id, chunk_id, doc_id, chunk_index, text, title, source, owner_id, acl, metadata, content_hash FROM chunks WHERE id = ?",

@@ -64,6 +64,8 @@ export interface OrganisationStoreSettings {
   inMemoryIndexes?: boolean | undefined;
   /** Milliseconds of work between yields in {@link OrganisationStore.refresh}; default 5. */
   refreshSliceMs?: number | undefined;
+  /** Live chunks from which the BM25 postings are saved beside the file (`bm25-snapshot.ts`); default 20,000. */
+  bm25SnapshotMinimumChunks?: number | undefined;
 }
 
 /** The embedded store of one organisation. Synchronous: SQLite calls block briefly. */
@@ -78,7 +80,11 @@ export class OrganisationStore {
 
   constructor(private readonly settings: OrganisationStoreSettings) {
     this.database = new OrganisationDatabase(settings);
-    this.indexes = new IndexCatchUp(this.database, { ...settings, inMemoryIndexes: settings.inMemoryIndexes !== false });
+    this.indexes = new IndexCatchUp(this.database, {
+      ...settings,
+      inMemoryIndexes: settings.inMemoryIndexes !== false,
+      analyzerName: settings.analyzer.name,
+    });
     this.registry = new OrganisationRegistry(this.database);
     this.search = new OrganisationSearch(this.database, this.indexes, settings.analyzer);
     this.reindex = new ReindexSideTable(this.database);
@@ -166,7 +172,10 @@ export class OrganisationStore {
         this.database.statements.logChange.run(document.docId);
       }
     });
-    if (deletedRows > 0) this.releaseDeletedContent();
+    if (deletedRows > 0) {
+      this.indexes.rowsDeleted();
+      this.releaseDeletedContent();
+    }
     this.afterWrite();
   }
 
@@ -179,7 +188,10 @@ export class OrganisationStore {
     this.database.transaction(() => {
       for (const docId of docIds) deletedRows += this.deleteDocument(docId);
     });
-    if (deletedRows > 0) this.releaseDeletedContent();
+    if (deletedRows > 0) {
+      this.indexes.rowsDeleted();
+      this.releaseDeletedContent();
+    }
     this.afterWrite();
   }
 
@@ -305,9 +317,9 @@ export class OrganisationStore {
     return this.search.vectorIndexStatus();
   }
 
-  /** Resolves when the save of the HNSW graph in progress, if any, has finished (see `HnswBuilder`); never rejects. */
-  pendingIndexSave(): Promise<void> {
-    return this.indexes.hnsw.pendingSave ?? Promise.resolve();
+  /** Resolves when the saves of the HNSW graph and the BM25 postings in progress, if any, have finished; never rejects. */
+  async pendingIndexSave(): Promise<void> {
+    await Promise.all([this.indexes.hnsw.pendingSave, this.indexes.pendingBm25Save]);
   }
 
   /** The latest reindex job recorded, if any. */
