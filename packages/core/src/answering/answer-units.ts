@@ -131,10 +131,12 @@ const isPromptLine = (line: string) => promptPattern.test(line);
  * A run-in heading: a paragraph that opens with two or more words in capitals and goes on with a
  * capitalised word in lower case ("MULTIPLE FILINGS The standing trustee should…", as a DOCX or PDF
  * heading set in the paragraph's own line is extracted). One word in capitals is an acronym or an
- * emphasis, not a heading.
+ * emphasis, not a heading. At most {@link maximumHeadingWords} words, as any heading.
  */
-const runInHeading =
-  /^((?:[\p{Lu}\p{N}\u2013\u2014-][\p{Lu}\p{N}'\u2019&.,:\u2013-]*\s+){1,11}\p{Lu}[\p{Lu}'\u2019&,:-]+\s+)(?=\p{Lu}\p{Ll})/u;
+const runInHeading = new RegExp(
+  `^((?:[\\p{Lu}\\p{N}\\u2013\\u2014-][\\p{Lu}\\p{N}'\\u2019&.,:\\u2013-]*\\s+){1,${maximumHeadingWords - 1}}\\p{Lu}[\\p{Lu}'\\u2019&,:-]+\\s+)(?=\\p{Lu}\\p{Ll})`,
+  "u",
+);
 const markdownHeading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 /** A list item's marker; an ordered item's number has at most three digits (a year that opens a wrapped line is none). */
 const listItem = /^\s*([-*+•]|\d{1,3}[.)])\s+/;
