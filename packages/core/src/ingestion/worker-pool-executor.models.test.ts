@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../config/load-config.js";
 import { createRagService } from "../service/create-rag-service.js";
 import type { RagService } from "../service/rag-service.js";
@@ -98,9 +98,13 @@ describe.skipIf((!built || !model) && !isContinuousIntegration())(
       const job = await service.reindex({ orgId: "org" });
       expect([job.state, job.model?.id]).toEqual(["succeeded", local.id]);
       expect((await service.reindexStatus({ orgId: "org" })).vectors).toBe("current");
-      const embedded = logger.lines.filter((line) => line.message === "texts embedded");
-      expect(embedded.every((line) => line.fields.thread === "ingestion-worker" && line.fields.model === local.id)).toBe(true);
-      expect(embedded.reduce((sum, line) => sum + (line.fields.texts as number), 0)).toBe(80);
+      // A worker's log lines travel on a BroadcastChannel, not on the port that carries its results:
+      // the last lines may arrive after the job has succeeded.
+      const embedded = () => logger.lines.filter((line) => line.message === "texts embedded");
+      await vi.waitFor(() => expect(embedded().reduce((sum, line) => sum + (line.fields.texts as number), 0)).toBe(80), {
+        timeout: 10_000,
+      });
+      expect(embedded().every((line) => line.fields.thread === "ingestion-worker" && line.fields.model === local.id)).toBe(true);
     });
   },
 );
