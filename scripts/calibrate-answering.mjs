@@ -16,6 +16,9 @@
  *              (303 questions) and lookups generated from them, and the same lookups about an
  *              attribute their table lacks (wtq-attributes-report: unanswerable, the abstention
  *              recall there). Report dumps are never given to the fit; their figures are printed.
+ *   near topic (figures only, on both SQuAD splits): the out-of-corpus sample's questions asked
+ *              with only their own paragraph removed (dump-features.mjs --condition near), so the
+ *              context is about their subject and does not answer them: the share declined.
  *
  * Steps: builds the packages if needed; dumps features with scripts/calibration/dump-features.mjs
  * (docqa's own pipeline) into .calibration/<configuration>/; fits with
@@ -78,6 +81,8 @@ const dumps = [
   { set: "wtq-lookups-calibration", condition: "ooc", role: "ooc" },
   { set: "squad-test", condition: "in", role: "report-in" },
   { set: "squad-test", condition: "ooc", role: "report-ooc", sample: values["ooc-sample"] },
+  { set: "squad-calibration", condition: "near", role: "near", sample: values["ooc-sample"] },
+  { set: "squad-test", condition: "near", role: "report-near", sample: values["ooc-sample"] },
   { set: "wtq-report", condition: "in", role: "report-in" },
   { set: "wtq-report", condition: "ooc", role: "report-ooc" },
   { set: "wtq-lookups-report", condition: "in", role: "report-in" },
@@ -93,7 +98,7 @@ for (const configuration of configurations) {
   }
   const folder = join(root, ".calibration", configuration.name);
   mkdirSync(folder, { recursive: true });
-  const files = { in: [], ooc: [], "report-in": [], "report-ooc": [] };
+  const files = { in: [], ooc: [], near: [], "report-in": [], "report-ooc": [], "report-near": [] };
   for (const dump of dumps) {
     const out = join(folder, `${dump.set}-${dump.condition}.jsonl`);
     files[dump.role].push(out);
@@ -117,6 +122,10 @@ for (const configuration of configurations) {
     ...files["report-in"],
     "--report-ooc",
     ...files["report-ooc"],
+    "--near",
+    ...files.near,
+    "--report-near",
+    ...files["report-near"],
   ]);
   fitted[configuration.name] = { ...JSON.parse(readFileSync(out, "utf8")), family: configuration.family };
 }

@@ -6,7 +6,7 @@
  * captures the evidence after the `decide-answerable` stage.
  *
  * Usage:
- *   node scripts/calibration/dump-features.mjs --set <name> --condition in|ooc --out file.jsonl [--sample N] [--seed S]
+ *   node scripts/calibration/dump-features.mjs --set <name> --condition in|near|ooc --out file.jsonl [--sample N] [--seed S]
  *
  * Sets (../shared/data/qa):
  *   squad-calibration   squad-v2-dev-calibration: all contexts in one organisation (tuning split)
@@ -20,6 +20,11 @@
  *                       (report only: unanswerable questions about an entity the table holds)
  * Conditions:
  *   in    the question's own document is in the index
+ *   near  near the topic (SQuAD only): the question's own paragraph removed, the rest of its
+ *         article left in the index, so the context is about the question's subject but does not
+ *         answer it (the paragraph is deleted before the question and upserted again after). An
+ *         answerable question whose gold answer another paragraph of its article also holds is left
+ *         out: it is still answerable there.
  *   ooc   out of corpus: SQuAD without the question's article; WTQ against another table (the
  *         table of the question `--ooc-shift` places later in the sorted list, default 37);
  *         generated lookups about another table's entity, against the question's table
@@ -275,6 +280,28 @@ try {
         await ask("squad", question);
         appendFileSync(values.out, `${JSON.stringify(record(question, "in", question.is_impossible ? [] : question.answers, false))}\n`);
         done++;
+      }
+    } else if (values.condition === "near") {
+      await upsertContexts("squad", contexts);
+      const byContext = new Map();
+      for (const question of questions) {
+        if (!byContext.has(question.context_id)) byContext.set(question.context_id, []);
+        byContext.get(question.context_id).push(question);
+      }
+      for (const [contextId, asked] of byContext) {
+        const own = contexts.find((context) => context._id === contextId);
+        const rest = contexts.filter((context) => context.title === own.title && context._id !== contextId);
+        const answeredElsewhere = (question) =>
+          !question.is_impossible && rest.some((context) => holds(context.text, question.answers, false));
+        const kept = asked.filter((question) => !answeredElsewhere(question));
+        if (kept.length === 0) continue;
+        await service.deleteDocuments({ orgId: "squad", principal }, [contextId]);
+        for (const question of kept) {
+          await ask("squad", question);
+          appendFileSync(values.out, `${JSON.stringify(record(question, "near", [], false))}\n`);
+          done++;
+        }
+        await upsertContexts("squad", [own]);
       }
     } else {
       const byArticle = new Map();

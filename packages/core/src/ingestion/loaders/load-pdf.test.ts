@@ -23,3 +23,24 @@ describe.skipIf(!twoPages && !isContinuousIntegration())("loadPdf: MAX_PDF_PAGES
     expect(loaded.documents[0]?.metadata.pages).toBe(2);
   });
 });
+
+const withTable = sharedDataPath("documents", "pdf", "data-in-brief-2019-tables-1p.pdf");
+
+describe.skipIf(!withTable && !isContinuousIntegration())("loadPdf: tables (needs ../shared/data)", () => {
+  it("writes each row of a table on the page as a section of its own under the table's caption, and leaves the table out of the page's text", async () => {
+    const loaded = await loadPdf({ name: "paper.pdf", bytes: new Uint8Array(readFileSync(withTable as string)) }, limits);
+    const sections = loaded.documents[0]?.sections ?? [];
+    const rows = sections.filter((section) => section.metadata.row !== undefined);
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of rows) {
+      expect(row.preChunked).toBe(true);
+      expect(row.metadata.page).toBe(1);
+      expect(String(row.metadata.section)).toMatch(/^Table 1\b/);
+      // `Name: value; Name: value`, under the header's names, as CSV rows are written.
+      expect(row.text).toMatch(/^[^:;]+: [^;]+(; [^:;]+: [^;]+)+$/);
+    }
+    const page = sections.find((section) => section.metadata.row === undefined);
+    expect(page?.text).not.toContain(rows[0]?.text.split("; ")[1]?.split(": ")[1]);
+    expect(loaded.warnings).toEqual([]);
+  });
+});

@@ -1,10 +1,20 @@
 /**
  * PDF loading with pdf.js (through `unpdf`'s serverless build): one section per page, with its
- * 1-based `page` number; the title from the PDF's Info dictionary when it has one.
+ * 1-based `page` number, and one per row of each table found on the page (`pdf-tables.ts`), as
+ * CSV rows are (`Name: value; …`, with `page`, `row` and the table's caption as `section`); the
+ * title from the PDF's Info dictionary when it has one.
  */
-import { extractText, getDocumentProxy, getMeta } from "unpdf";
+import { getDocumentProxy, getMeta } from "unpdf";
 import { DocqaError } from "../../errors/docqa-error.js";
 import type { FileInput, FileLoader, LoadedFile, LoadedSection, LoaderLimits } from "./loaded-file.js";
+import { findPdfTables, type PdfTable, type PositionedText } from "./pdf-tables.js";
+import { columnNames, renderRow } from "./table-rows.js";
+
+/** A page's running text and its tables. */
+interface PageContent {
+  text: string;
+  tables: PdfTable[];
+}
 
 /** Default of `MAX_PDF_PAGES`. */
 const defaultMaxPdfPages = 5000;
@@ -19,7 +29,7 @@ const defaultMaxPdfPages = 5000;
  *   `file_too_large` beyond `maxExtractedChars`.
  */
 export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<LoadedFile> {
-  let pages: string[];
+  const pages: PageContent[] = [];
   let info: Record<string, unknown> = {};
   try {
     const pdf = await getDocumentProxy(new Uint8Array(file.bytes), { verbosity: 0 });
@@ -30,7 +40,7 @@ export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<Lo
           component: "ingestion",
         });
       }
-      ({ text: pages } = await extractText(pdf, { mergePages: false }));
+      for (let number = 1; number <= pdf.numPages; number++) pages.push(await readPage(pdf, number));
       info = ((await getMeta(pdf)).info ?? {}) as Record<string, unknown>;
     } finally {
       await pdf.loadingTask.destroy();
@@ -51,11 +61,24 @@ export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<Lo
   }
   const sections: LoadedSection[] = [];
   let characters = 0;
-  pages.forEach((text, index) => {
+  let emptyPages = 0;
+  pages.forEach(({ text, tables }, index) => {
     const cleaned = text.replace(/\u0000/g, "").trim();
-    if (cleaned === "") return;
-    characters += cleaned.length;
-    sections.push({ text: cleaned, metadata: { page: index + 1 } });
+    if (cleaned === "" && tables.length === 0) emptyPages++;
+    if (cleaned !== "") {
+      characters += cleaned.length;
+      sections.push({ text: cleaned, metadata: { page: index + 1 } });
+    }
+    for (const table of tables) {
+      const names = columnNames(table.header);
+      table.rows.forEach((row, rowIndex) => {
+        const rendered = renderRow(names, row);
+        if (rendered === "") return;
+        characters += rendered.length;
+        const metadata = { page: index + 1, row: rowIndex + 2, ...(table.caption ? { section: table.caption } : {}) };
+        sections.push({ text: rendered, metadata, preChunked: true });
+      });
+    }
   });
   if (sections.length === 0) {
     throw new DocqaError("no_text_layer", `${file.name} has no text layer (${pages.length} page(s) of images): OCR is not supported`, {
@@ -75,8 +98,7 @@ export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<Lo
   const infoTitle = typeof info.Title === "string" ? info.Title.trim() : "";
   const title = /\s/.test(infoTitle) && !/\.\w{2,4}$/.test(infoTitle) ? infoTitle : undefined;
   const created = typeof info.CreationDate === "string" ? parsePdfDate(info.CreationDate) : undefined;
-  const warnings =
-    sections.length < pages.length ? [`${file.name}: ${pages.length - sections.length} of ${pages.length} pages have no text`] : [];
+  const warnings = emptyPages > 0 ? [`${file.name}: ${emptyPages} of ${pages.length} pages have no text`] : [];
   return {
     documents: [
       {
@@ -88,6 +110,35 @@ export async function loadPdf(file: FileInput, limits: LoaderLimits): Promise<Lo
     ],
     warnings,
   };
+}
+
+type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+/**
+ * A page's text as pdf.js's `extractText` gives it (each piece, and a line break where pdf.js
+ * marks the end of a line), without the pieces of the tables found on it, and those tables.
+ */
+async function readPage(pdf: PdfDocument, number: number): Promise<PageContent> {
+  const page = await pdf.getPage(number);
+  const content = await page.getTextContent();
+  const items = content.items.flatMap((item) =>
+    "str" in item && item.str != null
+      ? [{ str: item.str, hasEOL: item.hasEOL, transform: item.transform as number[], width: item.width, height: item.height }]
+      : [],
+  );
+  const positioned: PositionedText[] = items.map((item) => ({
+    text: item.str,
+    x: item.transform[4] ?? 0,
+    y: item.transform[5] ?? 0,
+    width: item.width,
+    height: item.height,
+  }));
+  const tables = findPdfTables(positioned);
+  const inTables = new Set(tables.flatMap((table) => [...table.pieces]));
+  const text = items
+    .map((item, index) => (inTables.has(index) ? (item.hasEOL ? "\n" : "") : item.str + (item.hasEOL ? "\n" : "")))
+    .join("");
+  return { text, tables };
 }
 
 /** Parses a PDF date (`D:YYYYMMDDHHmmSS+HH'mm'`, PDF 32000-1 §7.9.4) to ISO 8601, or undefined. */
