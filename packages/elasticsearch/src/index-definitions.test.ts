@@ -22,6 +22,7 @@ describe("chunkIndexDefinition", () => {
     expect(analyzer?.filter).toEqual([
       "cjk_width",
       "lowercase",
+      "asciifolding",
       "docqa_possessive",
       "docqa_apostrophes",
       "docqa_cjk_bigram",
@@ -31,7 +32,7 @@ describe("chunkIndexDefinition", () => {
       "porter_stem",
     ]);
     expect(new Set(definition.settings.index.analysis.filter.docqa_stop?.stopwords as string[])).toEqual(new Set(englishStopWords));
-    const builtIn = ["cjk_width", "lowercase", "porter_stem"];
+    const builtIn = ["cjk_width", "lowercase", "asciifolding", "porter_stem"];
     for (const filter of analyzer?.filter ?? []) {
       expect(builtIn.includes(filter) || filter in definition.settings.index.analysis.filter, filter).toBe(true);
     }

@@ -91,6 +91,8 @@ export function analysisSettings(): Record<string, unknown> {
         filter: [
           "cjk_width",
           "lowercase",
+          // core's step 3a (diacritics of Latin letters folded); an index created before keeps its analysis.
+          "asciifolding",
           "docqa_possessive",
           "docqa_apostrophes",
           "docqa_cjk_bigram",

@@ -23,7 +23,7 @@ export interface ChunkCollectionRecord {
   embeddingModel: EmbeddingModelInfo | null;
   /**
    * How `bm25_text` is produced: `docqa:<analyzer name>` (analysed by docqa, for example
-   * `docqa:english-porter-v1`) or `milvus:english` (raw text analysed by Milvus); `none` for a
+   * `docqa:english-porter-v2`) or `milvus:english` (raw text analysed by Milvus); `none` for a
    * collection without BM25 ({@link noKeywordIndex}).
    */
   textAnalysis: string;

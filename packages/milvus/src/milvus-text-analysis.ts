@@ -5,13 +5,16 @@
  */
 
 import { DocqaError } from "@docqa/core";
-import type { Analyzer } from "@docqa/core/retrieval";
+import { type Analyzer, englishAnalyzerNamed } from "@docqa/core/retrieval";
 import { type ChunkRecord, indexedText } from "@docqa/core/stores";
 import { hasKeywordIndex } from "./collection-schemas.js";
 import type { ChunkCollection } from "./milvus-collections.js";
 
 /** The BM25 text of chunks and queries for the collections of one store. */
 export class MilvusTextAnalysis {
+  /** Analyzers of collections built with an earlier analyzer, by name. */
+  private readonly earlier = new Map<string, Analyzer>();
+
   /**
    * @param analyzer - docqa's analyzer (`TEXT_ANALYZER`).
    * @param keywordIndex - whether this store serves BM25 (`keywordIndex` setting).
@@ -29,8 +32,8 @@ export class MilvusTextAnalysis {
   bm25Text(collection: ChunkCollection): ((chunk: ChunkRecord) => string) | undefined {
     if (!hasKeywordIndex(collection.record)) return undefined;
     if (!this.keywordIndex) return () => "";
-    const docqaAnalysis = this.usesDocqaAnalysis(collection);
-    return (chunk) => (docqaAnalysis ? this.analyzer.analyze(indexedText(chunk)).join(" ") : indexedText(chunk));
+    const analyzer = this.docqaAnalyzer(collection);
+    return (chunk) => (analyzer ? analyzer.analyze(indexedText(chunk)).join(" ") : indexedText(chunk));
   }
 
   /**
@@ -46,14 +49,26 @@ export class MilvusTextAnalysis {
         { component: "milvus" },
       );
     }
-    return this.usesDocqaAnalysis(collection) ? this.analyzer.analyze(query).join(" ") : query;
+    const analyzer = this.docqaAnalyzer(collection);
+    return analyzer ? analyzer.analyze(query).join(" ") : query;
   }
 
-  /** Whether the collection was indexed with docqa's analyzer (true) or Milvus's English one (false). */
-  private usesDocqaAnalysis(collection: ChunkCollection): boolean {
+  /**
+   * The docqa analyzer the collection was indexed with: this store's, or the earlier English
+   * analyzer its record names (`docqa:english-porter-v1`, before diacritics were folded), so an
+   * existing collection keeps being written and searched as it was built; undefined for Milvus's
+   * English analyzer.
+   */
+  private docqaAnalyzer(collection: ChunkCollection): Analyzer | undefined {
     const recorded = collection.record.textAnalysis;
-    if (recorded === "milvus:english") return false;
-    if (recorded === `docqa:${this.analyzer.name}`) return true;
+    if (recorded === "milvus:english") return undefined;
+    if (recorded === `docqa:${this.analyzer.name}`) return this.analyzer;
+    const name = recorded.startsWith("docqa:") ? recorded.slice("docqa:".length) : undefined;
+    const earlier = name === undefined ? undefined : (this.earlier.get(name) ?? englishAnalyzerNamed(name));
+    if (name !== undefined && earlier !== undefined) {
+      this.earlier.set(name, earlier);
+      return earlier;
+    }
     throw new DocqaError(
       "config_invalid",
       `collection ${collection.name} was indexed with text analysis ${recorded}; this store analyses with docqa:${this.analyzer.name}: re-ingest into another VECTORDB_COLLECTION`,

@@ -252,7 +252,7 @@ describe.skipIf(serverVersion === undefined)(`Milvus store on ${address} (${serv
       expect(properties).toMatchObject({
         "docqa.schema": "1",
         "docqa.embedding_model": JSON.stringify(contractEmbeddingModel),
-        "docqa.text_analysis": "docqa:english-porter-v1",
+        "docqa.text_analysis": "docqa:english-porter-v2",
       });
       // Milvus 2.5.11+ has the whitespace tokenizer; milvus-lite and older servers fall back to standard.
       expect(["whitespace", "standard"]).toContain(properties["docqa.bm25_tokenizer"]);

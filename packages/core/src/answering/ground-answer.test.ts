@@ -139,6 +139,57 @@ describe("groundAnswer", () => {
     expect(otherSubject).toMatchObject({ unsupportedNames: 1, dropped: 1 });
   });
 
+  it("accepts a name the question writes in full where the cited passage names it in part and another passage of its document in full", async () => {
+    const chunks = (secondDocument: string) =>
+      buildContext(
+        [
+          {
+            chunk: testChunk("players", "Players", "Tomos Wyn Bevan (born 1970) is a Welsh footballer who played as a forward."),
+            score: 0.9,
+          },
+          {
+            chunk: {
+              ...testChunk(
+                secondDocument,
+                "Players",
+                "In July 1997, the manager paid £650,000 to Castleford to secure the services of Bevan.",
+              ),
+              id: `${secondDocument}::1`,
+              chunkIndex: 1,
+            },
+            score: 0.8,
+          },
+        ],
+        { maxDocChars: 4000, maxContextChars: 16000 },
+      );
+    const question = "How much did the club pay Castleford to sign Tomos Bevan in 1997?";
+    const callout = "The club paid £650,000 to Castleford to sign Tomos Bevan in 1997 [Source: doc_2].";
+    const sameDocument = chunks("players");
+    expect(Object.keys(sameDocument.sources)).toEqual(["doc_1", "doc_2"]);
+    const kept = await groundAnswer(
+      answer({ callout_answer: callout }),
+      sameDocument,
+      await rankEvidence(question, sameDocument, { analyzer }),
+      {
+        analyzer,
+        question,
+      },
+    );
+    expect(kept).toMatchObject({ unsupportedNames: 0, dropped: 0 });
+    // Another document's "Bevan" may be somebody else.
+    const otherDocument = chunks("transfers");
+    const dropped = await groundAnswer(
+      answer({ callout_answer: callout }),
+      otherDocument,
+      await rankEvidence(question, otherDocument, { analyzer }),
+      {
+        analyzer,
+        question,
+      },
+    );
+    expect(dropped.unsupportedNames).toBe(1);
+  });
+
   it("does not ask a passage to hold the words a sentence repeats from the question, only what it adds", async () => {
     const records = oneDocumentContext("towns", "name: Kettlewick\nname_pt: Chaleira Velha\ncounty: Westmere", "towns.json");
     const question = "In the town register data, what is Kettlewick's Portuguese name?";

@@ -59,7 +59,7 @@ import { type Answer, noInformationSentence, type Source } from "./answer.js";
 import type { RecordRow } from "./answer-units.js";
 import { type AnswerContext, sourceText } from "./build-context.js";
 import { citedKeys, formatCitation, stripCitations } from "./citations.js";
-import { constraintsOf, type QuestionConstraint } from "./question-cues.js";
+import { constraintsOf, namePhrases, type QuestionConstraint } from "./question-cues.js";
 import type { Evidence, EvidenceUnit, WeightedTerm } from "./rank-evidence.js";
 import { keyTermsOf, keyWords } from "./record-keys.js";
 import { withRelatedTerms } from "./related-terms.js";
@@ -311,6 +311,25 @@ function nameCheck(
       const text = sourceText(source);
       return constraint.met(termsOf(key, source), text) || writtenApart(constraint.word, text);
     });
+  const questionName = new Map(questionNames.map((constraint) => [constraint.word, constraint]));
+  const phrases = namePhrases(question).filter((phrase) => phrase.every((word) => questionName.has(word)));
+  /**
+   * A word of a name the question writes in full ("Iwan Roberts") that the cited sources lack,
+   * when they hold another word of it ("Roberts") and a source of the same document in the context
+   * holds it whole: a document names someone in full once and in part after that (coreference
+   * within a document), so the sentence names who the cited passage is about.
+   */
+  const namedInPart = (word: string, keys: readonly string[]) =>
+    phrases.some(
+      (phrase) =>
+        phrase.includes(word) &&
+        phrase.some((other) => other !== word && holds(questionName.get(other) as QuestionConstraint, keys)) &&
+        Object.keys(context.sources).some(
+          (whole) =>
+            keys.some((key) => context.sources[key]?.metadata.doc_id === context.sources[whole]?.metadata.doc_id) &&
+            phrase.every((part) => holds(questionName.get(part) as QuestionConstraint, [whole])),
+        ),
+    );
   const unmet = (sentence: string, keys: readonly string[]) =>
     constraintsOf(
       withoutStatedNumbers(stripCitations(sentence), [
@@ -331,7 +350,8 @@ function nameCheck(
           keys.some((key) => records.has(key)) &&
           holds(subject, keys)
         ) &&
-        !holds(constraint, keys),
+        !holds(constraint, keys) &&
+        !(constraint.kind === "name" && questionName.has(constraint.word) && namedInPart(constraint.word, keys)),
     );
   return {
     /** Whether `sentence` names something its cited sources lack (numbers: and the question). */

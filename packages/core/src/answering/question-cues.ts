@@ -221,6 +221,27 @@ export function questionConstraints(question: string): string[] {
   return constraints;
 }
 
+/**
+ * The names of `question` written in two words or more: runs of capitalised words after its first
+ * word, lower-cased ("How much did Norwich City pay to sign Iwan Roberts?" → [["norwich", "city"],
+ * ["iwan", "roberts"]]).
+ */
+export function namePhrases(question: string): string[][] {
+  const phrases: string[][] = [];
+  let run: string[] = [];
+  [...question.matchAll(lowerWordPattern)].forEach((match, index) => {
+    const word = match[0];
+    const gap = index > 0 ? question.slice((match.index ?? 0) - 1, match.index) : "";
+    if (index > 0 && /^\p{Lu}/u.test(word) && word.length > 1 && (run.length === 0 || gap === " ")) run.push(word.toLowerCase());
+    else {
+      if (run.length >= 2) phrases.push(run);
+      run = index > 0 && /^\p{Lu}/u.test(word) && word.length > 1 ? [word.toLowerCase()] : [];
+    }
+  });
+  if (run.length >= 2) phrases.push(run);
+  return phrases;
+}
+
 const numberWordDigits: Record<string, string> = {
   two: "2",
   three: "3",

@@ -5,7 +5,7 @@
  */
 
 export { defaultQueryCacheSize, QueryCachedEmbeddings } from "../embeddings/query-cached-embeddings.js";
-export { type Analyzer, createEnglishAnalyzer, type EnglishAnalyzerOptions } from "../text/analyzer.js";
+export { type Analyzer, createEnglishAnalyzer, type EnglishAnalyzerOptions, englishAnalyzerNamed } from "../text/analyzer.js";
 export { englishStopWords } from "../text/english-stop-words.js";
 export { splitBlocks, splitSentences, stripMarkup } from "../text/split-sentences.js";
 export { type FusedChunk, fuseReciprocalRank, fuseWeighted, type WeightedLists } from "./fuse-results.js";

@@ -1,22 +1,40 @@
 import { describe, expect, it } from "vitest";
-import { createEnglishAnalyzer } from "./analyzer.js";
+import { createEnglishAnalyzer, englishAnalyzerNamed } from "./analyzer.js";
 import { englishStopWords } from "./english-stop-words.js";
 
 const analyzer = createEnglishAnalyzer();
 
 describe("createEnglishAnalyzer", () => {
-  it("is named english-porter-v1 by default", () => {
-    expect(analyzer.name).toBe("english-porter-v1");
+  it("is named english-porter-v2 by default (v1 without folding diacritics)", () => {
+    expect(analyzer.name).toBe("english-porter-v2");
   });
 
   it("records disabled stemming and custom stop words in its name", () => {
-    expect(createEnglishAnalyzer({ stem: false }).name).toBe("english-porter-v1-nostem");
-    expect(createEnglishAnalyzer({ stopWords: new Set(["foo"]) }).name).toBe("english-porter-v1-customstop");
-    expect(createEnglishAnalyzer({ stem: false, stopWords: new Set() }).name).toBe("english-porter-v1-nostem-customstop");
+    expect(createEnglishAnalyzer({ stem: false }).name).toBe("english-porter-v2-nostem");
+    expect(createEnglishAnalyzer({ stopWords: new Set(["foo"]) }).name).toBe("english-porter-v2-customstop");
+    expect(createEnglishAnalyzer({ stem: false, stopWords: new Set() }).name).toBe("english-porter-v2-nostem-customstop");
+  });
+
+  it("folds the diacritics of Latin letters, so a word typed without them matches the text written with them", () => {
+    expect(analyzer.analyze("Pokémon cafés naïve Ünïcödé Straße Øresund Łódź")).toEqual(
+      analyzer.analyze("Pokemon cafes naive Unicode Strasse Oresund Lodz"),
+    );
+    expect(analyzer.analyze("Pokémon")).toEqual(["pokemon"]);
+    // Other scripts keep their marks: Cyrillic й is not и.
+    expect(analyzer.analyze("Достоевский")).toEqual(["достоевский"]);
+    const unfolded = createEnglishAnalyzer({ foldDiacritics: false });
+    expect(unfolded.name).toBe("english-porter-v1");
+    expect(unfolded.analyze("Pokémon")).toEqual(["pokémon"]);
+  });
+
+  it("recreates an analyzer from its recorded name (englishAnalyzerNamed)", () => {
+    expect(englishAnalyzerNamed("english-porter-v1")?.analyze("cafés")).toEqual(["cafés"]);
+    expect(englishAnalyzerNamed("english-porter-v2-nostem")?.analyze("cafés running")).toEqual(["cafes", "running"]);
+    expect(englishAnalyzerNamed("english-porter-v2-customstop")).toBeUndefined();
   });
 
   it("passing the default stop word set explicitly keeps the default name", () => {
-    expect(createEnglishAnalyzer({ stopWords: englishStopWords }).name).toBe("english-porter-v1");
+    expect(createEnglishAnalyzer({ stopWords: englishStopWords }).name).toBe("english-porter-v2");
   });
 
   it("removes stop words", () => {

@@ -8,6 +8,12 @@
  * 2. Tokens are maximal runs of letters, marks and digits, with inner apostrophes kept
  *    (`don't`), like Unicode word segmentation (UAX #29) for alphabetic scripts.
  * 3. English possessive `'s` is removed; remaining apostrophes are dropped.
+ * 3a. Latin letters are folded to ASCII (`foldDiacritics`, on by default; Lucene's
+ *    `ASCIIFoldingFilter`, Elasticsearch's `asciifolding`, for the Latin alphabet): diacritics are
+ *    removed ("Pokémon" → "pokemon", "naïve" → "naive") and ß, æ, œ, ø, ł, đ, ð, þ and dotless ı
+ *    are written as ss, ae, oe, o, l, d, d, th and i, so a question typed without accents finds
+ *    the text written with them, and the other way round; the word is then stemmed as English.
+ *    Other scripts keep their marks (Cyrillic й, Devanagari vowel signs).
  * 4. Runs of Han, Hiragana or Katakana become overlapping character bigrams (Lucene's
  *    `CJKBigramFilter`), so Chinese and Japanese text is searchable without a dictionary.
  * 5. Stop words ({@link englishStopWords}) are removed.
@@ -32,17 +38,40 @@ export interface EnglishAnalyzerOptions {
   stopWords?: ReadonlySet<string>;
   /** Apply the Porter stemmer to ASCII words; default true. */
   stem?: boolean;
+  /**
+   * Fold Latin letters with diacritics to ASCII (step 3a); default true. False gives the
+   * analyzer of indexes built before 2026-11-29, named `english-porter-v1`.
+   */
+  foldDiacritics?: boolean;
 }
 
 const tokenPattern = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const cjkRunPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
 const asciiWordPattern = /^[a-z]+$/;
+/** A Latin letter followed by combining marks (after canonical decomposition). */
+const markedLatinPattern = /(\p{Script=Latin})\p{M}+/gu;
+/** Latin letters beyond ASCII (Latin-1 Supplement, Extended-A and -B, Extended Additional), composed as NFKC leaves them. */
+const latinBeyondAsciiPattern = /[\u00c0-\u024f\u1e00-\u1eff]/;
+/** Latin letters that do not decompose into a base letter and a mark (Lucene's ASCIIFoldingFilter). */
+const latinLigatures: Readonly<Record<string, string>> = { ß: "ss", æ: "ae", œ: "oe", ø: "o", ł: "l", đ: "d", ð: "d", þ: "th", ı: "i" };
+const latinLigaturePattern = /[ßæœøłđðþı]/g;
+
+/** `token` with its Latin letters folded to ASCII (step 3a of {@link createEnglishAnalyzer}). */
+export function foldLatinDiacritics(token: string): string {
+  if (!latinBeyondAsciiPattern.test(token)) return token;
+  return token
+    .normalize("NFD")
+    .replace(markedLatinPattern, "$1")
+    .replace(latinLigaturePattern, (letter) => latinLigatures[letter] ?? letter)
+    .normalize("NFC");
+}
 const maximumTokenLength = 64;
 const stemCacheLimit = 200_000;
 
 /**
- * Creates the default analyzer, named `english-porter-v1`.
+ * Creates the default analyzer, named `english-porter-v2` (`english-porter-v1` without
+ * `foldDiacritics`; `-nostem` and `-customstop` mark the other options).
  *
  * @example
  * ```ts
@@ -52,6 +81,7 @@ const stemCacheLimit = 200_000;
 export function createEnglishAnalyzer(options: EnglishAnalyzerOptions = {}): Analyzer {
   const stopWords = options.stopWords ?? englishStopWords;
   const stem = options.stem ?? true;
+  const fold = options.foldDiacritics ?? true;
   const stemCache = new Map<string, string>();
 
   const stemWord = (word: string): string => {
@@ -71,7 +101,7 @@ export function createEnglishAnalyzer(options: EnglishAnalyzerOptions = {}): Ana
   };
 
   return {
-    name: `english-porter-v1${stem ? "" : "-nostem"}${stopWords === englishStopWords ? "" : "-customstop"}`,
+    name: `english-porter-v${fold ? 2 : 1}${stem ? "" : "-nostem"}${stopWords === englishStopWords ? "" : "-customstop"}`,
     analyze(text: string): string[] {
       const terms: string[] = [];
       const normalized = text.normalize("NFKC").toLowerCase();
@@ -79,6 +109,7 @@ export function createEnglishAnalyzer(options: EnglishAnalyzerOptions = {}): Ana
         let token = match[0];
         if (token.endsWith("'s") || token.endsWith("\u2019s")) token = token.slice(0, -2);
         token = token.replace(/['\u2019]/g, "");
+        if (fold) token = foldLatinDiacritics(token);
         if (!cjkPattern.test(token)) {
           pushTerm(terms, token);
           continue;
@@ -99,4 +130,16 @@ export function createEnglishAnalyzer(options: EnglishAnalyzerOptions = {}): Ana
       return terms;
     },
   };
+}
+
+/**
+ * The English analyzer named `name` with the default stop words (`english-porter-v2`,
+ * `english-porter-v1`, each with `-nostem`), or undefined for another name. A store that records
+ * the analyzer its index was built with (Milvus's `docqa.text_analysis`) keeps analysing that
+ * index's queries and writes with it after the default changes.
+ */
+export function englishAnalyzerNamed(name: string): Analyzer | undefined {
+  const match = /^english-porter-v([12])(-nostem)?$/.exec(name);
+  if (!match) return undefined;
+  return createEnglishAnalyzer({ foldDiacritics: match[1] === "2", stem: match[2] === undefined });
 }
