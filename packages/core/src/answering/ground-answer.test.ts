@@ -166,27 +166,10 @@ describe("groundAnswer", () => {
     const callout = "The club paid £650,000 to Castleford to sign Tomos Bevan in 1997 [Source: doc_2].";
     const sameDocument = chunks("players");
     expect(Object.keys(sameDocument.sources)).toEqual(["doc_1", "doc_2"]);
-    const kept = await groundAnswer(
-      answer({ callout_answer: callout }),
-      sameDocument,
-      await rankEvidence(question, sameDocument, { analyzer }),
-      {
-        analyzer,
-        question,
-      },
-    );
+    const kept = await groundIn(sameDocument, question, callout);
     expect(kept).toMatchObject({ unsupportedNames: 0, dropped: 0 });
     // Another document's "Bevan" may be somebody else.
-    const otherDocument = chunks("transfers");
-    const dropped = await groundAnswer(
-      answer({ callout_answer: callout }),
-      otherDocument,
-      await rankEvidence(question, otherDocument, { analyzer }),
-      {
-        analyzer,
-        question,
-      },
-    );
+    const dropped = await groundIn(chunks("transfers"), question, callout);
     expect(dropped.unsupportedNames).toBe(1);
   });
 
