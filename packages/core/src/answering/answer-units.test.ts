@@ -31,6 +31,19 @@ describe("answer units", () => {
     expect(units[1]?.row?.cells).toHaveLength(3);
   });
 
+  it("reads a row a loader rendered under column names of any length, and such a line in prose as a sentence", () => {
+    const line =
+      "Region: North; Share of households that recycled glass in the last twelve months: 61; Average monthly waste collection fee per household ($): 14.20";
+    const rendered = unitsOfEntry(entry(line, "waste.csv", { rows: "7" }), 0);
+    expect(rendered.map((unit) => [unit.kind, unit.cell?.key, unit.cell?.value])).toEqual([
+      ["cell", "Region", "North"],
+      ["cell", "Share of households that recycled glass in the last twelve months", "61"],
+      ["cell", "Average monthly waste collection fee per household ($)", "14.20"],
+    ]);
+    // Outside a table's rows, a long "key" is a sentence's opening clause.
+    expect(unitsOfEntry(entry(line, "notes.txt"), 0).every((unit) => unit.kind !== "cell" || unit.cell?.key === "Region")).toBe(true);
+  });
+
   it("reads a record of key: value lines as one row named by its document's title", () => {
     const units = unitsOfEntry(entry("name: Tin\nsymbol: Sn\ndiscoverer: unknown", "Tin (metals)"), 0);
     expect(units.every((unit) => unit.kind === "cell")).toBe(true);

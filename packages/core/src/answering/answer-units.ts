@@ -120,6 +120,10 @@ export const shortLineShare = 0.6;
 export const maximumCommandLines = 6;
 
 const fieldPattern = /^([\p{L}\p{N}_.\-/ ()#%]{1,60}?):\s+(\S.*)$/u;
+/** Longest column name, in characters, read as a key in a rendered row (chosen: a spreadsheet's longest headers are sentences, "Percentage Of Drivers Involved In Fatal Collisions Who Had Not Been Involved In Any Previous Accidents" is 101). */
+export const maximumColumnNameLength = 200;
+/** A cell of a row a loader rendered: its key is a column name as the table writes it. */
+const renderedCellPattern = new RegExp(`^([^;]{1,${maximumColumnNameLength}}?):\\s+(\\S.*)$`, "u");
 const labelPattern = /^([\p{L}\p{N}_.\-/ ()#%]{1,60}):\s*$/u;
 const fencePattern = /^\s*(```|~~~)/;
 const promptPattern = /^\s*(\$|PS>|C:\\>)\s?\S/;
@@ -157,7 +161,7 @@ type Block =
 
 /** The units of one chunk. */
 export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
-  const blocks = parseBlocks(entry.text);
+  const blocks = parseBlocks(entry.text, { renderedRows: holdsRenderedRows(entry.chunk.metadata) });
   const fieldLines = blocks.filter((block) => block.type === "field" || block.type === "label").length;
   const lineCount = blocks.length;
   const isRecord = fieldLines >= 2 && fieldLines >= lineCount * recordLineShare;
@@ -223,7 +227,7 @@ export function unitsOfEntry(entry: ContextEntry, rank: number): AnswerUnit[] {
  * prose, with wrapped lines of one paragraph joined (a word hyphenated at a line break mended:
  * {@link joinWrappedLines}).
  */
-export function parseBlocks(text: string): Block[] {
+export function parseBlocks(text: string, options: { renderedRows?: boolean } = {}): Block[] {
   const blocks: Block[] = [];
   const lines = text.split(/\r?\n/);
   let paragraph: string[] = [];
@@ -300,7 +304,7 @@ export function parseBlocks(text: string): Block[] {
     }
     const cleaned = stripMarkup(line).trim();
     if (cleaned === "") continue;
-    const row = tableRow(cleaned);
+    const row = tableRow(cleaned, options.renderedRows === true);
     if (row) {
       flush();
       blocks.push({ type: "row", cells: row });
@@ -346,16 +350,28 @@ function lineWidth(lines: readonly string[]): number {
 }
 
 /**
+ * Whether a chunk holds a table's rows as the loaders render them (`Name: value; Name: value`):
+ * CSV row sections (`rows`), and the rows of DOCX and PDF tables (`row`).
+ */
+export function holdsRenderedRows(metadata: Readonly<Record<string, unknown>>): boolean {
+  return metadata.rows !== undefined || metadata.row !== undefined;
+}
+
+/**
  * A table row as the loaders render one: at least two `; `-separated cells, each `key: value`
  * (`Film: Mad Max: Fury Road (2015); RottenTomatoes: 97`). A cell whose text has no key of its own
- * continues the previous cell's value (a value that itself holds `; `).
+ * continues the previous cell's value (a value that itself holds `; `). In a chunk of rendered rows
+ * (`rendered`) a key is any column name (up to {@link maximumColumnNameLength} characters, as long
+ * as a spreadsheet writes it); elsewhere it must read as a field name ({@link isFieldKey}), not as
+ * a sentence's opening clause.
  */
-function tableRow(line: string): RecordCell[] | undefined {
+function tableRow(line: string, rendered: boolean): RecordCell[] | undefined {
   if (!line.includes("; ")) return undefined;
   const cells: RecordCell[] = [];
   for (const part of line.split("; ")) {
-    const field = fieldPattern.exec(part);
-    if (field && isFieldKey(field[1] as string)) cells.push({ key: (field[1] as string).trim(), value: (field[2] as string).trim() });
+    const field = (rendered ? renderedCellPattern : fieldPattern).exec(part);
+    if (field && (rendered || isFieldKey(field[1] as string)))
+      cells.push({ key: (field[1] as string).trim(), value: (field[2] as string).trim() });
     else if (cells.length > 0) (cells.at(-1) as RecordCell).value += `; ${part}`;
     else return undefined;
   }

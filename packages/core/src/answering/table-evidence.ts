@@ -15,7 +15,7 @@ import type { PredictState } from "../pipeline/request-state.js";
 import type { Stage } from "../pipeline/stage.js";
 import type { ChunkRecord } from "../stores/chunk-record.js";
 import type { Analyzer } from "../text/analyzer.js";
-import { parseBlocks, type RecordCell } from "./answer-units.js";
+import { holdsRenderedRows, parseBlocks, type RecordCell } from "./answer-units.js";
 import { buildContext } from "./build-context.js";
 import type { TableEvidence } from "./evidence.js";
 import type { EvidenceUnit } from "./rank-evidence.js";
@@ -58,7 +58,9 @@ export async function tableEvidence(
     (chunk) => chunk.metadata.section === section && canRead(options.principal, chunk),
   );
   const rows = chunks.flatMap((chunk) => {
-    const block = parseBlocks(chunk.text).find((candidate) => candidate.type === "row");
+    const block = parseBlocks(chunk.text, { renderedRows: holdsRenderedRows(chunk.metadata) }).find(
+      (candidate) => candidate.type === "row",
+    );
     return block?.type === "row" ? [{ chunk, cells: block.cells }] : [];
   });
   if (rows.length === 0 || rows.length > maximumTableRows) return undefined;
