@@ -49,4 +49,8 @@ describe("tidyAfterCitations", () => {
     expect(tidyAfterCitations("Ten days  . Run `sync ./photos  now` then")).toBe("Ten days. Run `sync ./photos  now` then");
     expect(tidyAfterCitations("Run:\n```\nls -a .\n```\n .")).toBe("Run:\n```\nls -a .\n```\n.");
   });
+
+  it("keeps the space before a number written with a leading point", () => {
+    expect(tidyAfterCitations("The sugar share of the bar is .546 .")).toBe("The sugar share of the bar is .546.");
+  });
 });

@@ -43,12 +43,14 @@ export function replaceCitations(text: string, replace: (keys: string[]) => stri
 
 /**
  * Collapses the spaces a removed marker leaves (doubled, or before punctuation) and trims. Code
- * (an inline span or a fenced block) is left as written: `fastsync ./photos` keeps its space.
+ * (an inline span or a fenced block) is left as written: `fastsync ./photos` keeps its space; so
+ * is a number written with a leading point or comma (`is .546`, whose space is not before
+ * punctuation).
  */
 export function tidyAfterCitations(text: string): string {
   return text
     .split(/(```[\s\S]*?```|`[^`\n]*`)/)
-    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[ \t]{2,}/g, " ").replace(/[ \t]+([.,;:!?])/g, "$1")))
+    .map((part, index) => (index % 2 === 1 ? part : part.replace(/[ \t]{2,}/g, " ").replace(/[ \t]+([.,;:!?])(?!\d)/g, "$1")))
     .join("")
     .trim();
 }
