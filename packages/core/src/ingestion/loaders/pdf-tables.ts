@@ -77,7 +77,6 @@ interface Cell {
 
 interface Line {
   y: number;
-  size: number;
   cells: Cell[];
   pieces: number[];
 }
@@ -138,7 +137,7 @@ function pageLines(pieces: readonly PositionedText[]): Line[] {
       }
     }
     for (const cell of cells) cell.text = cell.text.replace(/\s+/g, " ").trim();
-    return { y: baseline(group), size, cells, pieces: group.map((piece) => piece.index) };
+    return { y: baseline(group), cells, pieces: group.map((piece) => piece.index) };
   });
 }
 
