@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DocqaError } from "../../errors/docqa-error.js";
 import { isContinuousIntegration, sharedDataPath } from "../../testing/shared-data.js";
-import { loadPdf } from "./load-pdf.js";
+import { loadPdf, wordBreakBetween } from "./load-pdf.js";
 
 const twoPages = sharedDataPath("documents", "pdf", "course-modules-list-2p.pdf");
 const limits = { maxFileBytes: 100_000_000, maxExtractedChars: 1_000_000 };
@@ -42,5 +42,29 @@ describe.skipIf(!withTable && !isContinuousIntegration())("loadPdf: tables (need
     const page = sections.find((section) => section.metadata.row === undefined);
     expect(page?.text).not.toContain(rows[0]?.text.split("; ")[1]?.split(": ")[1]);
     expect(loaded.warnings).toEqual([]);
+  });
+});
+
+describe("wordBreakBetween", () => {
+  const piece = (text: string, x: number, y: number, width: number, height: number) => ({ text, x, y, width, height });
+
+  it("separates a piece set apart on its line, and joins pieces of one word", () => {
+    expect(wordBreakBetween(piece("Calculator", 10, 100, 60, 10), piece("2022", 75, 100, 24, 10))).toBe(true);
+    expect(wordBreakBetween(piece("Calcu", 10, 100, 30, 10), piece("lator", 40.5, 100, 30, 10))).toBe(false);
+  });
+
+  it("separates a caption placed under a large figure, starting back to its left", () => {
+    // A 45-point "2.5" and, 20 points lower and starting left of its end, "kilograms".
+    expect(wordBreakBetween(piece("2.5", 95, 579, 71, 45), piece("kilograms", 69, 559, 125, 14))).toBe(true);
+  });
+
+  it("joins a subscript or superscript to its base", () => {
+    expect(wordBreakBetween(piece("CO", 10, 100, 14, 10), piece("2", 24, 97, 4, 6))).toBe(false);
+    expect(wordBreakBetween(piece("Roberts", 10, 100, 40, 10), piece("43", 50, 104, 8, 6))).toBe(false);
+  });
+
+  it("separates pieces on lines more than a line height apart, and never pieces without a height", () => {
+    expect(wordBreakBetween(piece("end", 200, 100, 20, 10), piece("Next", 10, 80, 24, 10))).toBe(true);
+    expect(wordBreakBetween(piece("a", 0, 0, 0, 0), piece("b", 50, 0, 0, 0))).toBe(false);
   });
 });

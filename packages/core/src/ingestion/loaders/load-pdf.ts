@@ -135,10 +135,48 @@ async function readPage(pdf: PdfDocument, number: number): Promise<PageContent> 
   }));
   const tables = findPdfTables(positioned);
   const inTables = new Set(tables.flatMap((table) => [...table.pieces]));
-  const text = items
-    .map((item, index) => (inTables.has(index) ? (item.hasEOL ? "\n" : "") : item.str + (item.hasEOL ? "\n" : "")))
-    .join("");
+  let text = "";
+  let previous: PositionedText | undefined;
+  items.forEach((item, index) => {
+    if (!inTables.has(index)) {
+      const piece = positioned[index] as PositionedText;
+      if (previous && piece.text.trim() !== "" && !/\s$/.test(text) && wordBreakBetween(previous, piece)) text += " ";
+      text += item.str;
+      if (piece.text.trim() !== "") previous = piece;
+    }
+    if (item.hasEOL) {
+      text += "\n";
+      previous = undefined;
+    }
+  });
   return { text, tables };
+}
+
+/**
+ * Horizontal gap between two pieces of text on one line, as a share of the taller one's height,
+ * above which they are two words: pdfminer.six's `LAParams.word_margin` default (0.1), the margin
+ * its layout analysis inserts a space at. pdf.js's `extractText` joins pieces as they come, and a
+ * piece set apart without a space character ("2.5" in a large figure, then "kilograms") ran into
+ * its neighbour ("2.5kilograms").
+ */
+export const wordGapShare = 0.1;
+
+/**
+ * Whether a space belongs between `previous` and `next`, two pieces read in that order with no line
+ * end between them: `next` starts more than {@link wordGapShare} of a line height after `previous`
+ * ends, or on another line (its baseline more than a line height away, or moved and starting back to
+ * the left of where `previous` ends: a large figure's caption under it). A subscript or
+ * superscript ("CO₂", a footnote mark) sits less than a line away, after its base, and joins.
+ */
+export function wordBreakBetween(previous: PositionedText, next: PositionedText): boolean {
+  const height = Math.max(previous.height, next.height);
+  if (!(height > 0)) return false;
+  const margin = wordGapShare * height;
+  const gap = next.x - (previous.x + previous.width);
+  const lineChange = Math.abs(next.y - previous.y);
+  // Another line: a baseline more than a line away, or a lower or higher one starting back to the left.
+  if (lineChange > height || (lineChange > margin && gap < -margin)) return true;
+  return gap > margin;
 }
 
 /** Parses a PDF date (`D:YYYYMMDDHHmmSS+HH'mm'`, PDF 32000-1 §7.9.4) to ISO 8601, or undefined. */
