@@ -102,4 +102,24 @@ describe("decodeText", () => {
       warnings: [],
     });
   });
+
+  it("reads UTF-8 damaged in a few places with each invalid sequence replaced, and says where", () => {
+    // A CSV export whose accented letter lost a byte ("Rodr\xcc_guez"): one stray byte among valid rows.
+    const rows = Array.from({ length: 40 }, (_, index) => `Film ${index},Director ${index},Café ${index}`);
+    const damaged = [...new TextEncoder().encode(`title,director,place\n${rows.slice(0, 20).join("\n")}\nMoneyball,Rodr`), 0xcc, ...new TextEncoder().encode(`_guez,Oakland\n${rows.slice(20).join("\n")}\n`)];
+    const decoded = decodeText(new Uint8Array(damaged), "films.csv");
+    expect(decoded.encoding).toBe("utf-8");
+    expect(decoded.text).toContain("Moneyball,Rodr\ufffd_guez,Oakland");
+    expect(decoded.text).toContain("Café 39");
+    expect(decoded.warnings).toEqual(["films.csv is UTF-8 with 1 invalid byte sequence (line 22); each was replaced with U+FFFD"]);
+  });
+
+  it("still rejects bytes with many invalid sequences or control characters, and does not count a replacement character the file holds", () => {
+    const noisy = new TextEncoder().encode(`a\u0001b${"x".repeat(300)}`);
+    expect(() => decode([0x80, ...noisy, ...noisy])).toThrow(expect.objectContaining({ code: "invalid_encoding" }));
+    const mostlyInvalid = Array.from({ length: 200 }, (_, index) => (index % 10 === 0 ? 0xff : 0x61));
+    expect(() => decode(mostlyInvalid)).toThrow(expect.objectContaining({ code: "invalid_encoding" }));
+    const held = [0xff, ...new TextEncoder().encode(`${"x".repeat(300)} \ufffd `)];
+    expect(decodeText(new Uint8Array(held), "f.txt").warnings[0]).toContain("with 1 invalid byte sequence");
+  });
 });

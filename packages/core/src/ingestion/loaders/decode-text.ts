@@ -67,10 +67,14 @@ class NotThisEncoding extends Error {}
  * 3. Strict UTF-8.
  * 4. `chardet`'s best guess when it is a legacy single-byte encoding with confidence of at least
  *    50, and the result contains no control characters other than whitespace.
+ * 5. UTF-8 damaged in a few places: each invalid sequence replaced by U+FFFD, with a warning,
+ *    when they are at most {@link maximumInvalidUtf8Share} of the characters and the text holds
+ *    no control characters (a CSV export with a few garbled names keeps its other rows).
  *
  * A file cut inside its last character (an odd byte count in UTF-16, a length not a multiple of
  * four in UTF-32, half a surrogate pair, an incomplete UTF-8 sequence) keeps the text before it,
- * with a warning. Any other invalid sequence rejects the file.
+ * with a warning. UTF-8 with a few invalid sequences is read with replacement characters (step 5);
+ * any other invalid sequence rejects the file.
  *
  * @throws {DocqaError} `invalid_encoding` when no rule applies or the encoding a mark names is
  *   violated inside the text.
@@ -123,7 +127,43 @@ export function decodeText(bytes: Uint8Array, filename: string): DecodedText {
       };
     }
   }
+  const damaged = damagedUtf8(bytes, filename);
+  if (damaged) return damaged;
   throw invalid(filename, "is not valid UTF-8 and its encoding could not be recognised");
+}
+
+/**
+ * Most invalid UTF-8 sequences, as a share of the decoded characters, in text still read as UTF-8
+ * with each replaced by U+FFFD (step 5 of {@link decodeText}). Text damaged in a few places (an
+ * export that garbled some accented names) stays far below it; binary data read as UTF-8 is
+ * invalid at most of its bytes above 0x7F and full of control characters. 1 % is a round bound
+ * between the two, chosen by hand, not fitted.
+ */
+export const maximumInvalidUtf8Share = 0.01;
+
+/** The replacement character's UTF-8 bytes, to tell one the file holds from one the decoder wrote. */
+const replacementCharacterBytes = /\xef\xbf\xbd/g;
+
+/**
+ * `bytes` read as UTF-8 with each invalid sequence replaced by U+FFFD (the WHATWG decoder's
+ * replacement mode), when they are few ({@link maximumInvalidUtf8Share}) and the text holds no
+ * control characters; undefined otherwise. Warns with the count and the first lines affected.
+ */
+function damagedUtf8(bytes: Uint8Array, filename: string): DecodedText | undefined {
+  const text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  const written = [...new TextDecoder("latin1").decode(bytes).matchAll(replacementCharacterBytes)].length;
+  const replaced = [...text.matchAll(/\ufffd/g)].length - written;
+  if (replaced <= 0 || replaced > maximumInvalidUtf8Share * text.length) return undefined;
+  if (controlCharacters.test(text.replaceAll("\ufffd", ""))) return undefined;
+  const affected = text.split("\n").flatMap((line, index) => (line.includes("\ufffd") ? [index + 1] : []));
+  const lines = affected.slice(0, 5);
+  return {
+    text,
+    encoding: "utf-8",
+    warnings: [
+      `${filename} is UTF-8 with ${replaced} invalid byte sequence${replaced === 1 ? "" : "s"} (line${lines.length === 1 ? "" : "s"} ${lines.join(", ")}${lines.length < affected.length ? ", …" : ""}); each was replaced with U+FFFD`,
+    ],
+  };
 }
 
 function invalid(filename: string, reason: string): DocqaError {
