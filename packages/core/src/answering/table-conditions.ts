@@ -94,6 +94,12 @@ export function findConditions(question: AnalyzedQuestion, table: PreparedTable,
       }
     });
   });
+  // Name the cell the question matched where every row of a condition holds the same one ("title = \"Moneyball\""), not the analysed terms ("moneybal").
+  for (const condition of groups.values()) {
+    const cells = new Set(condition.rows.map((row) => (table.table.rows[row]?.[condition.column] ?? "").replace(/\s+/g, " ").trim()));
+    const [cell] = cells;
+    if (cells.size === 1 && cell) condition.label = `${table.headerText[condition.column]} ${condition.quality === 1 ? "=" : "~"} "${cell}"`;
+  }
   const matches = [...groups.values()].filter(
     (condition) =>
       ![...groups.values()].some(

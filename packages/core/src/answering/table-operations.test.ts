@@ -101,6 +101,20 @@ describe("profileColumn", () => {
 });
 
 describe("answerFromTable", () => {
+  it("names the cell a condition matched in its explanation, as the table writes it, not the analysed terms", () => {
+    const films: Table = {
+      header: ["title", "year_release", "lead_actor_actress"],
+      rows: [
+        ["Moneyball", "2011", "Brad Pitt"],
+        ["Lincoln", "2012", "Daniel Day-Lewis"],
+        ["Ray", "2004", "Jamie Foxx"],
+      ],
+    };
+    const answer = answerFromTable("Who played the lead role in Moneyball?", films);
+    expect(answer?.text).toBe("Brad Pitt");
+    expect(answer?.explanation).toBe('lead_actor_actress where title = "Moneyball": Brad Pitt');
+  });
+
   it("answers a superlative with the row's value in the column the question names (argmin, argmax)", () => {
     const least = answerFromTable("which year had the least lantern sales?", sales);
     expect(least).toMatchObject({ text: "2003", operation: "argmin", column: "Year", rows: [2] });
