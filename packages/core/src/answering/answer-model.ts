@@ -59,6 +59,14 @@ export const unitFeatureNames = [
   "command",
   /** 1 when both the question and the unit are negated. */
   "samePolarity",
+  /**
+   * Weighted share of the question's adjacent content-term pairs that the unit's own text has
+   * adjacent, in order (stop words aside): "mpsc stands for" for "What does mpsc stand for?". A
+   * phrase of the question kept whole in a sentence is stronger evidence than its words scattered
+   * (term proximity: Tao & Zhai, 2007, "An Exploration of Proximity Measures in Information
+   * Retrieval"; n-gram overlap in answer sentence selection: Yih et al., 2013).
+   */
+  "phraseMatch",
   /** The dense signal cos(q, u) / cos(q, q as a passage), floored at 0; 0 without an embedding model. */
   "dense",
 ] as const;

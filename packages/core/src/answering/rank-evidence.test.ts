@@ -207,6 +207,21 @@ describe("rankEvidence", () => {
     expect(evidence.units[0]?.text).toContain("212");
   });
 
+  it("reads a phrase of the question kept whole in a sentence (phraseMatch), and not its words scattered", async () => {
+    const context = contextOf(
+      chunk(
+        "queues",
+        "A broker may hold many queues, but a message queue stands for one consumer group. The name dlq stands for dead letter queue. Letters are dead when no consumer takes them.",
+      ),
+    );
+    const evidence = await rankEvidence("What does dlq stand for?", context, { analyzer });
+    const phrase = evidence.units.find((unit) => unit.text.startsWith("The name dlq"));
+    const scattered = evidence.units.find((unit) => unit.text.startsWith("A broker"));
+    expect(phrase?.features.phraseMatch).toBe(1);
+    expect(scattered?.features.phraseMatch).toBe(0);
+    expect(evidence.units[0]).toBe(phrase);
+  });
+
   it("gives an empty context no units", async () => {
     const evidence = await rankEvidence("Anything?", contextOf(), { analyzer });
     expect(evidence.units).toEqual([]);

@@ -142,6 +142,28 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
     for (const { term, weight } of questionTerms) if (!terms.has(term)) return weight / totalWeight;
     return 0;
   };
+  // The question's adjacent content-term pairs, each weighing its two terms' weights.
+  const termWeight = new Map(questionTerms.map(({ term, weight }) => [term, weight]));
+  const questionOrder = analyze(question).filter((term) => termWeight.has(term));
+  const questionPairs = new Map<string, number>();
+  for (let index = 1; index < questionOrder.length; index++) {
+    const [left, right] = [questionOrder[index - 1] as string, questionOrder[index] as string];
+    if (left !== right) questionPairs.set(`${left} ${right}`, (termWeight.get(left) ?? 0) + (termWeight.get(right) ?? 0));
+  }
+  const pairWeight = [...questionPairs.values()].reduce((sum, weight) => sum + weight, 0);
+  /** {@link UnitFeatures.phraseMatch} of a text. */
+  const phraseMatchOf = (text: string) => {
+    if (pairWeight === 0) return 0;
+    const order = analyze(text);
+    const found = new Set<string>();
+    for (let index = 1; index < order.length; index++) {
+      const pair = `${order[index - 1]} ${order[index]}`;
+      if (questionPairs.has(pair)) found.add(pair);
+    }
+    let matched = 0;
+    for (const pair of found) matched += questionPairs.get(pair) ?? 0;
+    return matched / pairWeight;
+  };
   const coverageOf = (terms: Iterable<string>) => {
     if (totalWeight === 0) return 0;
     const present = terms instanceof Set ? terms : new Set(terms);
@@ -289,6 +311,7 @@ export async function rankEvidence(question: string, context: AnswerContext, opt
       cell: unit.kind === "cell" ? 1 : 0,
       command: unit.kind === "command" ? 1 : 0,
       samePolarity: questionNegated && negated ? 1 : 0,
+      phraseMatch: phraseMatchOf(ownText(unit)),
       dense: 0,
     };
     return {
