@@ -48,6 +48,7 @@ import { subjectText } from "./answer-units.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { formatCitation } from "./citations.js";
 import { type AbstentionReason, decideAnswerable } from "./decide-answerable.js";
+import { expectedAnswerType, offersAnswerType } from "./question-cues.js";
 import { type EvidenceUnit, rankEvidence } from "./rank-evidence.js";
 import { keyWords } from "./record-keys.js";
 import type { TableEvidence } from "./table-evidence.js";
@@ -107,7 +108,7 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       const best = ranked[0];
       if (!best) return result(emptyContextAnswer(), "no_documents");
       const answer =
-        (table && table.answer.score > best.score ? tableAnswer(table, context) : undefined) ??
+        (table && table.answer.score > best.score && offersAskedValue(table, question) ? tableAnswer(table, context) : undefined) ??
         composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems, {
           procedure: evidence.asksProcedure,
         });
@@ -216,6 +217,19 @@ export function composeAnswer(
     info_list: info,
     keywords: [],
   };
+}
+
+/**
+ * Whether a table's answer is a value of the kind the question asks for when it asks for a number
+ * or a date ("On what date…" is not answered by the cell `month` of a data dictionary): the
+ * answer-type check of the unit features (`offersAnswerType`), applied to the one answer a table
+ * operation gives. Names and other kinds are left to the table model, whose cells are often
+ * lower-case names ("gold", "forward").
+ */
+function offersAskedValue(table: TableEvidence, question: string): boolean {
+  const type = expectedAnswerType(question);
+  if (type !== "number" && type !== "date") return true;
+  return offersAnswerType(table.answer.text, question, type) !== false;
 }
 
 /**

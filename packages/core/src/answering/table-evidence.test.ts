@@ -106,4 +106,25 @@ describe("the extractive answer over a table", () => {
     expect(generated.answer.callout_answer).toMatch(/\[Source: doc_3\]$/);
     expect(generated.answer.positive_list).toEqual(["Year: 2003; Toy sales: 20.9; Injuries: 206 [Source: doc_3]"]);
   });
+
+  it("passes over a table answer that is not the number or date the question asks for, however probable", async () => {
+    const base = buildContext(
+      [chunks[0], chunks[1], chunks[2]].map((chunk) => ({ chunk: chunk as ChunkRecord, score: 1 })),
+      { maxDocChars: 4000, maxContextChars: 16_000 },
+    );
+    const evidence = await rankEvidence(question, base, { analyzer });
+    const table = await tableEvidence(question, evidence.units, { principal: ann, analyzer, documentChunks });
+    const found = table as NonNullable<typeof table>;
+    // A data dictionary's cell ("month") offered for "On what date…": not a date.
+    const textual = {
+      ...found,
+      answer: { ...found.answer, text: "month", explanation: 'Header where Source = "Guardian": month', score: 0.99 },
+    };
+    const asked = "On what date were the toy sales counted?";
+    const generated = await createExtractiveAnswerer({ analyzer }).answer({ question: asked, context: base, evidence, table: textual });
+    expect(generated.answer.callout_answer).not.toContain("month");
+    const dated = { ...textual, answer: { ...textual.answer, text: "2003", explanation: "Year: 2003" } };
+    const withDate = await createExtractiveAnswerer({ analyzer }).answer({ question: asked, context: base, evidence, table: dated });
+    expect(withDate.answer.callout_answer).toContain("Year: 2003");
+  });
 });

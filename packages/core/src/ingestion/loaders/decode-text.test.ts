@@ -106,7 +106,11 @@ describe("decodeText", () => {
   it("reads UTF-8 damaged in a few places with each invalid sequence replaced, and says where", () => {
     // A CSV export whose accented letter lost a byte ("Rodr\xcc_guez"): one stray byte among valid rows.
     const rows = Array.from({ length: 40 }, (_, index) => `Film ${index},Director ${index},Café ${index}`);
-    const damaged = [...new TextEncoder().encode(`title,director,place\n${rows.slice(0, 20).join("\n")}\nMoneyball,Rodr`), 0xcc, ...new TextEncoder().encode(`_guez,Oakland\n${rows.slice(20).join("\n")}\n`)];
+    const damaged = [
+      ...new TextEncoder().encode(`title,director,place\n${rows.slice(0, 20).join("\n")}\nMoneyball,Rodr`),
+      0xcc,
+      ...new TextEncoder().encode(`_guez,Oakland\n${rows.slice(20).join("\n")}\n`),
+    ];
     const decoded = decodeText(new Uint8Array(damaged), "films.csv");
     expect(decoded.encoding).toBe("utf-8");
     expect(decoded.text).toContain("Moneyball,Rodr\ufffd_guez,Oakland");
