@@ -68,6 +68,12 @@ export const dataSetRoles: Readonly<Record<string, Readonly<Record<string, DataS
       note: "20 questions over ../shared/data/documents (six formats) and 10 it cannot answer, written on 2026-11-29 by a second writer who saw neither docqa's code nor its other sets; its failures were read once (the entity check of decide-answerable came from one)",
     },
   },
+  "new-documents-blind.jsonl": {
+    all: {
+      role: "reporting",
+      note: "26 questions over 38 new real files of six formats (none in ../shared/data/documents; assemble them with scripts/evaluation/new-documents.mjs) and 12 they cannot answer, written on 2026-11-29 by a third writer who saw neither docqa's code nor its other sets; its failures were read once (the PDF word breaks, damaged UTF-8 and the table answer's type check came from them)",
+    },
+  },
   "out-of-corpus-heldout.jsonl": {
     all: { role: "reporting", note: "held out: never used to choose a setting" },
   },
