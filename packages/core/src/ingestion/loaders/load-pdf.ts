@@ -140,7 +140,7 @@ async function readPage(pdf: PdfDocument, number: number): Promise<PageContent> 
   items.forEach((item, index) => {
     if (!inTables.has(index)) {
       const piece = positioned[index] as PositionedText;
-      if (previous && piece.text.trim() !== "" && !/\s$/.test(text) && wordBreakBetween(previous, piece)) text += " ";
+      if (previous && piece.text.trim() !== "" && !/\s/.test(text.at(-1) ?? " ") && wordBreakBetween(previous, piece)) text += " ";
       text += item.str;
       if (piece.text.trim() !== "") previous = piece;
     }
