@@ -23,7 +23,8 @@
  * embedded store and on the engines (bench/scale.ts, hours), `BENCH_ONLY=hybrid` hybrid search fused in Milvus against
  * fusion in docqa on SciFact (bench/hybrid-engine.ts), `BENCH_ONLY=bm25-pruning` the embedded store's BM25 top-k with
  * MaxScore pruning against the exhaustive search at 100k and 1M chunks of the scale corpus (bench/bm25-pruning.ts, a few
- * minutes); the default run leaves these fourteen out.
+ * minutes), `BENCH_ONLY=hnsw-expansion` recall@10 and latency of saved HNSW graphs of the scale corpus at several ef, and the
+ * fitted default ef rule (bench/hnsw-expansion.ts, needs BENCH_HNSW_GRAPHS); the default run leaves these fifteen out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed } from "./index-speed.ts";
@@ -57,5 +58,6 @@ if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).
 if (only === "llm") rows.push(...(await (await import("./llm-speed.ts")).benchmarkLlmSpeed()));
 if (only === "scale") rows.push(...(await (await import("./scale.ts")).benchmarkScale()));
 if (only === "bm25-pruning") rows.push(...(await (await import("./bm25-pruning.ts")).benchmarkBm25Pruning()));
+if (only === "hnsw-expansion") rows.push(...(await (await import("./hnsw-expansion.ts")).benchmarkHnswExpansion()));
 if (only === "hybrid") rows.push(...(await (await import("./hybrid-engine.ts")).benchmarkHybridEngine()));
 printRows(rows);
