@@ -360,6 +360,24 @@ describe("Bm25Index", () => {
       expect(results).toBeGreaterThan(10_000);
     });
 
+    it("returns the same results for queries of hundreds of distinct terms (a narrower window)", () => {
+      const random = mulberry32(77);
+      const words = Array.from({ length: 500 }, (_, index) => `w${index}`);
+      const index = new Bm25Index({ k1: 0.9, b: 0.4 });
+      for (let slot = 0; slot < 6000; slot++) {
+        index.add(
+          slot,
+          Array.from({ length: 1 + Math.floor(random() * 30) }, () => words[Math.floor(words.length * random() ** 2)] as string),
+        );
+      }
+      for (const size of [100, 300, 500]) {
+        const query = words.slice(0, size);
+        const exhaustive = index.searchExhaustively(query, 10);
+        expect(exhaustive).toHaveLength(10);
+        expect(index.search(query, 10)).toEqual(exhaustive);
+      }
+    });
+
     it("returns the same results after a capture and restore, with rows added afterwards out of order", () => {
       let results = 0;
       for (let seed = 100; seed < 110; seed++) {

@@ -103,6 +103,13 @@ interface PostingList {
  */
 export const pruningWindowSlots = 4096;
 
+/**
+ * Most contributions the window of {@link Bm25Index.search} holds (2 MiB of float64): a query of
+ * many distinct terms gets a narrower window (`windowSlots × terms` at most this), so that a
+ * pasted paragraph does not make the index keep tens of MiB of scratch.
+ */
+const maximumWindowContributions = 1 << 18;
+
 /** A query term prepared for scoring: its posting list and weight `idf · (k1 + 1) · qf`. */
 interface QueryTerm {
   list: PostingList;
@@ -265,7 +272,8 @@ export class Bm25Index {
    * its contribution: its weight times its list's {@link PostingList.ratioBound}. Terms are
    * ordered by bound; once the top-k is full, the terms whose bounds sum to less than its lowest
    * score are *non-essential*: a slot holding only those cannot enter. Window by window
-   * (`windowSlots` slots from the next posting of an essential list), the essential
+   * (`windowSlots` slots from the next posting of an essential list, fewer for queries of many
+   * terms: {@link maximumWindowContributions}), the essential
    * lists are scored into the accumulator; then each slot so found, in ascending order, looks up
    * its non-essential terms (galloping search, highest bound first), until its score plus the
    * bounds of the terms left falls below the lowest score of the top-k. Slots the mask
@@ -285,8 +293,9 @@ export class Bm25Index {
     const live = this.live;
     const lengths = this.slotLengths;
     const scores = this.scores;
+    const windowSlots = Math.max(32, Math.min(this.windowSlots, 32 * Math.floor(maximumWindowContributions / (32 * count))));
     /** One bit per slot of the window: set when an essential list holds it. */
-    const found = new Int32Array(this.windowSlots / 32);
+    const found = new Int32Array(windowSlots / 32);
     // Terms by ascending bound; `positions[i]` is term i's place in the query (the order scores are summed in).
     const bounds = terms.map(({ list, weight }) => weight * this.ratioBoundAt(list, averageLength) * (1 + boundSlack));
     const order = Array.from(terms.keys()).sort((left, right) => (bounds[left] as number) - (bounds[right] as number));
@@ -302,7 +311,7 @@ export class Bm25Index {
     }
     const cursors = new Int32Array(count);
     /** Per slot of the window (row) and query term (column), the slot's contribution; 0 elsewhere. */
-    const contributions = this.windowContributions(count);
+    const contributions = this.windowContributions(windowSlots * count);
     const best = new TopK(topK);
     let threshold = Number.NEGATIVE_INFINITY;
     let firstEssential = 0;
@@ -314,7 +323,7 @@ export class Bm25Index {
         if (cursor < list.size) windowStart = Math.min(windowStart, list.slots[cursor] as number);
       }
       if (windowStart === 0x7fffffff) break;
-      const windowEnd = windowStart + this.windowSlots;
+      const windowEnd = windowStart + windowSlots;
       // The essential lists' postings in the window, into the accumulator; `found` marks their slots.
       for (let term = firstEssential; term < count; term++) {
         const { slots, frequencies, size } = lists[term] as PostingList;
@@ -379,15 +388,12 @@ export class Bm25Index {
     return best.sorted();
   }
 
-  /**
-   * The scratch of {@link search}: `windowSlots` rows of `columns` contributions,
-   * all 0 (each search leaves the rows it wrote at 0).
-   */
-  private windowContributions(columns: number): Float64Array {
-    const length = this.windowSlots * columns;
+  /** The scratch of {@link search}, at least `length` contributions, all 0 (each search leaves the entries it wrote at 0). */
+  private windowContributions(length: number): Float64Array {
     if (this.contributionScratch.length < length) this.contributionScratch = new Float64Array(length);
     return this.contributionScratch;
   }
+
   /**
    * The same results as {@link search}, found by scoring every posting of every query term into
    * an accumulator, term at a time, then selecting the top-k: the reference the pruned search is
