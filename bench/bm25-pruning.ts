@@ -4,14 +4,15 @@
  * (`Bm25Index.searchExhaustively`), in one process, the two interleaved query by query (their
  * order alternating), at 100k and 1M chunks of the scale corpus (`bench/scale-corpus.ts`: real
  * passages repeated with distinct ids, so every term's document frequency is multiplied by the
- * repetitions, 77 at 1M). Each chunk is analysed and scored as the store does (title and text,
+ * repetitions, about 87 at 1M). Each chunk is analysed and scored as the store does (title and text,
  * the English analyzer, k1 0.9, b 0.4), every slot allowed by a mask (the benchmark's principal
  * reads every chunk, so the store's ACL pre-filter builds such a mask); the 300 SciFact test
- * queries, top 20 (what the store's `searchByText` is asked for by `/predict`). Every pruned
+ * queries, top 30 (what `/predict` asks of the store's `searchByText` by default:
+ * max(`BM25_RETRIEVER_TOP_K` 8, `FUSION_CANDIDATES` 30)). Every pruned
  * result is checked against the exhaustive one. Latency is the index's alone: no analysis of the
  * query, no SQLite, no HTTP.
  *
- * Settings: `BENCH_BM25_SIZES` (default `100000,1000000`), `BENCH_BM25_TOP_K` (default 20),
+ * Settings: `BENCH_BM25_SIZES` (default `100000,1000000`), `BENCH_BM25_TOP_K` (default 30),
  * `BENCH_BM25_ROUNDS` (passes over the queries, default 3).
  */
 import { loadavg } from "node:os";
@@ -21,7 +22,7 @@ import { readScaleTexts } from "./scale-corpus.ts";
 import { type BenchmarkRow, comparedRow, percentile } from "./statistics.ts";
 
 const sizes = (process.env.BENCH_BM25_SIZES ?? "100000,1000000").split(",").map(Number);
-const topK = Number(process.env.BENCH_BM25_TOP_K ?? 20);
+const topK = Number(process.env.BENCH_BM25_TOP_K ?? 30);
 const rounds = Number(process.env.BENCH_BM25_ROUNDS ?? 3);
 /** BM25 parameters of the embedded store's default (`BM25_K1`, `BM25_B`). */
 const parameters = { k1: 0.9, b: 0.4 };
