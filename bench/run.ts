@@ -21,7 +21,10 @@
  * in-process language model against `llama-bench` (generation and prompt speed, first-token overhead, event-loop delay;
  * needs `npm run models:test-llm`, a few minutes); `BENCH_ONLY=scale` docqa at 100k and 1M chunks on the
  * embedded store and on the engines (bench/scale.ts, hours), `BENCH_ONLY=hybrid` hybrid search fused in Milvus against
- * fusion in docqa on SciFact (bench/hybrid-engine.ts); the default run leaves these thirteen out.
+ * fusion in docqa on SciFact (bench/hybrid-engine.ts), `BENCH_ONLY=bm25-pruning` the embedded store's BM25 top-k with
+ * MaxScore pruning against the exhaustive search at 100k and 1M chunks of the scale corpus (bench/bm25-pruning.ts, a few
+ * minutes), `BENCH_ONLY=hnsw-expansion` recall@10 and latency of saved HNSW graphs of the scale corpus at several ef, and the
+ * fitted default ef rule (bench/hnsw-expansion.ts, needs BENCH_HNSW_GRAPHS); the default run leaves these fifteen out.
  */
 import { cpus } from "node:os";
 import { benchmarkIndexSpeed } from "./index-speed.ts";
@@ -54,5 +57,7 @@ if (only === "docx-memory") rows.push(...(await (await import("./docx-parser-mem
 if (only === "reindex") rows.push(...(await (await import("./model-change.ts")).benchmarkModelChange()));
 if (only === "llm") rows.push(...(await (await import("./llm-speed.ts")).benchmarkLlmSpeed()));
 if (only === "scale") rows.push(...(await (await import("./scale.ts")).benchmarkScale()));
+if (only === "bm25-pruning") rows.push(...(await (await import("./bm25-pruning.ts")).benchmarkBm25Pruning()));
+if (only === "hnsw-expansion") rows.push(...(await (await import("./hnsw-expansion.ts")).benchmarkHnswExpansion()));
 if (only === "hybrid") rows.push(...(await (await import("./hybrid-engine.ts")).benchmarkHybridEngine()));
 printRows(rows);

@@ -74,8 +74,13 @@ function passagesOf(title: string, text: string): { title: string; text: string 
   return out;
 }
 
-/** The base passages and the SciFact test queries, from ../shared/data. */
-function readTexts(): { passages: { title: string; text: string }[]; queries: string[] } {
+/**
+ * The base passages and the SciFact test queries, from ../shared/data (no vectors: what the BM25
+ * benchmark `bench/bm25-pruning.ts` needs).
+ *
+ * @throws {Error} when SciFact is missing.
+ */
+export function readScaleTexts(): { passages: { title: string; text: string }[]; queries: string[] } {
   const scifact = sharedDataPath("ir", "scifact");
   if (!scifact) throw new Error("the scale benchmark needs ../shared/data/ir/scifact");
   const passages: { title: string; text: string }[] = [];
@@ -109,7 +114,7 @@ function readTexts(): { passages: { title: string; text: string }[]; queries: st
  * @throws {Error} when SciFact or the local model is missing.
  */
 export async function loadScaleCorpus(): Promise<ScaleCorpus> {
-  const { passages, queries } = readTexts();
+  const { passages, queries } = readScaleTexts();
   const model = benchmarkModel("scale benchmark");
   if (!model) throw new Error("the scale benchmark needs a local embedding model under ../shared/data/models");
   const texts = [...passages.slice(0, realSampleSize).map((passage) => `${passage.title}\n${passage.text}`), ...queries];

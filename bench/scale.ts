@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { defaultHnswExpansionSearch } from "@docqa/core/stores";
+import { hnswExpansionSearchFor } from "@docqa/core/stores";
 import type { BenchmarkRow } from "./statistics.ts";
 
 /** The figures of one target at one size. */
@@ -220,7 +220,8 @@ function rowsOf(figures: ScaleFigures, baseline: ScaleFigures | undefined): Benc
     values.push([`${name} p50 ms`, timing.p50, baseline?.serve.latency[name]?.p50]);
     values.push([`${name} p99 ms`, timing.p99, baseline?.serve.latency[name]?.p99]);
   }
-  const ef = process.env.HNSW_EXPANSION_SEARCH ?? `${defaultHnswExpansionSearch} (default)`;
+  // The embedded store's default ef grows with the graph (Milvus's stays 128 when unset).
+  const ef = process.env.HNSW_EXPANSION_SEARCH ?? `${hnswExpansionSearchFor(figures.chunks)} (default at this size)`;
   const reopenLoad = figures.reopen ? `, reopen ${figures.reopen.load.join("→")}` : "";
   const configuration = `${figures.target}, ${figures.chunks.toLocaleString("en")} chunks, HNSW ef ${ef} (load ingest ${figures.ingest.load.join("→")}, serve ${figures.serve.load.join("→")}${reopenLoad})`;
   return values.map(([name, value, base]) => ({

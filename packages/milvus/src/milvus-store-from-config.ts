@@ -5,7 +5,7 @@
  * core keeps the variables for it and this package parses them.
  */
 import { type DocqaConfig, type Logger, optionalString, setting } from "@docqa/core";
-import { type ServerVectorStore, type StoreBackend, storeBackendSettings } from "@docqa/core/stores";
+import { defaultHnswExpansionSearch, type ServerVectorStore, type StoreBackend, storeBackendSettings } from "@docqa/core/stores";
 import { z } from "zod";
 import { createMilvusStore, type MilvusStore } from "./milvus-store.js";
 
@@ -52,7 +52,7 @@ export function milvusStoreFromConfig(
     hnsw: {
       connectivity: config.stores.vectorIndex.hnswConnectivity,
       construction: hnswConstruction,
-      expansionSearch: config.stores.vectorIndex.hnswExpansionSearch,
+      expansionSearch: config.stores.vectorIndex.hnswExpansionSearch ?? defaultHnswExpansionSearch,
     },
     keywordIndex: config.stores.keyword === "milvus",
     logger,

@@ -4,8 +4,7 @@
  */
 import { z } from "zod";
 import { type StoreIndexKind, storeBackendsHolding, storeNamesHolding } from "../stores/store-backend-packages.js";
-import { defaultHnswExpansionSearch } from "../stores/vector-index.js";
-import { integer, setting } from "./setting-helpers.js";
+import { integer, optionalInteger, setting } from "./setting-helpers.js";
 
 /** Where documents are stored. */
 export const storesSchema = z.object({
@@ -88,8 +87,13 @@ export const storesSchema = z.object({
       hnswMinVectors: setting("HNSW_MIN_VECTORS", integer(20_000, 0)),
       /** `HNSW_CONNECTIVITY`, default 16: graph degree M. */
       hnswConnectivity: setting("HNSW_CONNECTIVITY", integer(16, 2)),
-      /** `HNSW_EXPANSION_SEARCH`, default 128 ({@link defaultHnswExpansionSearch}): candidate list size ef at search time. */
-      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", integer(defaultHnswExpansionSearch, 1)),
+      /**
+       * `HNSW_EXPANSION_SEARCH`: candidate list size ef at search time. Unset (default): the
+       * embedded store grows it with the graph (`hnswExpansionSearchFor` of `stores/vector-index.ts`:
+       * 128 up to 100,000 vectors, 128 · (N / 100,000)^α beyond), Milvus uses 128
+       * (`defaultHnswExpansionSearch`).
+       */
+      hnswExpansionSearch: setting("HNSW_EXPANSION_SEARCH", optionalInteger(1)),
     })
     .prefault({}),
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { Bm25Index } from "./bm25-index.js";
+import { mulberry32 } from "../raptor/cluster-vectors.js";
+import { Bm25Index, type SlotMask } from "./bm25-index.js";
+import { runToEnd } from "./time-slice.js";
 
 const k1 = 1.2;
 const b = 0.75;
@@ -274,6 +276,141 @@ describe("Bm25Index", () => {
           maskOf(3, () => false),
         ),
       ).toEqual([]);
+    });
+  });
+
+  describe("pruned top-k (MaxScore) against the exhaustive search", () => {
+    /** A vocabulary small enough for long posting lists, with a Zipf-like skew. */
+    const vocabulary = Array.from({ length: 60 }, (_, index) => `t${index}`);
+
+    /** A random document: 1 to 40 terms, or a copy of an earlier one (equal scores: ties). */
+    function randomTerms(random: () => number, earlier: string[][], lengthScale: number): string[] {
+      if (earlier.length > 0 && random() < 0.15) return earlier[Math.floor(random() * earlier.length)] as string[];
+      const length = 1 + Math.floor(random() * 40 * lengthScale);
+      return Array.from({ length }, () => vocabulary[Math.floor(vocabulary.length * random() ** 2)] as string);
+    }
+
+    /** A random query: 1 to 8 terms, some repeated, some unknown to the index. */
+    function randomQuery(random: () => number): string[] {
+      const length = 1 + Math.floor(random() * 8);
+      const query = Array.from({ length }, () =>
+        random() < 0.1 ? `unknown${Math.floor(random() * 3)}` : (vocabulary[Math.floor(vocabulary.length * random())] as string),
+      );
+      if (random() < 0.3) query.push(query[0] as string);
+      return query;
+    }
+
+    /** No mask, a mask allowing a random share (0 to 100 %) of slots, or one shorter than the slots. */
+    function randomMask(random: () => number, slots: number): SlotMask | undefined {
+      const kind = random();
+      if (kind < 0.3) return undefined;
+      const share = random();
+      const length = kind < 0.4 ? Math.floor(slots * random()) : slots;
+      return Uint8Array.from({ length }, () => (random() < share ? 1 : 0));
+    }
+
+    /** Compares both searches on random queries; returns how many results they gave. */
+    function compare(index: Bm25Index, random: () => number, slots: number, queries: number): number {
+      let results = 0;
+      for (let query = 0; query < queries; query++) {
+        const terms = randomQuery(random);
+        const k = random() < 0.2 ? 1 + Math.floor(random() * slots * 2) : 1 + Math.floor(random() * 5);
+        const mask = randomMask(random, slots);
+        const exhaustive = index.searchExhaustively(terms, k, mask);
+        // Same slots, same order, bit-identical scores.
+        expect(index.search(terms, k, mask)).toEqual(exhaustive);
+        results += exhaustive.length;
+      }
+      return results;
+    }
+
+    it("returns the same slots, scores and tie order on random indexes with removals, staging and masks", () => {
+      let results = 0;
+      for (let seed = 1; seed <= 40; seed++) {
+        const random = mulberry32(seed);
+        // Windows of 32 to 256 slots: the threshold and the essential terms change many times per search.
+        const index = new Bm25Index({ k1: 0.9 + random(), b: random() }, 32 * (1 + Math.floor(random() * 8)));
+        const documents: string[][] = [];
+        const staged: number[] = [];
+        const slotCount = 50 + Math.floor(random() * 600);
+        // Slots are added mostly in order, some out of order (as a reopen adds changed rows after restoring the rest).
+        const slots = Array.from({ length: slotCount }, (_, slot) => slot);
+        for (let swap = 0; swap < slotCount / 20; swap++) {
+          const left = Math.floor(random() * slotCount);
+          const right = Math.floor(random() * slotCount);
+          [slots[left], slots[right]] = [slots[right] as number, slots[left] as number];
+        }
+        let added = 0;
+        for (const phase of [0.2, 1, 5]) {
+          // Each phase adds a share of the slots with longer documents (the average length drifts), then removes, reveals and searches.
+          const end = phase === 5 ? slotCount : Math.floor(slotCount * phase * 0.6);
+          for (; added < end; added++) {
+            const slot = slots[added] as number;
+            const terms = randomTerms(random, documents, phase);
+            documents.push(terms);
+            const stage = random() < 0.1;
+            index.add(slot, terms, stage);
+            if (stage) staged.push(slot);
+          }
+          for (let removal = 0; removal < added * random() * 0.4; removal++) index.remove(slots[Math.floor(random() * added)] as number);
+          for (const slot of staged.splice(0, Math.floor(staged.length * random()))) index.reveal(slot);
+          results += compare(index, random, slotCount, 25);
+        }
+      }
+      expect(results).toBeGreaterThan(10_000);
+    });
+
+    it("returns the same results for queries of hundreds of distinct terms (a narrower window)", () => {
+      const random = mulberry32(77);
+      const words = Array.from({ length: 500 }, (_, index) => `w${index}`);
+      const index = new Bm25Index({ k1: 0.9, b: 0.4 });
+      for (let slot = 0; slot < 6000; slot++) {
+        index.add(
+          slot,
+          Array.from({ length: 1 + Math.floor(random() * 30) }, () => words[Math.floor(words.length * random() ** 2)] as string),
+        );
+      }
+      for (const size of [100, 300, 500]) {
+        const query = words.slice(0, size);
+        const exhaustive = index.searchExhaustively(query, 10);
+        expect(exhaustive).toHaveLength(10);
+        expect(index.search(query, 10)).toEqual(exhaustive);
+      }
+    });
+
+    it("returns the same results after a capture and restore, with rows added afterwards out of order", () => {
+      let results = 0;
+      for (let seed = 100; seed < 110; seed++) {
+        const random = mulberry32(seed);
+        const parameters = { k1: 0.9, b: 0.4 };
+        const original = new Bm25Index(parameters);
+        const documents: string[][] = [];
+        for (let slot = 0; slot < 500; slot++) {
+          const terms = randomTerms(random, documents, 1);
+          documents.push(terms);
+          original.add(slot, terms);
+        }
+        for (let removal = 0; removal < 50; removal++) original.remove(Math.floor(random() * 500));
+        const postings = runToEnd(original.capture((slot) => slot + 1));
+        // A reopening restores most rows, and adds the others (changed documents) after, with the slots they had in row order.
+        const restored = new Bm25Index(parameters, 64);
+        const left = new Set<number>();
+        const slotOfRow = Int32Array.from(postings.rowIds, (rowId) => {
+          if (random() < 0.1) {
+            left.add(rowId - 1);
+            return -1;
+          }
+          return rowId - 1;
+        });
+        runToEnd(restored.restore(postings, slotOfRow));
+        for (const slot of left) restored.add(slot, documents[slot] as string[]);
+        results += compare(restored, random, 500, 60);
+        for (let query = 0; query < 20; query++) {
+          const terms = randomQuery(random);
+          expect(restored.search(terms, 10)).toEqual(original.searchExhaustively(terms, 10));
+        }
+      }
+      expect(results).toBeGreaterThan(3_000);
     });
   });
 });

@@ -17,14 +17,7 @@ import type { ChunkRecord, DocumentVersion, ScoredChunk } from "../stores/chunk-
 import type { DocumentPage, DocumentQuery, DocumentRecord } from "../stores/document-registry.js";
 import { organisationCollectionName } from "../stores/organisation-names.js";
 import { observedReindexJob, type ReindexableIndex, type ReindexJob, type ReindexTarget } from "../stores/reindexable-index.js";
-import {
-  type CountOptions,
-  defaultHnswExpansionSearch,
-  type EmbeddingModelInfo,
-  type SearchOptions,
-  type TransactionalStore,
-  type UpsertOptions,
-} from "../stores/vector-index.js";
+import type { CountOptions, EmbeddingModelInfo, SearchOptions, TransactionalStore, UpsertOptions } from "../stores/vector-index.js";
 import type { Analyzer } from "../text/analyzer.js";
 import { createEnglishAnalyzer } from "../text/analyzer.js";
 import type { Bm25Parameters } from "./bm25-index.js";
@@ -115,7 +108,7 @@ export function createEmbeddedStore(settings: EmbeddedStoreSettings = {}): Embed
   const vectorIndex: VectorIndexSettings = {
     mode: settings.vectorIndex?.mode ?? "auto",
     minVectors: settings.vectorIndex?.minVectors ?? 20_000,
-    hnsw: { connectivity: 16, expansionAdd: 128, expansionSearch: defaultHnswExpansionSearch, ...settings.vectorIndex?.hnsw },
+    hnsw: { connectivity: 16, expansionAdd: 128, ...settings.vectorIndex?.hnsw },
   };
   const handles = new OrganisationHandles<OrganisationStore>(
     settings.maxOpenOrganisations ?? defaultMaxOpenOrganisations,

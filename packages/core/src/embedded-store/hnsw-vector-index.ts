@@ -6,6 +6,7 @@
  */
 import { createRequire } from "node:module";
 import type { IdScore } from "../retrieval/top-k.js";
+import { defaultHnswExpansionSearch, hnswExpansionSearchFor } from "../stores/vector-index.js";
 
 /** HNSW parameters. */
 export interface HnswSettings {
@@ -13,8 +14,11 @@ export interface HnswSettings {
   connectivity: number;
   /** Candidate list size while building, efConstruction; default 128. */
   expansionAdd: number;
-  /** Candidate list size while searching, ef (`HNSW_EXPANSION_SEARCH`); default `defaultHnswExpansionSearch` (128). */
-  expansionSearch: number;
+  /**
+   * Candidate list size while searching, ef (`HNSW_EXPANSION_SEARCH`); default (undefined) grows
+   * with the graph: `hnswExpansionSearchFor(size)` (128 up to 100,000 vectors).
+   */
+  expansionSearch?: number | undefined;
 }
 
 interface UsearchIndex {
@@ -52,6 +56,8 @@ export function isHnswAvailable(): boolean {
  */
 export class HnswVectorIndex {
   private readonly index: UsearchIndex;
+  /** `HNSW_EXPANSION_SEARCH` when set; else ef follows the graph's size. */
+  private readonly expansionSearch: number | undefined;
 
   /** @throws {Error} when `usearch` cannot be loaded; check {@link isHnswAvailable} first. */
   constructor(
@@ -60,13 +66,14 @@ export class HnswVectorIndex {
   ) {
     const module = usearch();
     if (!module) throw new Error("usearch is not available");
+    this.expansionSearch = settings.expansionSearch;
     this.index = new module.Index({
       dimensions: dimension,
       metric: "ip",
       quantization: "f32",
       connectivity: settings.connectivity,
       expansion_add: settings.expansionAdd,
-      expansion_search: settings.expansionSearch,
+      expansion_search: settings.expansionSearch ?? defaultHnswExpansionSearch,
     });
   }
 
@@ -119,11 +126,22 @@ export class HnswVectorIndex {
     this.index.load(path);
   }
 
-  /** The approximate `k` nearest keys with their inner products, best first. */
+  /** The search list size ef of the next search: `HNSW_EXPANSION_SEARCH`, else {@link hnswExpansionSearchFor} of the graph's size. */
+  get searchExpansion(): number {
+    return this.expansionSearch ?? hnswExpansionSearchFor(this.size);
+  }
+
+  /**
+   * The approximate `k` nearest keys with their inner products, best first. Explores
+   * max(k, {@link searchExpansion}) candidates (usearch's ef is max(its expansion, the results
+   * asked), so asking for ef results searches at ef whatever the graph was created with).
+   */
   search(query: Float32Array, k: number): IdScore[] {
-    const { keys, distances } = this.index.search(query, Math.min(k, Math.max(1, this.size)), 1);
+    const size = Math.max(1, this.size);
+    const { keys, distances } = this.index.search(query, Math.min(Math.max(k, this.searchExpansion), size), 1);
     const results: IdScore[] = [];
-    for (let index = 0; index < keys.length; index++) {
+    const count = Math.min(keys.length, k);
+    for (let index = 0; index < count; index++) {
       // usearch's inner-product distance is 1 - dot.
       results.push({ id: Number(keys[index]), score: 1 - (distances[index] as number) });
     }

@@ -117,4 +117,11 @@ export type {
   VectorIndex,
   WriteOptions,
 } from "./vector-index.js";
-export { defaultHnswExpansionSearch, isHybridIndex, sameModel } from "./vector-index.js";
+export {
+  defaultHnswExpansionSearch,
+  hnswExpansionGrowth,
+  hnswExpansionReferenceVectors,
+  hnswExpansionSearchFor,
+  isHybridIndex,
+  sameModel,
+} from "./vector-index.js";

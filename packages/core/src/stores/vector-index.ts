@@ -19,13 +19,43 @@ export interface EmbeddingModelInfo {
 }
 
 /**
- * Default HNSW search list size ef (`HNSW_EXPANSION_SEARCH`) of the embedded store's graph and of
- * Milvus collections. Chosen by `BENCH_ONLY=scale npm run bench` (2026-11-28, 100,000 chunks of the
- * scale corpus, 384 dimensions, M = 16): recall@10 against exact search 0.918 at ef 64 and 0.963 at
- * 128, `/api/search` vector p50 4.2 ms and 3.4 ms (no cost measurable over the request's own);
- * see docs/deployment.md, "Where one machine stops".
+ * Default HNSW search list size ef (`HNSW_EXPANSION_SEARCH`) of Milvus collections, and of the
+ * embedded store's graphs of up to {@link hnswExpansionReferenceVectors} vectors (larger graphs:
+ * {@link hnswExpansionSearchFor}). Chosen by `BENCH_ONLY=scale npm run bench` (2026-11-28, 100,000
+ * chunks of the scale corpus, 384 dimensions, M = 16): recall@10 against exact search 0.918 at ef
+ * 64 and 0.963 at 128, `/api/search` vector p50 4.2 ms and 3.4 ms (no cost measurable over the
+ * request's own); see docs/deployment.md, "Where one machine stops".
  */
 export const defaultHnswExpansionSearch = 128;
+
+/** Graph size (vectors) up to which {@link hnswExpansionSearchFor} gives {@link defaultHnswExpansionSearch}. */
+export const hnswExpansionReferenceVectors = 100_000;
+
+/**
+ * Exponent α of {@link hnswExpansionSearchFor}: ef = 128 · (N / 100,000)^α. Fitted by
+ * `BENCH_ONLY=hnsw-expansion npm run bench` (bench/hnsw-expansion.ts, 2026-11-29) as the growth of
+ * the smallest ef whose recall@10 against exact search reaches 0.95 on graphs of the scale corpus
+ * (384 dimensions, M = 16): 95 at 100,000 vectors, 484 at 1,000,000, so α = log10(484 / 95) =
+ * 0.708. The rule gives 657 at 1,000,000 vectors: recall@10 0.962 at ef 640 and 0.967 at 768 in
+ * that run (0.856 at 128), the graph's search 2.7 ms p50 at 640 against 0.56 ms at 128; see
+ * docs/deployment.md, "Where one machine stops".
+ */
+export const hnswExpansionGrowth = 0.71;
+
+/**
+ * The HNSW search list size ef the embedded store uses for a graph of `vectors` vectors when
+ * `HNSW_EXPANSION_SEARCH` is not set: {@link defaultHnswExpansionSearch} (128) up to
+ * {@link hnswExpansionReferenceVectors} (100,000) vectors, then growing as
+ * 128 · (N / 100,000)^{@link hnswExpansionGrowth}, so that recall@10 stays at 0.95 or more as the
+ * graph grows (a fixed ef loses recall with size: 0.964 at 100,000 and 0.856 at 1,000,000 vectors
+ * at ef 128). Whole number, at least 128.
+ *
+ * @example hnswExpansionSearchFor(50_000) === 128
+ */
+export function hnswExpansionSearchFor(vectors: number): number {
+  const growth = Math.max(1, vectors / hnswExpansionReferenceVectors) ** hnswExpansionGrowth;
+  return Math.ceil(defaultHnswExpansionSearch * growth);
+}
 
 /** Whether two embedding models are the same: equal id and dimension. */
 export function sameModel(left: EmbeddingModelInfo, right: EmbeddingModelInfo): boolean {
