@@ -98,7 +98,8 @@ export function findConditions(question: AnalyzedQuestion, table: PreparedTable,
   for (const condition of groups.values()) {
     const cells = new Set(condition.rows.map((row) => (table.table.rows[row]?.[condition.column] ?? "").replace(/\s+/g, " ").trim()));
     const [cell] = cells;
-    if (cells.size === 1 && cell) condition.label = `${table.headerText[condition.column]} ${condition.quality === 1 ? "=" : "~"} "${cell}"`;
+    if (cells.size === 1 && cell)
+      condition.label = `${table.headerText[condition.column]} ${condition.quality === 1 ? "=" : "~"} "${cell}"`;
   }
   const matches = [...groups.values()].filter(
     (condition) =>
