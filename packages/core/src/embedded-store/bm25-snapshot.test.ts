@@ -94,8 +94,12 @@ describe("Bm25Index capture and restore", () => {
 const directories: string[] = [];
 const opened: OrganisationStore[] = [];
 
-afterEach(() => {
-  for (const store of opened.splice(0)) store.close();
+afterEach(async () => {
+  // A store still saving its postings in the background writes into its folder after a bare close(); wait for the save, as EmbeddedStore.close does.
+  for (const store of opened.splice(0)) {
+    await store.pendingIndexSave();
+    store.close();
+  }
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
