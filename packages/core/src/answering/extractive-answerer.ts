@@ -48,7 +48,7 @@ import { subjectText } from "./answer-units.js";
 import type { Answerer, AnswerRequest, GeneratedAnswer } from "./answerer.js";
 import { formatCitation } from "./citations.js";
 import { type AbstentionReason, decideAnswerable } from "./decide-answerable.js";
-import { expectedAnswerType, offersAnswerType } from "./question-cues.js";
+import { type AnswerType, offersAnswerType } from "./question-cues.js";
 import { type EvidenceUnit, rankEvidence } from "./rank-evidence.js";
 import { keyWords } from "./record-keys.js";
 import type { TableEvidence } from "./table-evidence.js";
@@ -108,7 +108,9 @@ export function createExtractiveAnswerer(settings: ExtractiveAnswererSettings = 
       const best = ranked[0];
       if (!best) return result(emptyContextAnswer(), "no_documents");
       const answer =
-        (table && table.answer.score > best.score && offersAskedValue(table, question) ? tableAnswer(table, context) : undefined) ??
+        (table && table.answer.score > best.score && offersAskedValue(table, question, evidence.expectedType)
+          ? tableAnswer(table, context)
+          : undefined) ??
         composeAnswer(best, ranked, new Set(evidence.questionTerms.map(({ term }) => term)), maximumListItems, {
           procedure: evidence.asksProcedure,
         });
@@ -226,8 +228,7 @@ export function composeAnswer(
  * operation gives. Names and other kinds are left to the table model, whose cells are often
  * lower-case names ("gold", "forward").
  */
-function offersAskedValue(table: TableEvidence, question: string): boolean {
-  const type = expectedAnswerType(question);
+function offersAskedValue(table: TableEvidence, question: string, type: AnswerType): boolean {
   if (type !== "number" && type !== "date") return true;
   return offersAnswerType(table.answer.text, question, type) !== false;
 }
